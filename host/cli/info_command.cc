@@ -1,0 +1,80 @@
+// berth info NAME [--json]
+#include <iostream>
+
+#include "berth/extension_chain.hpp"
+#include "cli/command.hpp"
+
+namespace berth::cli {
+
+namespace po = boost::program_options;
+
+int RunInfo(const std::vector<std::string>& args, Context& context) {
+  po::options_description options("options");
+  std::string name;
+  options.add_options()
+      ("name", po::value<std::string>(&name)->required(), "plugin name")
+      ("json", "print as JSON");
+  po::positional_options_description positional;
+  positional.add("name", 1);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("info", "NAME [--json]", options, &positional, args, vm, context, exit_code)) {
+    return exit_code;
+  }
+  Result<Host> host = MakeHost();
+  if (!host.ok()) {
+    context.err << "berth info: " << host.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  Result<PluginInfo> info = host->Load(name);
+  if (!info.ok()) {
+    context.err << "berth info: " << info.status().message() << "\n";
+    return kExitFailure;
+  }
+  Result<Client> client = host->CreateClient(name);
+  nlohmann::json report = PluginInfoJson(*info);
+  if (client.ok()) {
+    report["platform_name"] = client->platform_name();
+    report["platform_version"] = client->platform_version();
+    nlohmann::json devices = nlohmann::json::array();
+    for (const Device& device : client->devices()) {
+      devices.push_back({{"id", device.id()},
+                         {"kind", device.kind()},
+                         {"process_index", device.process_index()},
+                         {"addressable", device.is_addressable()},
+                         {"description", device.debug_string()},
+                         {"attributes", NamedValuesJson(device.attributes())}});
+    }
+    report["devices"] = devices;
+  } else {
+    report["client_error"] = client.status().ToString();
+  }
+  if (vm.count("json")) {
+    PrintJson(context.out, report);
+  } else {
+    context.out << "name:        " << info->name << "\n"
+                << "manifest:    " << info->manifest.string() << "\n"
+                << "library:     " << info->library.string() << "\n"
+                << "ABI:         " << info->api_version << " declared, "
+                << info->negotiated_version << " negotiated\n"
+                << "platform:    " << info->platform << " (priority " << info->priority << ")\n";
+    if (!info->description.empty()) context.out << "description: " << info->description << "\n";
+    context.out << "extensions:  ";
+    for (const std::string& ext : info->extensions) context.out << ext << " ";
+    context.out << (info->extensions.empty() ? "none\n" : "\n");
+    context.out << "attributes:  " << NamedValuesJson(info->attributes).dump() << "\n";
+    if (client.ok()) {
+      context.out << "client:      " << client->platform_name() << " "
+                  << client->platform_version() << ", " << client->devices().size()
+                  << " devices\n";
+      for (const Device& device : client->devices()) {
+        context.out << "  " << device.debug_string() << "\n";
+      }
+    } else {
+      context.out << "client:      cannot create one: " << client.status().ToString() << "\n";
+    }
+  }
+  return client.ok() ? kExitOk : kExitFailure;
+}
+
+}  // namespace berth::cli

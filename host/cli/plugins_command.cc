@@ -1,0 +1,88 @@
+// berth plugins [--json] [--load]
+#include <iomanip>
+#include <iostream>
+
+#include "cli/command.hpp"
+
+namespace berth::cli {
+
+namespace po = boost::program_options;
+
+nlohmann::json NamedValuesJson(const NamedValueMap& values) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : values) {
+    std::visit([&](const auto& v) { out[name] = v; }, value);
+  }
+  return out;
+}
+
+nlohmann::json PluginInfoJson(const PluginInfo& info) {
+  nlohmann::json out = {
+      {"name", info.name},
+      {"kind", info.kind},
+      {"manifest", info.manifest.string()},
+      {"library", info.library.string()},
+      {"status", info.status},
+  };
+  if (!info.reason.empty()) out["reason"] = info.reason;
+  if (!info.message.empty()) out["message"] = info.message;
+  if (!info.api_version.empty()) out["api_version"] = info.api_version;
+  if (!info.negotiated_version.empty()) out["negotiated_version"] = info.negotiated_version;
+  if (info.kind == "plugin") {
+    out["platform"] = info.platform;
+    out["priority"] = info.priority;
+  } else {
+    out["type"] = info.extension_type;
+  }
+  if (!info.description.empty()) out["description"] = info.description;
+  out["extensions"] = info.extensions;
+  if (!info.attributes.empty()) out["attributes"] = NamedValuesJson(info.attributes);
+  return out;
+}
+
+int RunPlugins(const std::vector<std::string>& args, Context& context) {
+  po::options_description options("options");
+  options.add_options()
+      ("json", "print the full report as JSON")
+      ("load", "open, negotiate and initialize every plugin");
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("plugins", "[--json] [--load]", options, nullptr, args, vm, context, exit_code)) {
+    return exit_code;
+  }
+  Result<Host> host = MakeHost();
+  if (!host.ok()) {
+    context.err << "berth plugins: " << host.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  if (vm.count("load")) host->LoadAll();
+  std::vector<PluginInfo> plugins = host->Plugins();
+
+  if (vm.count("json")) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const PluginInfo& info : plugins) list.push_back(PluginInfoJson(info));
+    PrintJson(context.out, {{"plugins", list}});
+    return kExitOk;
+  }
+  if (plugins.empty()) {
+    context.out << "no plugin manifests found (set BERTH_PLUGIN_PATH or see `berth --help`)\n";
+    return kExitOk;
+  }
+  context.out << std::left << std::setw(16) << "NAME" << std::setw(11) << "KIND"
+              << std::setw(10) << "STATUS" << std::setw(8) << "ABI" << std::setw(11)
+              << "NEGOTIATED" << std::setw(10) << "PLATFORM" << "MANIFEST\n";
+  for (const PluginInfo& info : plugins) {
+    context.out << std::left << std::setw(16) << (info.name.empty() ? "?" : info.name)
+                << std::setw(11) << info.kind << std::setw(10) << info.status << std::setw(8)
+                << (info.api_version.empty() ? "-" : info.api_version) << std::setw(11)
+                << (info.negotiated_version.empty() ? "-" : info.negotiated_version)
+                << std::setw(10) << (info.platform.empty() ? "-" : info.platform)
+                << info.manifest.string() << "\n";
+    if (!info.message.empty()) {
+      context.out << "    " << info.reason << ": " << info.message << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace berth::cli

@@ -1,0 +1,198 @@
+#include "client/client_state.hpp"
+
+#include "berth/element_type.hpp"
+#include "berth/log.hpp"
+
+namespace berth::host {
+
+ClientState::~ClientState() {
+  if (client == nullptr) return;
+  BERTH_Client_Destroy_Args args{};
+  args.struct_size = BERTH_Client_Destroy_Args_STRUCT_SIZE;
+  args.client = client;
+  if (Status status = BERTH_CALL(*library, BERTH_Client_Destroy, &args); !status.ok()) {
+    Log(LogLevel::kWarning, "client",
+        "plugin '" + plugin_name + "': destroying the client failed: " + status.ToString());
+  }
+}
+
+const DeviceRecord* ClientState::FindDevice(BERTH_Device* device) const {
+  for (const DeviceRecord& record : devices) {
+    if (record.device == device) return &record;
+  }
+  return nullptr;
+}
+
+const MemoryRecord* ClientState::FindMemory(BERTH_Memory* memory) const {
+  for (const MemoryRecord& record : memories) {
+    if (record.memory == memory) return &record;
+  }
+  return nullptr;
+}
+
+Result<ElementType> CheckElementType(BERTH_Buffer_Type type, std::string_view what) {
+  if (!IsValidElementType(static_cast<int32_t>(type))) {
+    return InternalError(std::string(what) + ": the plugin reported an unknown element type " +
+                         std::to_string(static_cast<int>(type)));
+  }
+  return static_cast<ElementType>(type);
+}
+
+namespace {
+
+Status ReadDevice(const PluginLibrary& lib, DeviceRecord& record) {
+  BERTH_Device_GetDescription_Args get{};
+  get.struct_size = BERTH_Device_GetDescription_Args_STRUCT_SIZE;
+  get.device = record.device;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Device_GetDescription, &get));
+  BERTH_DeviceDescription* d = get.device_description;
+
+  BERTH_DeviceDescription_Id_Args id{};
+  id.struct_size = BERTH_DeviceDescription_Id_Args_STRUCT_SIZE;
+  id.device_description = d;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_DeviceDescription_Id, &id));
+  record.id = id.id;
+
+  BERTH_DeviceDescription_ProcessIndex_Args process{};
+  process.struct_size = BERTH_DeviceDescription_ProcessIndex_Args_STRUCT_SIZE;
+  process.device_description = d;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_DeviceDescription_ProcessIndex, &process));
+  record.process_index = process.process_index;
+
+  BERTH_DeviceDescription_Kind_Args kind{};
+  kind.struct_size = BERTH_DeviceDescription_Kind_Args_STRUCT_SIZE;
+  kind.device_description = d;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_DeviceDescription_Kind, &kind));
+  record.kind = ToString(kind.device_kind, kind.device_kind_size);
+
+  BERTH_DeviceDescription_Attributes_Args attrs{};
+  attrs.struct_size = BERTH_DeviceDescription_Attributes_Args_STRUCT_SIZE;
+  attrs.device_description = d;
+  Status status = BERTH_CALL(lib, BERTH_DeviceDescription_Attributes, &attrs);
+  if (status.ok()) {
+    BERTH_ASSIGN_OR_RETURN(record.attributes, NamedValuesFromC(attrs.attributes, attrs.num_attributes,
+                                                               "device attribute"));
+  } else if (status.code() != StatusCode::kUnimplemented) {
+    return status;
+  }
+
+  BERTH_DeviceDescription_DebugString_Args debug{};
+  debug.struct_size = BERTH_DeviceDescription_DebugString_Args_STRUCT_SIZE;
+  debug.device_description = d;
+  status = BERTH_CALL(lib, BERTH_DeviceDescription_DebugString, &debug);
+  record.debug_string = status.ok() ? ToString(debug.debug_string, debug.debug_string_size)
+                                    : record.kind + ":" + std::to_string(record.id);
+
+  BERTH_Device_IsAddressable_Args addressable{};
+  addressable.struct_size = BERTH_Device_IsAddressable_Args_STRUCT_SIZE;
+  addressable.device = record.device;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Device_IsAddressable, &addressable));
+  record.is_addressable = addressable.is_addressable;
+
+  if (record.is_addressable) {
+    BERTH_Device_LocalHardwareId_Args hw{};
+    hw.struct_size = BERTH_Device_LocalHardwareId_Args_STRUCT_SIZE;
+    hw.device = record.device;
+    status = BERTH_CALL(lib, BERTH_Device_LocalHardwareId, &hw);
+    if (status.ok()) record.local_hardware_id = hw.local_hardware_id;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ClientState>> ClientState::Create(
+    std::shared_ptr<const PluginLibrary> library, const NamedValueMap& options,
+    const BERTH_KeyValueStore* kv_store) {
+  const PluginLibrary& lib = *library;
+  auto state = std::make_shared<ClientState>();
+  state->library = std::move(library);
+  state->plugin_name = lib.name();
+
+  NamedValueArray c_options(options);
+  BERTH_Client_Create_Args create{};
+  create.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
+  create.options = c_options.data();
+  create.num_options = c_options.size();
+  create.kv_store = kv_store;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Client_Create, &create).WithContext(
+      "plugin '" + lib.name() + "': creating a client"));
+  if (create.client == nullptr) {
+    return InternalError("plugin '" + lib.name() + "': BERTH_Client_Create returned no client");
+  }
+  state->client = create.client;
+  const std::string context = "plugin '" + lib.name() + "'";
+
+  BERTH_Client_PlatformName_Args name{};
+  name.struct_size = BERTH_Client_PlatformName_Args_STRUCT_SIZE;
+  name.client = state->client;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Client_PlatformName, &name).WithContext(context));
+  state->platform_name = ToString(name.platform_name, name.platform_name_size);
+
+  BERTH_Client_PlatformVersion_Args version{};
+  version.struct_size = BERTH_Client_PlatformVersion_Args_STRUCT_SIZE;
+  version.client = state->client;
+  if (BERTH_CALL(lib, BERTH_Client_PlatformVersion, &version).ok()) {
+    state->platform_version = ToString(version.platform_version, version.platform_version_size);
+  }
+
+  BERTH_Client_ProcessIndex_Args process{};
+  process.struct_size = BERTH_Client_ProcessIndex_Args_STRUCT_SIZE;
+  process.client = state->client;
+  if (BERTH_CALL(lib, BERTH_Client_ProcessIndex, &process).ok()) {
+    state->process_index = process.process_index;
+  }
+
+  BERTH_Client_AddressableMemories_Args memories{};
+  memories.struct_size = BERTH_Client_AddressableMemories_Args_STRUCT_SIZE;
+  memories.client = state->client;
+  Status status = BERTH_CALL(lib, BERTH_Client_AddressableMemories, &memories);
+  if (status.ok()) {
+    for (size_t i = 0; i < memories.num_addressable_memories; ++i) {
+      MemoryRecord record;
+      record.memory = memories.addressable_memories[i];
+      BERTH_Memory_Id_Args id{};
+      id.struct_size = BERTH_Memory_Id_Args_STRUCT_SIZE;
+      id.memory = record.memory;
+      BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Memory_Id, &id).WithContext(context));
+      record.id = id.id;
+      BERTH_Memory_Kind_Args kind{};
+      kind.struct_size = BERTH_Memory_Kind_Args_STRUCT_SIZE;
+      kind.memory = record.memory;
+      BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Memory_Kind, &kind).WithContext(context));
+      record.kind = ToString(kind.kind, kind.kind_size);
+      state->memories.push_back(std::move(record));
+    }
+  } else if (status.code() != StatusCode::kUnimplemented) {
+    return status.WithContext(context);
+  }
+
+  BERTH_Client_Devices_Args devices{};
+  devices.struct_size = BERTH_Client_Devices_Args_STRUCT_SIZE;
+  devices.client = state->client;
+  BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Client_Devices, &devices).WithContext(context));
+  for (size_t i = 0; i < devices.num_devices; ++i) {
+    DeviceRecord record;
+    record.device = devices.devices[i];
+    if (record.device == nullptr) {
+      return InternalError(context + ": BERTH_Client_Devices listed a NULL device");
+    }
+    BERTH_RETURN_IF_ERROR(ReadDevice(lib, record).WithContext(context));
+    if (record.is_addressable) {
+      BERTH_Device_AddressableMemories_Args dm{};
+      dm.struct_size = BERTH_Device_AddressableMemories_Args_STRUCT_SIZE;
+      dm.device = record.device;
+      if (BERTH_CALL(lib, BERTH_Device_AddressableMemories, &dm).ok()) {
+        for (size_t m = 0; m < dm.num_memories; ++m) {
+          for (size_t k = 0; k < state->memories.size(); ++k) {
+            if (state->memories[k].memory == dm.memories[m]) record.memory_indices.push_back(k);
+          }
+        }
+      }
+    }
+    state->devices.push_back(std::move(record));
+  }
+  return state;
+}
+
+}  // namespace berth::host

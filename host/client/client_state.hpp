@@ -1,0 +1,71 @@
+// Internal: what a berth::Client shares with the handles made from it.
+#ifndef BERTH_HOST_CLIENT_CLIENT_STATE_HPP_
+#define BERTH_HOST_CLIENT_CLIENT_STATE_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "berth/c_api.h"
+#include "berth/element_type.hpp"
+#include "berth/named_value.hpp"
+#include "berth/status.hpp"
+#include "loader/plugin_library.hpp"
+
+namespace berth::host {
+
+// Device facts read once at client creation (they never change).
+struct DeviceRecord {
+  BERTH_Device* device = nullptr;
+  int64_t id = 0;
+  int32_t process_index = 0;
+  std::string kind;
+  bool is_addressable = false;
+  int32_t local_hardware_id = -1;
+  NamedValueMap attributes;
+  std::string debug_string;
+  std::vector<size_t> memory_indices;  // into ClientState::memories
+};
+
+struct MemoryRecord {
+  BERTH_Memory* memory = nullptr;
+  int32_t id = 0;
+  std::string kind;
+};
+
+struct ClientState {
+  std::shared_ptr<const PluginLibrary> library;
+  BERTH_Client* client = nullptr;
+  std::string plugin_name;
+  std::string platform_name;
+  std::string platform_version;
+  int32_t process_index = 0;
+  std::vector<DeviceRecord> devices;  // ordered as the plugin lists them
+  std::vector<MemoryRecord> memories;
+
+  ClientState() = default;
+  ClientState(const ClientState&) = delete;
+  ClientState& operator=(const ClientState&) = delete;
+  ~ClientState();
+
+  const DeviceRecord* FindDevice(BERTH_Device* device) const;
+  const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
+
+  // Creates the plugin client and reads its devices and memories.
+  static Result<std::shared_ptr<ClientState>> Create(std::shared_ptr<const PluginLibrary> library,
+                                                     const NamedValueMap& options,
+                                                     const BERTH_KeyValueStore* kv_store);
+};
+
+// Reads a (pointer, size) string result.
+inline std::string ToString(const char* data, size_t size) {
+  return data != nullptr ? std::string(data, size) : std::string();
+}
+
+// Checks the plugin's answer for an element type.
+Result<ElementType> CheckElementType(BERTH_Buffer_Type type, std::string_view what);
+
+}  // namespace berth::host
+
+#endif  // BERTH_HOST_CLIENT_CLIENT_STATE_HPP_

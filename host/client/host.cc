@@ -1,0 +1,213 @@
+#include "berth/host.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "berth/extension_chain.hpp"
+#include "berth/log.hpp"
+#include "client/client_state.hpp"
+#include "common/env.hpp"
+#include "client/host_impl.hpp"
+#include "manifest/discovery.hpp"
+
+namespace berth {
+namespace host {
+
+HostImpl::HostImpl(std::vector<ManifestEntry> entries, LoadOptions load_options)
+    : load_options_(load_options) {
+  for (ManifestEntry& entry : entries) entries_.push_back(EntryState{std::move(entry), {}, "", ""});
+}
+
+PluginInfo HostImpl::Info(const EntryState& state) {
+  const ManifestEntry& entry = state.entry;
+  PluginInfo info;
+  info.name = entry.name;
+  info.kind = std::string(ManifestKindName(entry.kind));
+  info.manifest = entry.path;
+  info.status = std::string(EntryStatusName(entry.status));
+  info.reason = entry.reason;
+  info.message = entry.message;
+  if (entry.manifest) {
+    const Manifest& m = *entry.manifest;
+    info.library = m.library;
+    info.api_version = std::to_string(m.api_major) + "." + std::to_string(m.api_minor);
+    info.platform = m.platform;
+    info.priority = m.priority;
+    info.description = m.description;
+    info.extension_type = m.extension_type;
+  }
+  if (state.library) {
+    info.status = "ok";
+    info.negotiated_version = state.library->NegotiatedVersion();
+    for (int type : state.library->extension_types()) {
+      info.extensions.push_back(ExtensionTypeName(type));
+    }
+    info.attributes = state.library->attributes();
+  } else if (!state.load_reason.empty()) {
+    info.status = "skipped";
+    info.reason = state.load_reason;
+    info.message = state.load_message;
+  }
+  return info;
+}
+
+std::vector<PluginInfo> HostImpl::Plugins() const {
+  std::lock_guard lock(mutex_);
+  std::vector<PluginInfo> out;
+  for (const EntryState& state : entries_) out.push_back(Info(state));
+  return out;
+}
+
+HostImpl::EntryState* HostImpl::FindPlugin(std::string_view name) {
+  for (EntryState& state : entries_) {
+    if (state.entry.kind == ManifestKind::kPlugin && state.entry.name == name &&
+        state.entry.status == EntryStatus::kFound) {
+      return &state;
+    }
+  }
+  return nullptr;
+}
+
+Status HostImpl::NotUsable(std::string_view name) const {
+  std::string why;
+  std::string available;
+  for (const EntryState& state : entries_) {
+    if (state.entry.kind != ManifestKind::kPlugin) continue;
+    if (state.entry.name == name && why.empty()) {
+      why = state.entry.message.empty() ? std::string(EntryStatusName(state.entry.status))
+                                        : state.entry.message;
+    }
+    if (state.entry.status == EntryStatus::kFound) {
+      available += (available.empty() ? "" : ", ") + state.entry.name;
+    }
+  }
+  if (!why.empty()) {
+    return FailedPreconditionError("plugin '" + std::string(name) + "' is not usable: " + why);
+  }
+  return NotFoundError("no plugin named '" + std::string(name) + "'; available: " +
+                       (available.empty() ? "none (see `berth plugins`)" : available));
+}
+
+Result<std::shared_ptr<const PluginLibrary>> HostImpl::LoadLocked(EntryState& state) {
+  if (state.library) return std::shared_ptr<const PluginLibrary>(state.library);
+  if (!state.load_reason.empty()) {
+    return FailedPreconditionError(state.load_message);
+  }
+  LoadOutcome outcome = PluginLibrary::Load(*state.entry.manifest, load_options_);
+  if (!outcome.library) {
+    state.load_reason = outcome.reason;
+    state.load_message = outcome.message;
+    return FailedPreconditionError(outcome.message);
+  }
+  state.library = std::move(outcome.library);
+  return std::shared_ptr<const PluginLibrary>(state.library);
+}
+
+void HostImpl::LoadAll() {
+  std::lock_guard lock(mutex_);
+  for (EntryState& state : entries_) {
+    if (state.entry.kind == ManifestKind::kPlugin && state.entry.status == EntryStatus::kFound) {
+      LoadLocked(state).status().IgnoreError();  // recorded in the entry
+    }
+  }
+}
+
+Result<PluginInfo> HostImpl::Load(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  EntryState* state = FindPlugin(name);
+  if (state == nullptr) return NotUsable(name);
+  BERTH_RETURN_IF_ERROR(LoadLocked(*state).status());
+  return Info(*state);
+}
+
+Result<std::string> HostImpl::DefaultPlugin() const {
+  std::lock_guard lock(mutex_);
+  const EntryState* best = nullptr;
+  for (const EntryState& state : entries_) {
+    if (state.entry.kind != ManifestKind::kPlugin || state.entry.status != EntryStatus::kFound ||
+        !state.load_reason.empty()) {
+      continue;
+    }
+    if (best == nullptr || state.entry.manifest->priority > best->entry.manifest->priority) {
+      best = &state;
+    }
+  }
+  if (best == nullptr) {
+    return NotFoundError("no usable plugin was found; run `berth plugins` to see why");
+  }
+  return best->entry.name;
+}
+
+namespace {
+
+// A manifest's create_options, typed as the ABI carries them.
+Result<NamedValueMap> OptionsFromJson(const nlohmann::json& json, const std::string& where) {
+  NamedValueMap out;
+  for (const auto& [name, value] : json.items()) {
+    if (value.is_boolean()) {
+      out[name] = value.get<bool>();
+    } else if (value.is_number_integer()) {
+      out[name] = value.get<int64_t>();
+    } else if (value.is_number_float()) {
+      out[name] = value.get<double>();
+    } else if (value.is_string()) {
+      out[name] = value.get<std::string>();
+    } else if (value.is_array() &&
+               std::all_of(value.begin(), value.end(),
+                           [](const nlohmann::json& v) { return v.is_number_integer(); })) {
+      out[name] = value.get<std::vector<int64_t>>();
+    } else {
+      return InvalidArgumentError(where + ": create option '" + name +
+                                  "' must be a string, number, bool or list of integers");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions& options) {
+  std::shared_ptr<const PluginLibrary> library;
+  NamedValueMap merged;
+  {
+    std::lock_guard lock(mutex_);
+    EntryState* state = FindPlugin(name);
+    if (state == nullptr) return NotUsable(name);
+    BERTH_ASSIGN_OR_RETURN(library, LoadLocked(*state));
+    BERTH_ASSIGN_OR_RETURN(merged, OptionsFromJson(state->entry.manifest->create_options,
+                                                   "manifest " + state->entry.path.string()));
+  }
+  for (const auto& [key, value] : options.options) merged[key] = value;
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
+                         ClientState::Create(std::move(library), merged, options.kv_store));
+  return Client(std::move(state));
+}
+
+}  // namespace host
+
+Result<Host> Host::Create(const HostOptions& options) {
+  host::DiscoveryOptions discovery;
+  discovery.sysconf_dir = BERTH_SYSCONF_DIR;
+  discovery.install_manifest_dir = BERTH_INSTALL_MANIFEST_DIR;
+  discovery.extra_dirs = options.extra_manifest_dirs;
+  host::DiscoveryResult result = host::DiscoverManifests(discovery);
+  host::LoadOptions load;
+  std::optional<std::string> no_unload = host::GetEnv("BERTH_NO_UNLOAD");
+  load.no_unload = no_unload && !no_unload->empty() && *no_unload != "0";
+  return Host(std::make_unique<host::HostImpl>(std::move(result.entries), load));
+}
+
+Host::Host(std::unique_ptr<host::HostImpl> impl) : impl_(std::move(impl)) {}
+Host::Host(Host&&) noexcept = default;
+Host& Host::operator=(Host&&) noexcept = default;
+Host::~Host() = default;
+
+std::vector<PluginInfo> Host::Plugins() const { return impl_->Plugins(); }
+void Host::LoadAll() { impl_->LoadAll(); }
+Result<PluginInfo> Host::Load(std::string_view name) { return impl_->Load(name); }
+Result<std::string> Host::DefaultPlugin() const { return impl_->DefaultPlugin(); }
+Result<Client> Host::CreateClient(std::string_view plugin_name, const ClientOptions& options) {
+  return impl_->CreateClient(plugin_name, options);
+}
+
+}  // namespace berth

@@ -1,0 +1,46 @@
+// Internal: the state behind berth::Host.
+#ifndef BERTH_HOST_CLIENT_HOST_IMPL_HPP_
+#define BERTH_HOST_CLIENT_HOST_IMPL_HPP_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "berth/host.hpp"
+#include "loader/plugin_library.hpp"
+#include "manifest/discovery.hpp"
+
+namespace berth::host {
+
+class HostImpl {
+ public:
+  HostImpl(std::vector<ManifestEntry> entries, LoadOptions load_options);
+
+  std::vector<PluginInfo> Plugins() const;
+  void LoadAll();
+  Result<PluginInfo> Load(std::string_view name);
+  Result<std::string> DefaultPlugin() const;
+  Result<Client> CreateClient(std::string_view name, const ClientOptions& options);
+
+ private:
+  struct EntryState {
+    ManifestEntry entry;
+    std::shared_ptr<PluginLibrary> library;  // set once loaded
+    std::string load_reason;                 // set when loading failed
+    std::string load_message;
+  };
+
+  static PluginInfo Info(const EntryState& state);
+  EntryState* FindPlugin(std::string_view name);
+  Status NotUsable(std::string_view name) const;
+  Result<std::shared_ptr<const PluginLibrary>> LoadLocked(EntryState& state);
+
+  mutable std::mutex mutex_;
+  std::vector<EntryState> entries_;
+  LoadOptions load_options_;
+};
+
+}  // namespace berth::host
+
+#endif  // BERTH_HOST_CLIENT_HOST_IMPL_HPP_

@@ -1,0 +1,69 @@
+// A client of one plugin: its devices, and buffers and executables on them.
+#ifndef BERTH_CLIENT_HPP_
+#define BERTH_CLIENT_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "berth/buffer.hpp"
+#include "berth/device.hpp"
+#include "berth/element_type.hpp"
+#include "berth/executable.hpp"
+#include "berth/status.hpp"
+
+namespace berth {
+
+struct HostBufferOptions {
+  // Byte strides per dimension; empty for dense major-to-minor.
+  std::vector<int64_t> byte_strides;
+  // The memory to place the buffer in; default: the device's default memory.
+  const Memory* memory = nullptr;
+};
+
+// Move-only. Thread-safe: several threads may use one client at once. The
+// plugin client is destroyed when the Client and every buffer, executable and
+// device handle made from it are gone.
+class Client {
+ public:
+  Client(Client&&) noexcept = default;
+  Client& operator=(Client&&) noexcept = default;
+  ~Client();
+
+  const std::string& plugin_name() const;
+  const std::string& platform_name() const;
+  const std::string& platform_version() const;
+  int32_t process_index() const;
+  // "1.0": the ABI version host and plugin agreed on.
+  std::string negotiated_version() const;
+
+  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<Device>& addressable_devices() const { return addressable_devices_; }
+  Result<Device> LookupDevice(int64_t id) const;
+  std::vector<Memory> memories() const;
+
+  // Copies host data (dense major-to-minor unless strides say otherwise) to a
+  // new buffer on `device`; `data` may be reused when this returns.
+  Result<Buffer> BufferFromHost(const void* data, ElementType type, std::span<const int64_t> dims,
+                                const Device& device, const HostBufferOptions& options = {}) const;
+
+  // Compiles `code` (StableHLO MLIR text by default) for this client's devices.
+  Result<Executable> Compile(std::string_view code, const CompileOptions& options = {}) const;
+
+  BERTH_Client* c_client() const;
+  const std::shared_ptr<const host::ClientState>& state() const { return state_; }
+
+  explicit Client(std::shared_ptr<const host::ClientState> state);
+
+ private:
+  std::shared_ptr<const host::ClientState> state_;
+  std::vector<Device> devices_;
+  std::vector<Device> addressable_devices_;
+};
+
+}  // namespace berth
+
+#endif  // BERTH_CLIENT_HPP_

@@ -1,0 +1,85 @@
+// A program compiled and loaded onto a client's devices.
+#ifndef BERTH_EXECUTABLE_HPP_
+#define BERTH_EXECUTABLE_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "berth/buffer.hpp"
+#include "berth/device.hpp"
+#include "berth/element_type.hpp"
+#include "berth/event.hpp"
+#include "berth/named_value.hpp"
+#include "berth/status.hpp"
+
+namespace berth {
+
+struct CompileOptions {
+  int64_t num_replicas = 0;    // 0: from the program (mhlo.num_replicas), else 1
+  int64_t num_partitions = 0;  // 0: from the program (mhlo.num_partitions), else 1
+  // Global device id of (replica r, partition p) at [r * num_partitions + p];
+  // empty: the plugin's default (replica r on device r).
+  std::vector<int64_t> device_assignment;
+  std::string entry_name;      // empty: "main", else the only public function
+  NamedValueMap options;       // plugin-specific
+  std::string format = "stablehlo";
+};
+
+struct ExecuteOptions {
+  int64_t launch_id = 0;
+};
+
+// Outputs per device, in the order of Executable::addressable_devices().
+struct ExecuteResult {
+  std::vector<std::vector<Buffer>> outputs;
+  std::vector<Event> completion;  // one per device
+};
+
+class Executable {
+ public:
+  Executable() = default;
+  Executable(Executable&& other) noexcept;
+  Executable& operator=(Executable&& other) noexcept;
+  ~Executable();
+
+  const std::string& name() const { return name_; }
+  int64_t num_replicas() const { return num_replicas_; }
+  int64_t num_partitions() const { return num_partitions_; }
+  const std::vector<ElementType>& output_types() const { return output_types_; }
+  const std::vector<std::vector<int64_t>>& output_dims() const { return output_dims_; }
+  const std::vector<Device>& addressable_devices() const { return devices_; }
+
+  // Starts the program on every addressable device; argument_lists[d] holds
+  // the arguments for addressable_devices()[d]. Returns once started.
+  Result<ExecuteResult> Execute(const std::vector<std::vector<const Buffer*>>& argument_lists,
+                                const ExecuteOptions& options = {}) const;
+  // Runs a single-device program on `device`.
+  Result<ExecuteResult> ExecuteOn(const Device& device, const std::vector<const Buffer*>& arguments,
+                                  const ExecuteOptions& options = {}) const;
+
+  BERTH_LoadedExecutable* c_executable() const { return executable_; }
+
+  // Takes ownership of a C executable of `client`.
+  static Result<Executable> Adopt(std::shared_ptr<const host::ClientState> client,
+                                  BERTH_LoadedExecutable* executable);
+
+ private:
+  Result<ExecuteResult> Run(const std::vector<std::vector<const Buffer*>>& argument_lists,
+                            const ExecuteOptions& options, BERTH_Device* execute_device) const;
+  void Reset();
+
+  std::shared_ptr<const host::ClientState> client_;
+  BERTH_LoadedExecutable* executable_ = nullptr;
+  std::string name_;
+  int64_t num_replicas_ = 1;
+  int64_t num_partitions_ = 1;
+  std::vector<ElementType> output_types_;
+  std::vector<std::vector<int64_t>> output_dims_;
+  std::vector<Device> devices_;
+};
+
+}  // namespace berth
+
+#endif  // BERTH_EXECUTABLE_HPP_

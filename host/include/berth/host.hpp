@@ -1,0 +1,88 @@
+// The entry point of an application: discovers plugin manifests, loads
+// plugins on demand and makes clients.
+//
+//   berth::Result<berth::Host> host = berth::Host::Create();
+//   berth::Result<berth::Client> client = host->CreateClient("cpu");
+#ifndef BERTH_HOST_HPP_
+#define BERTH_HOST_HPP_
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "berth/client.hpp"
+#include "berth/named_value.hpp"
+#include "berth/status.hpp"
+
+namespace berth {
+namespace host {
+class HostImpl;
+}
+
+// What the host knows about one manifest file.
+struct PluginInfo {
+  std::string name;
+  std::string kind;                  // "plugin" or "extension"
+  std::filesystem::path manifest;    // the manifest file
+  std::filesystem::path library;     // resolved library path ("" if unknown)
+  // "found" (valid, not opened), "ok" (loaded), "skipped", "shadowed", "disabled".
+  std::string status;
+  std::string reason;                // stable code when not found/ok
+  std::string message;               // a sentence naming the field and the fix
+  std::string api_version;           // declared in the manifest, "1.0"
+  std::string negotiated_version;    // after loading, "1.0"
+  std::string platform;
+  int64_t priority = 0;
+  std::string description;
+  std::string extension_type;        // extension manifests
+  std::vector<std::string> extensions;  // extension types in the plugin's chain (after loading)
+  NamedValueMap attributes;          // plugin attributes (after loading)
+};
+
+struct HostOptions {
+  // Searched after every standard location (unless BERTH_PLUGIN_PATH is set).
+  std::vector<std::filesystem::path> extra_manifest_dirs;
+};
+
+struct ClientOptions {
+  // Override the manifest's create_options.
+  NamedValueMap options;
+  // Job-wide key-value store for distributed clients; borrowed, must outlive
+  // the client. NULL outside a job.
+  const BERTH_KeyValueStore* kv_store = nullptr;
+};
+
+// Thread-safe; move-only.
+class Host {
+ public:
+  // Discovers manifests (opens no library).
+  static Result<Host> Create(const HostOptions& options = {});
+  Host(Host&&) noexcept;
+  Host& operator=(Host&&) noexcept;
+  ~Host();
+
+  // Every manifest seen, in search order, with its current status.
+  std::vector<PluginInfo> Plugins() const;
+  // Loads every usable plugin manifest; failures are recorded in Plugins().
+  void LoadAll();
+  // Loads one plugin by name (if not loaded) and returns its info.
+  Result<PluginInfo> Load(std::string_view name);
+  // The usable plugin with the highest priority (ties: first found).
+  Result<std::string> DefaultPlugin() const;
+
+  // Loads the plugin if needed and creates a client. Options: the manifest's
+  // create_options, overridden by `options.options`.
+  Result<Client> CreateClient(std::string_view plugin_name, const ClientOptions& options = {});
+
+ private:
+  explicit Host(std::unique_ptr<host::HostImpl> impl);
+  std::unique_ptr<host::HostImpl> impl_;
+};
+
+}  // namespace berth
+
+#endif  // BERTH_HOST_HPP_

@@ -1,0 +1,44 @@
+// The CPU plugin's client: `device_count` virtual devices in host memory.
+#ifndef BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_
+#define BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_
+
+#include <memory>
+#include <string>
+
+#include "berth/plugin/client.hpp"
+#include "berth/plugin/key_value.hpp"
+#include "thread_pool.hpp"
+
+namespace berth::cpu {
+
+struct CpuClientOptions {
+  int64_t device_count = 1;
+  int64_t node_id = 0;
+  int64_t num_nodes = 1;
+};
+
+class CpuClient final : public plugin::Client {
+ public:
+  static Result<std::unique_ptr<CpuClient>> Create(const NamedValueMap& options,
+                                                   const plugin::KeyValueStore& kv_store);
+
+  const std::string& platform_name() const override { return platform_name_; }
+  const std::string& platform_version() const override { return platform_version_; }
+  int32_t process_index() const override { return static_cast<int32_t>(options_.node_id); }
+
+  Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override;
+
+  ThreadPool& pool() { return *pool_; }
+
+ private:
+  explicit CpuClient(CpuClientOptions options);
+
+  CpuClientOptions options_;
+  std::string platform_name_ = "cpu";
+  std::string platform_version_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace berth::cpu
+
+#endif  // BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_

@@ -1,0 +1,24 @@
+// The CPU plugin's entry point.
+#include "berth/plugin/plugin.hpp"
+#include "cpu_client.hpp"
+
+namespace berth::cpu {
+
+class CpuPlugin final : public plugin::Plugin {
+ public:
+  NamedValueMap Attributes() const override {
+    return {{"vendor", std::string("Berth")},
+            {"stablehlo_support", false},
+            {"version", std::string(BERTH_VERSION)}};
+  }
+
+  Result<std::unique_ptr<plugin::Client>> CreateClient(
+      const NamedValueMap& options, const plugin::KeyValueStore& kv_store) override {
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, CpuClient::Create(options, kv_store));
+    return std::unique_ptr<plugin::Client>(std::move(client));
+  }
+};
+
+}  // namespace berth::cpu
+
+BERTH_PLUGIN_EXPORT(berth::cpu::CpuPlugin)

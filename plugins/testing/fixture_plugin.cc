@@ -1,0 +1,304 @@
+// One fixture plugin source, built into variants (BERTH_FIXTURE_VARIANT) that
+// each break one rule of the ABI, so tests can pin the host's behaviour.
+// The good variant is a small but real backend: host-memory buffers and an
+// "identity" program format whose executable returns copies of its inputs.
+// Every variant counts its live objects; tests read the count through the
+// exported BERTH_Fixture_LiveObjects and expect zero at teardown.
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+
+#include "berth/plugin/options.hpp"
+#include "berth/plugin/plugin.hpp"
+
+#define FIXTURE_GOOD 0
+#define FIXTURE_OLDER_MINOR 1
+#define FIXTURE_NEWER_MINOR 2
+#define FIXTURE_OTHER_MAJOR 3
+#define FIXTURE_NO_ENTRY 4
+#define FIXTURE_NULL_TABLE 5
+#define FIXTURE_INIT_FAILS 6
+#define FIXTURE_DUPLICATE_EXTENSION 7
+#define FIXTURE_THROWS 8
+
+#ifndef BERTH_FIXTURE_VARIANT
+#error "define BERTH_FIXTURE_VARIANT"
+#endif
+
+namespace berth::fixture {
+namespace {
+
+std::atomic<int64_t> live_objects{0};
+
+// Counts one live object for as long as it exists.
+struct Counted {
+  Counted() { ++live_objects; }
+  Counted(const Counted&) { ++live_objects; }
+  ~Counted() { --live_objects; }
+};
+
+class FixtureBuffer final : public plugin::Buffer, Counted {
+ public:
+  FixtureBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
+                std::vector<std::byte> bytes)
+      : plugin::Buffer(type, std::move(dims), device, device->default_memory()),
+        bytes_(std::move(bytes)) {}
+
+  size_t on_device_size() const override { return bytes_.size(); }
+  Status Delete() override {
+    deleted_ = true;
+    bytes_.clear();
+    return OkStatus();
+  }
+  bool IsDeleted() const override { return deleted_; }
+  plugin::Event ReadyEvent() const override { return plugin::Event::Ready(); }
+  Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
+    if (deleted_) return FailedPreconditionError("fixture buffer deleted");
+    std::memcpy(dst, bytes_.data(), std::min(dst_size, bytes_.size()));
+    return plugin::Event::Ready();
+  }
+  Result<std::unique_ptr<plugin::Buffer>> CopyToDevice(plugin::Device* dst) override {
+    return std::unique_ptr<plugin::Buffer>(
+        std::make_unique<FixtureBuffer>(element_type(), dims(), dst, bytes_));
+  }
+  const std::vector<std::byte>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+  bool deleted_ = false;
+};
+
+// Returns a copy of each argument; outputs are declared by the program text:
+// "identity <type> <dim>..." per output, one per line.
+class IdentityExecutable final : public plugin::LoadedExecutable, Counted {
+ public:
+  using plugin::LoadedExecutable::LoadedExecutable;
+
+  Result<plugin::ExecuteResult> Execute(std::span<const std::vector<plugin::Buffer*>> lists,
+                                        const plugin::ExecuteOptions& options,
+                                        plugin::Device* execute_device) override {
+    (void)options;
+    plugin::ExecuteResult result;
+    size_t expected = metadata()->output_types.size();
+    for (size_t d = 0; d < lists.size(); ++d) {
+      if (lists[d].size() != expected) {
+        return InvalidArgumentError("identity program takes " + std::to_string(expected) +
+                                    " arguments, got " + std::to_string(lists[d].size()));
+      }
+      plugin::Device* device = execute_device ? execute_device : addressable_devices()[d];
+      std::vector<std::unique_ptr<plugin::Buffer>> outputs;
+      for (plugin::Buffer* arg : lists[d]) {
+        auto* buffer = static_cast<FixtureBuffer*>(arg);
+        outputs.push_back(std::make_unique<FixtureBuffer>(buffer->element_type(), buffer->dims(),
+                                                          device, buffer->bytes()));
+      }
+      result.outputs.push_back(std::move(outputs));
+      result.completion.push_back(plugin::Event::Ready());
+    }
+    return result;
+  }
+};
+
+class FixtureClient final : public plugin::Client, Counted {
+ public:
+  explicit FixtureClient(int64_t device_count) {
+    for (int64_t i = 0; i < device_count; ++i) {
+      plugin::Memory* memory = AddMemory(std::make_unique<plugin::Memory>(i, "device"));
+      auto device = std::make_unique<plugin::Device>(
+          plugin::DeviceDescription(i, 0, "fixture", {{"index", i}}), true, i);
+      device->AttachMemory(memory);
+      memory->AttachDevice(device.get());
+      AddDevice(std::move(device));
+    }
+  }
+
+  const std::string& platform_name() const override { return name_; }
+  const std::string& platform_version() const override { return version_; }
+
+  Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override {
+#if BERTH_FIXTURE_VARIANT == FIXTURE_THROWS
+    (void)args;
+    throw std::runtime_error("fixture: BufferFromHostBuffer always throws");
+#else
+    BERTH_ASSIGN_OR_RETURN(size_t size, DenseByteSize(args.type, args.dims));
+    if (!args.byte_strides.empty()) return UnimplementedError("fixture: no strided buffers");
+    const auto* data = static_cast<const std::byte*>(args.data);
+    plugin::HostBufferResult result;
+    result.buffer = std::make_unique<FixtureBuffer>(
+        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
+        std::vector<std::byte>(data, data + size));
+    result.done_with_host_buffer = plugin::Event::Ready();
+    return result;
+#endif
+  }
+
+  Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(
+      const plugin::Program& program, const plugin::CompileOptions& options) override {
+    (void)options;
+    if (program.format != "identity") {
+      return UnimplementedError("fixture compiles only the 'identity' format, not '" +
+                                std::string(program.format) + "'");
+    }
+    auto metadata = std::make_shared<plugin::ExecutableMetadata>();
+    metadata->name = "identity";
+    size_t start = 0;
+    std::string_view code = program.code;
+    while (start < code.size()) {
+      size_t end = code.find('\n', start);
+      if (end == std::string_view::npos) end = code.size();
+      std::string_view line = code.substr(start, end - start);
+      start = end + 1;
+      if (line.empty()) continue;
+      std::vector<std::string> words;
+      size_t pos = 0;
+      while (pos < line.size()) {
+        size_t space = line.find(' ', pos);
+        if (space == std::string_view::npos) space = line.size();
+        if (space > pos) words.emplace_back(line.substr(pos, space - pos));
+        pos = space + 1;
+      }
+      std::optional<ElementType> type =
+          words.size() >= 2 && words[0] == "identity" ? ParseElementType(words[1]) : std::nullopt;
+      if (!type) return InvalidArgumentError("fixture: bad line '" + std::string(line) + "'");
+      std::vector<int64_t> dims;
+      for (size_t i = 2; i < words.size(); ++i) dims.push_back(std::stoll(words[i]));
+      metadata->output_types.push_back(*type);
+      metadata->output_dims.push_back(dims);
+    }
+    std::vector<plugin::Device*> devices(addressable_devices().begin(),
+                                         addressable_devices().end());
+    return std::unique_ptr<plugin::LoadedExecutable>(
+        std::make_unique<IdentityExecutable>(std::move(metadata), std::move(devices)));
+  }
+
+ private:
+  std::string name_ = "fixture";
+  std::string version_ = "fixture 1";
+};
+
+class FixturePlugin final : public plugin::Plugin {
+ public:
+  Status Initialize(const plugin::HostContext& host) override {
+    (void)host;
+#if BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS
+    return FailedPreconditionError("fixture: initialization refused on purpose");
+#else
+    plugin::Log(BERTH_LogLevel_Info, "fixture plugin initialized");
+    return OkStatus();
+#endif
+  }
+
+  NamedValueMap Attributes() const override {
+    return {{"variant", int64_t{BERTH_FIXTURE_VARIANT}}, {"fixture", true}};
+  }
+
+  Result<std::unique_ptr<plugin::Client>> CreateClient(const NamedValueMap& options,
+                                                       const plugin::KeyValueStore&) override {
+    plugin::OptionReader reader(options, "fixture client option");
+    BERTH_ASSIGN_OR_RETURN(int64_t device_count, reader.Int64("device_count", 2));
+    BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+    if (device_count < 1 || device_count > 64) {
+      return InvalidArgumentError("fixture: device_count must be in [1, 64]");
+    }
+    return std::unique_ptr<plugin::Client>(std::make_unique<FixtureClient>(device_count));
+  }
+
+  std::vector<BERTH_Extension_Base*> Extensions() override {
+#if BERTH_FIXTURE_VARIANT == FIXTURE_NEWER_MINOR
+    // A type this host does not know: it must be skipped.
+    static BERTH_Extension_Base future{sizeof(BERTH_Extension_Base),
+                                       static_cast<BERTH_Extension_Type>(1000), nullptr};
+    static BERTH_Extension_Base ffi{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Ffi,
+                                    nullptr};
+    return {&future, &ffi};
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION
+    static BERTH_Extension_Base first{sizeof(BERTH_Extension_Base),
+                                      BERTH_Extension_Type_Callback, nullptr};
+    static BERTH_Extension_Base second{sizeof(BERTH_Extension_Base),
+                                       BERTH_Extension_Type_Callback, nullptr};
+    return {&first, &second};
+#else
+    return {};
+#endif
+  }
+};
+
+[[maybe_unused]] std::unique_ptr<plugin::Plugin> MakeFixture() { return std::make_unique<FixturePlugin>(); }
+
+#if BERTH_FIXTURE_VARIANT == FIXTURE_THROWS
+// An entry point written without the SDK's guard, letting an exception
+// escape: the host must contain it.
+BERTH_Error* CompileThatThrows(BERTH_Client_Compile_Args*) {
+  throw std::runtime_error("fixture: exception through the C ABI");
+}
+#endif
+
+}  // namespace
+}  // namespace berth::fixture
+
+// Control hook for tests.
+extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
+  return berth::fixture::live_objects.load();
+}
+
+#if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \
+    BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION
+BERTH_PLUGIN_EXPORT(berth::fixture::FixturePlugin)
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_OLDER_MINOR
+// A table as an older plugin would ship it: it ends before the buffer
+// functions after BERTH_Buffer_IsDeleted, so those are absent.
+extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
+  static BERTH_Api table = [] {
+    BERTH_Api api = *berth::plugin::MakeApi(berth::fixture::MakeFixture);
+    api.struct_size = BERTH_STRUCT_SIZE(BERTH_Api, BERTH_Buffer_IsDeleted);
+    api.api_version.minor_version = 0;
+    return api;
+  }();
+  return &table;
+}
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_NEWER_MINOR
+// A table from the future: a higher minor, fields the host does not know.
+struct FutureApi {
+  BERTH_Api api;
+  void (*future_functions[6])(void);
+};
+extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
+  static FutureApi table = [] {
+    FutureApi future{};
+    future.api = *berth::plugin::MakeApi(berth::fixture::MakeFixture);
+    future.api.struct_size = sizeof(FutureApi);
+    future.api.api_version.minor_version = BERTH_API_MINOR + 7;
+    return future;
+  }();
+  return &table.api;
+}
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_OTHER_MAJOR
+extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
+  static BERTH_Api table = [] {
+    BERTH_Api api = *berth::plugin::MakeApi(berth::fixture::MakeFixture);
+    api.api_version.major_version = BERTH_API_MAJOR + 1;
+    return api;
+  }();
+  return &table;
+}
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_NO_ENTRY
+// Exports something, but not BERTH_GetApi.
+extern "C" BERTH_PLUGIN_VISIBLE int BERTH_NotTheEntryPoint(void) { return 0; }
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_NULL_TABLE
+extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) { return nullptr; }
+
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_THROWS
+extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
+  static BERTH_Api table = [] {
+    BERTH_Api api = *berth::plugin::MakeApi(berth::fixture::MakeFixture);
+    api.BERTH_Client_Compile = berth::fixture::CompileThatThrows;
+    return api;
+  }();
+  return &table;
+}
+#endif

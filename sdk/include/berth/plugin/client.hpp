@@ -1,0 +1,89 @@
+// A client: the devices of one plugin instance, and the entry points to make
+// buffers and executables on them.
+#ifndef BERTH_PLUGIN_CLIENT_HPP_
+#define BERTH_PLUGIN_CLIENT_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "berth/c_api.h"
+#include "berth/plugin/buffer.hpp"
+#include "berth/plugin/device.hpp"
+#include "berth/plugin/executable.hpp"
+
+namespace berth::plugin {
+
+enum class HostBufferSemantics {
+  kImmutableOnlyDuringCall,
+  kImmutableUntilTransferCompletes,
+};
+
+// Arguments of Client::BufferFromHostBuffer, validated by the helpers: `type`
+// is valid, dims non-negative, `device` addressable and of this client,
+// `memory` one of the device's (defaulted), `byte_strides` empty or one per dim.
+struct HostBufferArgs {
+  const void* data = nullptr;
+  ElementType type = ElementType::kInvalid;
+  std::span<const int64_t> dims;
+  std::span<const int64_t> byte_strides;  // empty: dense major-to-minor
+  HostBufferSemantics semantics = HostBufferSemantics::kImmutableOnlyDuringCall;
+  Device* device = nullptr;
+  Memory* memory = nullptr;
+};
+
+struct HostBufferResult {
+  std::unique_ptr<Buffer> buffer;
+  Event done_with_host_buffer;  // ready once `data` may be reused
+};
+
+class Client {
+ public:
+  virtual ~Client() = default;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  virtual const std::string& platform_name() const = 0;
+  virtual const std::string& platform_version() const = 0;
+  virtual int32_t process_index() const { return 0; }
+
+  virtual Result<std::unique_ptr<LoadedExecutable>> Compile(const Program& program,
+                                                            const CompileOptions& options);
+  virtual Result<HostBufferResult> BufferFromHostBuffer(const HostBufferArgs& args) = 0;
+
+  // Owned by the client, stable for its lifetime, ordered by id.
+  std::span<Device* const> devices() const { return devices_; }
+  std::span<Device* const> addressable_devices() const { return addressable_devices_; }
+  std::span<Memory* const> memories() const { return memories_; }
+  Result<Device*> LookupDevice(int64_t id) const;
+  // True when `device` is one of this client's.
+  bool Owns(const Device* device) const;
+  bool Owns(const Memory* memory) const;
+
+  // The same lists as C arrays, for the ABI glue.
+  std::span<BERTH_Device* const> c_devices() const { return c_devices_; }
+  std::span<BERTH_Device* const> c_addressable_devices() const { return c_addressable_devices_; }
+  std::span<BERTH_Memory* const> c_memories() const { return c_memories_; }
+
+ protected:
+  Client() = default;
+  // Called by subclasses while constructing. Device ids must be unique.
+  Device* AddDevice(std::unique_ptr<Device> device);
+  Memory* AddMemory(std::unique_ptr<Memory> memory);
+
+ private:
+  std::vector<std::unique_ptr<Device>> owned_devices_;
+  std::vector<std::unique_ptr<Memory>> owned_memories_;
+  std::vector<Device*> devices_;
+  std::vector<Device*> addressable_devices_;
+  std::vector<Memory*> memories_;
+  std::vector<BERTH_Device*> c_devices_;
+  std::vector<BERTH_Device*> c_addressable_devices_;
+  std::vector<BERTH_Memory*> c_memories_;
+};
+
+}  // namespace berth::plugin
+
+#endif  // BERTH_PLUGIN_CLIENT_HPP_

@@ -1,0 +1,83 @@
+// Compiled programs as a plugin implements them.
+#ifndef BERTH_PLUGIN_EXECUTABLE_HPP_
+#define BERTH_PLUGIN_EXECUTABLE_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "berth/element_type.hpp"
+#include "berth/named_value.hpp"
+#include "berth/plugin/buffer.hpp"
+#include "berth/plugin/device.hpp"
+#include "berth/plugin/event.hpp"
+
+namespace berth::plugin {
+
+// A program to compile: {format, bytes}; borrowed for the Compile call.
+struct Program {
+  std::string_view format;
+  std::string_view code;
+};
+
+struct CompileOptions {
+  int64_t num_replicas = 0;    // 0: from the program, else 1
+  int64_t num_partitions = 0;  // 0: from the program, else 1
+  // Global device id of (replica r, partition p) at r * num_partitions + p;
+  // empty for the plugin's default.
+  std::vector<int64_t> device_assignment;
+  std::string entry_name;      // empty: "main" or the only public function
+  NamedValueMap options;       // plugin-specific
+};
+
+// What the host may ask of any compiled program.
+struct ExecutableMetadata {
+  std::string name;
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
+  std::vector<ElementType> output_types;
+  std::vector<std::vector<int64_t>> output_dims;
+};
+
+struct ExecuteOptions {
+  int64_t launch_id = 0;
+};
+
+// Outputs per device (in the order of the argument lists) and an event per
+// device that is ready when that device's execution has finished.
+struct ExecuteResult {
+  std::vector<std::vector<std::unique_ptr<Buffer>>> outputs;
+  std::vector<Event> completion;
+};
+
+class LoadedExecutable {
+ public:
+  LoadedExecutable(std::shared_ptr<const ExecutableMetadata> metadata,
+                   std::vector<Device*> addressable_devices)
+      : metadata_(std::move(metadata)), addressable_devices_(std::move(addressable_devices)) {}
+  virtual ~LoadedExecutable() = default;
+  LoadedExecutable(const LoadedExecutable&) = delete;
+  LoadedExecutable& operator=(const LoadedExecutable&) = delete;
+
+  const std::shared_ptr<const ExecutableMetadata>& metadata() const { return metadata_; }
+  // Devices of this process that run the program, in argument-list order.
+  const std::vector<Device*>& addressable_devices() const { return addressable_devices_; }
+
+  // Starts an execution. `argument_lists[d]` are the arguments on device d
+  // (of addressable_devices(), or `execute_device` when it is not NULL and
+  // there is one list). The argument count and types have been checked
+  // against nothing: the plugin must check them.
+  virtual Result<ExecuteResult> Execute(std::span<const std::vector<Buffer*>> argument_lists,
+                                        const ExecuteOptions& options,
+                                        Device* execute_device) = 0;
+
+ private:
+  std::shared_ptr<const ExecutableMetadata> metadata_;
+  std::vector<Device*> addressable_devices_;
+};
+
+}  // namespace berth::plugin
+
+#endif  // BERTH_PLUGIN_EXECUTABLE_HPP_

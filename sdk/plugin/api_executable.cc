@@ -1,0 +1,254 @@
+// C entry points for compiling and executing programs.
+#include "abi_glue.hpp"
+
+namespace berth::plugin::glue {
+namespace {
+
+BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
+  constexpr const char* kFn = "BERTH_Client_Compile";
+  return Guard(kFn, args, BERTH_Client_Compile_Args_STRUCT_SIZE, [&]() -> Status {
+    args->executable = nullptr;
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    if (args->program == nullptr) return NullArgument(kFn, "program");
+    const BERTH_Program& p = *args->program;
+    if (p.struct_size < BERTH_Program_STRUCT_SIZE) {
+      return StructSizeError("BERTH_Program", BERTH_Program_STRUCT_SIZE, p.struct_size);
+    }
+    if ((p.format == nullptr && p.format_size > 0) || (p.code == nullptr && p.code_size > 0)) {
+      return NullArgument(kFn, "program format or code");
+    }
+    Program program{std::string_view(p.format ? p.format : "", p.format_size),
+                    std::string_view(p.code ? p.code : "", p.code_size)};
+    CompileOptions options;
+    if (const BERTH_CompileOptions* o = args->options) {
+      if (o->struct_size < BERTH_CompileOptions_STRUCT_SIZE) {
+        return StructSizeError("BERTH_CompileOptions", BERTH_CompileOptions_STRUCT_SIZE,
+                               o->struct_size);
+      }
+      if (o->num_replicas < 0 || o->num_partitions < 0) {
+        return InvalidArgumentError(std::string(kFn) + ": negative replica or partition count");
+      }
+      options.num_replicas = o->num_replicas;
+      options.num_partitions = o->num_partitions;
+      if (o->device_assignment != nullptr) {
+        options.device_assignment.assign(o->device_assignment,
+                                         o->device_assignment + o->device_assignment_size);
+      }
+      if (o->entry_name != nullptr) options.entry_name.assign(o->entry_name, o->entry_name_size);
+      BERTH_ASSIGN_OR_RETURN(options.options,
+                             NamedValuesFromC(o->options, o->num_options, "compile option"));
+    }
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<LoadedExecutable> executable,
+                           args->client->impl->Compile(program, options));
+    if (executable == nullptr || executable->metadata() == nullptr) {
+      return InternalError(std::string(kFn) + ": the plugin returned no executable");
+    }
+    auto loaded = std::make_unique<BERTH_LoadedExecutable>();
+    for (Device* device : executable->addressable_devices()) loaded->c_devices.push_back(ToC(device));
+    loaded->impl = std::move(executable);
+    args->executable = loaded.release();
+    return OkStatus();
+  });
+}
+
+Result<BERTH_Executable*> CheckExecutable(BERTH_Executable* e, const char* function) {
+  if (e == nullptr) return NullArgument(function, "executable");
+  return e;
+}
+
+BERTH_Error* ExecutableDestroy(BERTH_Executable_Destroy_Args* args) {
+  return Guard("BERTH_Executable_Destroy", args, BERTH_Executable_Destroy_Args_STRUCT_SIZE, [&] {
+    delete args->executable;
+    return OkStatus();
+  });
+}
+
+BERTH_Error* ExecutableName(BERTH_Executable_Name_Args* args) {
+  return Guard("BERTH_Executable_Name", args, BERTH_Executable_Name_Args_STRUCT_SIZE,
+               [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_Name"));
+                 args->executable_name = e->metadata->name.data();
+                 args->executable_name_size = e->metadata->name.size();
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* ExecutableNumReplicas(BERTH_Executable_NumReplicas_Args* args) {
+  return Guard("BERTH_Executable_NumReplicas", args,
+               BERTH_Executable_NumReplicas_Args_STRUCT_SIZE, [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_NumReplicas"));
+                 args->num_replicas = e->metadata->num_replicas;
+                 args->num_partitions = e->metadata->num_partitions;
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* ExecutableNumOutputs(BERTH_Executable_NumOutputs_Args* args) {
+  return Guard("BERTH_Executable_NumOutputs", args, BERTH_Executable_NumOutputs_Args_STRUCT_SIZE,
+               [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_NumOutputs"));
+                 args->num_outputs = e->output_types.size();
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* ExecutableOutputTypes(BERTH_Executable_OutputElementTypes_Args* args) {
+  return Guard("BERTH_Executable_OutputElementTypes", args,
+               BERTH_Executable_OutputElementTypes_Args_STRUCT_SIZE, [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_OutputElementTypes"));
+                 args->output_types = e->output_types.data();
+                 args->num_output_types = e->output_types.size();
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* ExecutableOutputDimensions(BERTH_Executable_OutputDimensions_Args* args) {
+  return Guard("BERTH_Executable_OutputDimensions", args,
+               BERTH_Executable_OutputDimensions_Args_STRUCT_SIZE, [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_OutputDimensions"));
+                 args->num_outputs = e->output_dim_sizes.size();
+                 args->dims = e->output_dims.data();
+                 args->dim_sizes = e->output_dim_sizes.data();
+                 return OkStatus();
+               });
+}
+
+Result<BERTH_LoadedExecutable*> CheckLoaded(BERTH_LoadedExecutable* e, const char* function) {
+  if (e == nullptr || e->impl == nullptr) return NullArgument(function, "executable");
+  return e;
+}
+
+BERTH_Error* LoadedDestroy(BERTH_LoadedExecutable_Destroy_Args* args) {
+  return Guard("BERTH_LoadedExecutable_Destroy", args,
+               BERTH_LoadedExecutable_Destroy_Args_STRUCT_SIZE, [&] {
+                 delete args->executable;
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* LoadedGetExecutable(BERTH_LoadedExecutable_GetExecutable_Args* args) {
+  return Guard("BERTH_LoadedExecutable_GetExecutable", args,
+               BERTH_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE, [&]() -> Status {
+                 args->executable = nullptr;
+                 if (args->loaded_executable == nullptr || !args->loaded_executable->impl) {
+                   return NullArgument("BERTH_LoadedExecutable_GetExecutable", "loaded_executable");
+                 }
+                 auto executable = std::make_unique<BERTH_Executable>();
+                 executable->metadata = args->loaded_executable->impl->metadata();
+                 const ExecutableMetadata& m = *executable->metadata;
+                 for (ElementType type : m.output_types) {
+                   executable->output_types.push_back(static_cast<BERTH_Buffer_Type>(type));
+                 }
+                 for (const std::vector<int64_t>& dims : m.output_dims) {
+                   executable->output_dims.insert(executable->output_dims.end(), dims.begin(), dims.end());
+                   executable->output_dim_sizes.push_back(dims.size());
+                 }
+                 args->executable = executable.release();
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* LoadedAddressableDevices(BERTH_LoadedExecutable_AddressableDevices_Args* args) {
+  return Guard("BERTH_LoadedExecutable_AddressableDevices", args,
+               BERTH_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE, [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckLoaded(args->executable, "BERTH_LoadedExecutable_AddressableDevices"));
+                 args->addressable_devices = e->c_devices.data();
+                 args->num_addressable_devices = e->c_devices.size();
+                 return OkStatus();
+               });
+}
+
+BERTH_Error* LoadedExecute(BERTH_LoadedExecutable_Execute_Args* args) {
+  constexpr const char* kFn = "BERTH_LoadedExecutable_Execute";
+  return Guard(kFn, args, BERTH_LoadedExecutable_Execute_Args_STRUCT_SIZE, [&]() -> Status {
+    BERTH_ASSIGN_OR_RETURN(auto* e, CheckLoaded(args->executable, kFn));
+    LoadedExecutable& executable = *e->impl;
+    ExecuteOptions options;
+    if (args->options != nullptr) {
+      if (args->options->struct_size < BERTH_ExecuteOptions_STRUCT_SIZE) {
+        return StructSizeError("BERTH_ExecuteOptions", BERTH_ExecuteOptions_STRUCT_SIZE,
+                               args->options->struct_size);
+      }
+      options.launch_id = args->options->launch_id;
+    }
+    Device* execute_device = args->execute_device ? FromC(args->execute_device) : nullptr;
+    size_t expected_devices = execute_device ? 1 : executable.addressable_devices().size();
+    if (args->num_devices != expected_devices) {
+      return InvalidArgumentError(std::string(kFn) + ": " + std::to_string(args->num_devices) +
+                                  " argument lists given; the executable runs on " +
+                                  std::to_string(expected_devices) + " addressable devices");
+    }
+    if (args->num_devices > 0 && args->num_args > 0 && args->argument_lists == nullptr) {
+      return NullArgument(kFn, "argument_lists");
+    }
+    if (args->num_devices > 0 && args->output_lists == nullptr) {
+      return NullArgument(kFn, "output_lists");
+    }
+    std::vector<std::vector<Buffer*>> lists(args->num_devices);
+    for (size_t d = 0; d < args->num_devices; ++d) {
+      if (args->output_lists[d] == nullptr) {
+        return InvalidArgumentError(std::string(kFn) + ": output_lists[" + std::to_string(d) +
+                                    "] is NULL");
+      }
+      if (args->num_args == 0) continue;
+      if (args->argument_lists[d] == nullptr) {
+        return InvalidArgumentError(std::string(kFn) + ": argument_lists[" + std::to_string(d) +
+                                    "] is NULL");
+      }
+      for (size_t i = 0; i < args->num_args; ++i) {
+        BERTH_Buffer* buffer = args->argument_lists[d][i];
+        if (buffer == nullptr || buffer->impl == nullptr) {
+          return InvalidArgumentError(std::string(kFn) + ": argument " + std::to_string(i) +
+                                      " on device " + std::to_string(d) + " is NULL");
+        }
+        if (buffer->impl->IsDeleted()) {
+          return FailedPreconditionError(std::string(kFn) + ": argument " + std::to_string(i) +
+                                         " on device " + std::to_string(d) +
+                                         " has been deleted");
+        }
+        lists[d].push_back(buffer->impl.get());
+      }
+    }
+    BERTH_ASSIGN_OR_RETURN(ExecuteResult result, executable.Execute(lists, options, execute_device));
+    size_t num_outputs = executable.metadata()->output_types.size();
+    if (result.outputs.size() != args->num_devices || result.completion.size() != args->num_devices) {
+      return InternalError(std::string(kFn) + ": the plugin returned results for " +
+                           std::to_string(result.outputs.size()) + " devices, expected " +
+                           std::to_string(args->num_devices));
+    }
+    for (const auto& outputs : result.outputs) {
+      if (outputs.size() != num_outputs) {
+        return InternalError(std::string(kFn) + ": the plugin returned " +
+                             std::to_string(outputs.size()) + " outputs, expected " +
+                             std::to_string(num_outputs));
+      }
+    }
+    for (size_t d = 0; d < args->num_devices; ++d) {
+      for (size_t o = 0; o < num_outputs; ++o) {
+        args->output_lists[d][o] = new BERTH_Buffer{std::move(result.outputs[d][o])};
+      }
+      if (args->device_complete_events != nullptr) {
+        args->device_complete_events[d] = NewCEvent(result.completion[d]);
+      }
+    }
+    return OkStatus();
+  });
+}
+
+}  // namespace
+
+void FillExecutableEntries(BERTH_Api& api) {
+  api.BERTH_Client_Compile = ClientCompile;
+  api.BERTH_Executable_Destroy = ExecutableDestroy;
+  api.BERTH_Executable_Name = ExecutableName;
+  api.BERTH_Executable_NumReplicas = ExecutableNumReplicas;
+  api.BERTH_Executable_NumOutputs = ExecutableNumOutputs;
+  api.BERTH_Executable_OutputElementTypes = ExecutableOutputTypes;
+  api.BERTH_Executable_OutputDimensions = ExecutableOutputDimensions;
+  api.BERTH_LoadedExecutable_Destroy = LoadedDestroy;
+  api.BERTH_LoadedExecutable_GetExecutable = LoadedGetExecutable;
+  api.BERTH_LoadedExecutable_AddressableDevices = LoadedAddressableDevices;
+  api.BERTH_LoadedExecutable_Execute = LoadedExecute;
+}
+
+}  // namespace berth::plugin::glue

@@ -1,0 +1,302 @@
+// The C ABI's rules, checked by calling a plugin built with the SDK helpers
+// directly through its table (no host in between).
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "berth/c_api.h"
+#include "berth/extension_chain.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class AbiRulesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    handle_ = dlopen(berth::testing::FixturePath("good").c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << dlerror();
+    auto* get_api = reinterpret_cast<BERTH_GetApi_Fn*>(dlsym(handle_, "BERTH_GetApi"));
+    ASSERT_NE(get_api, nullptr);
+    api_ = get_api();
+    ASSERT_NE(api_, nullptr);
+    services_.struct_size = BERTH_HostServices_STRUCT_SIZE;
+    BERTH_Plugin_Initialize_Args init{};
+    init.struct_size = BERTH_Plugin_Initialize_Args_STRUCT_SIZE;
+    init.host_api_major = BERTH_API_MAJOR;
+    init.host_api_minor = BERTH_API_MINOR;
+    init.host_services = &services_;
+    ASSERT_EQ(api_->BERTH_Plugin_Initialize(&init), nullptr);
+  }
+  void TearDown() override {
+    if (client_ != nullptr) {
+      BERTH_Client_Destroy_Args args{};
+      args.struct_size = BERTH_Client_Destroy_Args_STRUCT_SIZE;
+      args.client = client_;
+      EXPECT_EQ(api_->BERTH_Client_Destroy(&args), nullptr);
+    }
+    if (handle_ != nullptr) {
+      auto* live = reinterpret_cast<int64_t (*)()>(dlsym(handle_, "BERTH_Fixture_LiveObjects"));
+      ASSERT_NE(live, nullptr);
+      EXPECT_EQ(live(), 0) << "the test leaked plugin objects";
+      dlclose(handle_);
+    }
+  }
+
+  // Code and message of an error, freeing it.
+  std::pair<BERTH_Error_Code, std::string> Take(BERTH_Error* error) {
+    EXPECT_NE(error, nullptr);
+    if (error == nullptr) return {BERTH_Error_Code_OK, ""};
+    BERTH_Error_GetCode_Args code{};
+    code.struct_size = BERTH_Error_GetCode_Args_STRUCT_SIZE;
+    code.error = error;
+    EXPECT_EQ(api_->BERTH_Error_GetCode(&code), nullptr);
+    BERTH_Error_Message_Args message{};
+    message.struct_size = BERTH_Error_Message_Args_STRUCT_SIZE;
+    message.error = error;
+    api_->BERTH_Error_Message(&message);
+    std::string text(message.message, message.message_size);
+    BERTH_Error_Destroy_Args destroy{};
+    destroy.struct_size = BERTH_Error_Destroy_Args_STRUCT_SIZE;
+    destroy.error = error;
+    api_->BERTH_Error_Destroy(&destroy);
+    return {code.code, text};
+  }
+
+  BERTH_Client* MakeClient() {
+    BERTH_Client_Create_Args args{};
+    args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
+    EXPECT_EQ(api_->BERTH_Client_Create(&args), nullptr);
+    client_ = args.client;
+    return client_;
+  }
+
+  void* handle_ = nullptr;
+  const BERTH_Api* api_ = nullptr;
+  BERTH_HostServices services_{};
+  BERTH_Client* client_ = nullptr;
+};
+
+TEST_F(AbiRulesTest, TableCarriesVersionAndCoversEveryFunction) {
+  EXPECT_EQ(api_->api_version.major_version, BERTH_API_MAJOR);
+  EXPECT_EQ(api_->api_version.minor_version, BERTH_API_MINOR);
+  EXPECT_EQ(api_->struct_size, BERTH_Api_STRUCT_SIZE);
+  EXPECT_NE(api_->BERTH_TopologyDescription_GetDeviceDescriptions, nullptr);
+}
+
+TEST_F(AbiRulesTest, SmallerArgsStructIsRejectedNamingStructAndSizes) {
+  BERTH_Client_Create_Args args{};
+  args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE - 8;
+  auto [code, message] = Take(api_->BERTH_Client_Create(&args));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, AllOf(HasSubstr("BERTH_Client_Create"),
+                             HasSubstr(std::to_string(BERTH_Client_Create_Args_STRUCT_SIZE - 8)),
+                             HasSubstr(std::to_string(BERTH_Client_Create_Args_STRUCT_SIZE))));
+  EXPECT_EQ(args.client, nullptr);
+}
+
+TEST_F(AbiRulesTest, LargerArgsStructIsAccepted) {
+  // A caller built against a newer header passes a larger struct.
+  struct Bigger {
+    BERTH_Client_Create_Args args;
+    int64_t future_field;
+  } bigger{};
+  bigger.args.struct_size = sizeof(Bigger);
+  bigger.future_field = 42;
+  ASSERT_EQ(api_->BERTH_Client_Create(&bigger.args), nullptr);
+  client_ = bigger.args.client;
+  EXPECT_NE(client_, nullptr);
+}
+
+TEST_F(AbiRulesTest, NullArgsIsInvalidArgument) {
+  auto [code, message] = Take(api_->BERTH_Client_Create(nullptr));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("args is NULL"));
+}
+
+TEST_F(AbiRulesTest, DestroyOfNullIsANoOp) {
+  BERTH_Error_Destroy_Args error{};
+  error.struct_size = BERTH_Error_Destroy_Args_STRUCT_SIZE;
+  api_->BERTH_Error_Destroy(&error);
+  BERTH_Client_Destroy_Args client{};
+  client.struct_size = BERTH_Client_Destroy_Args_STRUCT_SIZE;
+  EXPECT_EQ(api_->BERTH_Client_Destroy(&client), nullptr);
+  BERTH_Buffer_Destroy_Args buffer{};
+  buffer.struct_size = BERTH_Buffer_Destroy_Args_STRUCT_SIZE;
+  EXPECT_EQ(api_->BERTH_Buffer_Destroy(&buffer), nullptr);
+  BERTH_Event_Destroy_Args event{};
+  event.struct_size = BERTH_Event_Destroy_Args_STRUCT_SIZE;
+  EXPECT_EQ(api_->BERTH_Event_Destroy(&event), nullptr);
+  BERTH_LoadedExecutable_Destroy_Args executable{};
+  executable.struct_size = BERTH_LoadedExecutable_Destroy_Args_STRUCT_SIZE;
+  EXPECT_EQ(api_->BERTH_LoadedExecutable_Destroy(&executable), nullptr);
+  BERTH_Executable_Destroy_Args view{};
+  view.struct_size = BERTH_Executable_Destroy_Args_STRUCT_SIZE;
+  EXPECT_EQ(api_->BERTH_Executable_Destroy(&view), nullptr);
+}
+
+TEST_F(AbiRulesTest, NullObjectArgumentIsNamed) {
+  BERTH_Client_Devices_Args args{};
+  args.struct_size = BERTH_Client_Devices_Args_STRUCT_SIZE;
+  auto [code, message] = Take(api_->BERTH_Client_Devices(&args));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("BERTH_Client_Devices: client is NULL"));
+}
+
+TEST_F(AbiRulesTest, ErrorCodesAreCanonical) {
+  BERTH_Client* client = MakeClient();
+  BERTH_Client_LookupDevice_Args lookup{};
+  lookup.struct_size = BERTH_Client_LookupDevice_Args_STRUCT_SIZE;
+  lookup.client = client;
+  lookup.id = 99;
+  auto [code, message] = Take(api_->BERTH_Client_LookupDevice(&lookup));
+  EXPECT_EQ(code, BERTH_Error_Code_NOT_FOUND);
+  EXPECT_EQ(static_cast<int>(code), 5);
+  EXPECT_THAT(message, HasSubstr("no device with id 99"));
+}
+
+TEST_F(AbiRulesTest, ClientOptionsAreTypedAndValidated) {
+  const char* name = "device_count";
+  BERTH_NamedValue option{};
+  option.struct_size = BERTH_NamedValue_STRUCT_SIZE;
+  option.name = name;
+  option.name_size = std::strlen(name);
+  option.type = BERTH_NamedValue_Type_Float64;
+  option.float64_value = 2.0;
+  option.value_size = 1;
+  BERTH_Client_Create_Args args{};
+  args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
+  args.options = &option;
+  args.num_options = 1;
+  auto [code, message] = Take(api_->BERTH_Client_Create(&args));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("'device_count' must be of type int64, not float64"));
+
+  option.type = BERTH_NamedValue_Type_Int64;
+  option.int64_value = 4;
+  ASSERT_EQ(api_->BERTH_Client_Create(&args), nullptr);
+  client_ = args.client;
+  BERTH_Client_Devices_Args devices{};
+  devices.struct_size = BERTH_Client_Devices_Args_STRUCT_SIZE;
+  devices.client = client_;
+  ASSERT_EQ(api_->BERTH_Client_Devices(&devices), nullptr);
+  EXPECT_EQ(devices.num_devices, 4u);
+}
+
+TEST_F(AbiRulesTest, SmallerNamedValueInsideOptionsIsRejected) {
+  BERTH_NamedValue option{};
+  option.struct_size = 8;
+  BERTH_Client_Create_Args args{};
+  args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
+  args.options = &option;
+  args.num_options = 1;
+  auto [code, message] = Take(api_->BERTH_Client_Create(&args));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("BERTH_NamedValue struct_size 8 is smaller"));
+}
+
+TEST_F(AbiRulesTest, BufferRoundTripAndEvents) {
+  BERTH_Client* client = MakeClient();
+  BERTH_Client_AddressableDevices_Args devices{};
+  devices.struct_size = BERTH_Client_AddressableDevices_Args_STRUCT_SIZE;
+  devices.client = client;
+  ASSERT_EQ(api_->BERTH_Client_AddressableDevices(&devices), nullptr);
+  ASSERT_GE(devices.num_addressable_devices, 1u);
+
+  const int16_t data[6] = {1, -2, 3, -4, 5, -6};
+  const int64_t dims[2] = {2, 3};
+  BERTH_Client_BufferFromHostBuffer_Args from{};
+  from.struct_size = BERTH_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
+  from.client = client;
+  from.data = data;
+  from.type = BERTH_Buffer_Type_S16;
+  from.dims = dims;
+  from.num_dims = 2;
+  from.device = devices.addressable_devices[0];
+  ASSERT_EQ(api_->BERTH_Client_BufferFromHostBuffer(&from), nullptr);
+  ASSERT_NE(from.buffer, nullptr);
+
+  BERTH_Buffer_ToHostBuffer_Args size{};
+  size.struct_size = BERTH_Buffer_ToHostBuffer_Args_STRUCT_SIZE;
+  size.src = from.buffer;
+  ASSERT_EQ(api_->BERTH_Buffer_ToHostBuffer(&size), nullptr);
+  EXPECT_EQ(size.dst_size, sizeof(data));
+
+  int16_t small[2];
+  BERTH_Buffer_ToHostBuffer_Args too_small{};
+  too_small.struct_size = BERTH_Buffer_ToHostBuffer_Args_STRUCT_SIZE;
+  too_small.src = from.buffer;
+  too_small.dst = small;
+  too_small.dst_size = sizeof(small);
+  auto [code, message] = Take(api_->BERTH_Buffer_ToHostBuffer(&too_small));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("destination holds 4 bytes; the buffer needs 12"));
+
+  int16_t out[6] = {};
+  BERTH_Buffer_ToHostBuffer_Args to{};
+  to.struct_size = BERTH_Buffer_ToHostBuffer_Args_STRUCT_SIZE;
+  to.src = from.buffer;
+  to.dst = out;
+  to.dst_size = sizeof(out);
+  ASSERT_EQ(api_->BERTH_Buffer_ToHostBuffer(&to), nullptr);
+  BERTH_Event_Await_Args await{};
+  await.struct_size = BERTH_Event_Await_Args_STRUCT_SIZE;
+  await.event = to.event;
+  ASSERT_EQ(api_->BERTH_Event_Await(&await), nullptr);
+  EXPECT_EQ(std::memcmp(out, data, sizeof(data)), 0);
+
+  for (BERTH_Event* event : {to.event, from.done_with_host_buffer}) {
+    BERTH_Event_Destroy_Args destroy{};
+    destroy.struct_size = BERTH_Event_Destroy_Args_STRUCT_SIZE;
+    destroy.event = event;
+    EXPECT_EQ(api_->BERTH_Event_Destroy(&destroy), nullptr);
+  }
+  BERTH_Buffer_Destroy_Args destroy{};
+  destroy.struct_size = BERTH_Buffer_Destroy_Args_STRUCT_SIZE;
+  destroy.buffer = from.buffer;
+  EXPECT_EQ(api_->BERTH_Buffer_Destroy(&destroy), nullptr);
+}
+
+TEST_F(AbiRulesTest, BadElementTypeIsRejected) {
+  BERTH_Client* client = MakeClient();
+  BERTH_Client_BufferFromHostBuffer_Args from{};
+  from.struct_size = BERTH_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
+  from.client = client;
+  from.type = static_cast<BERTH_Buffer_Type>(777);
+  auto [code, message] = Take(api_->BERTH_Client_BufferFromHostBuffer(&from));
+  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("element type 777"));
+}
+
+TEST(ExtensionChainTest, DuplicateTypeIsAnError) {
+  BERTH_Extension_Base second{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Ffi, nullptr};
+  BERTH_Extension_Base first{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Ffi, &second};
+  berth::Result<std::vector<int>> types = berth::ListExtensionChain(&first);
+  ASSERT_FALSE(types.ok());
+  EXPECT_THAT(types.status().message(), HasSubstr("ffi appears twice"));
+}
+
+TEST(ExtensionChainTest, UnknownTypesAreListedAndFound) {
+  BERTH_Extension_Base known{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Callback, nullptr};
+  BERTH_Extension_Base unknown{sizeof(BERTH_Extension_Base),
+                               static_cast<BERTH_Extension_Type>(500), &known};
+  berth::Result<std::vector<int>> types = berth::ListExtensionChain(&unknown);
+  ASSERT_TRUE(types.ok());
+  EXPECT_EQ(*types, (std::vector<int>{500, BERTH_Extension_Type_Callback}));
+  EXPECT_EQ(berth::FindExtension(&unknown, BERTH_Extension_Type_Callback), &known);
+  EXPECT_EQ(berth::FindExtension(&unknown, BERTH_Extension_Type_Ffi), nullptr);
+}
+
+TEST(ExtensionChainTest, LoopingChainIsAnError) {
+  BERTH_Extension_Base a{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Ffi, nullptr};
+  BERTH_Extension_Base b{sizeof(BERTH_Extension_Base), BERTH_Extension_Type_Callback, &a};
+  a.next = &b;
+  // a -> b -> a: the duplicate check catches the loop at once.
+  EXPECT_FALSE(berth::ListExtensionChain(&a).ok());
+}
+
+}  // namespace

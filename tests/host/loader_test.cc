@@ -1,0 +1,356 @@
+// The loader's behaviour for each fixture variant: loads with feature gating,
+// or is skipped with a stable reason and a clear message; never a crash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "berth/berth.hpp"
+#include "common/sha256.hpp"
+#include "test_util.hpp"
+
+namespace berth {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::FixturePath;
+using testing::PluginManifest;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+class LoaderTest : public ::testing::Test {
+ protected:
+  // Writes a manifest for a fixture variant named `name`.
+  void AddFixture(const std::string& name, const std::string& variant,
+                  nlohmann::json extra = nlohmann::json::object()) {
+    dir_.Write(name + ".json", PluginManifest(name, FixturePath(variant).string(), extra));
+  }
+
+  Host MakeHost() {
+    ScopedEnv path("BERTH_PLUGIN_PATH", dir_.path().string());
+    Result<Host> host = Host::Create();
+    EXPECT_TRUE(host.ok()) << host.status().ToString();
+    return std::move(host).value();
+  }
+
+  PluginInfo InfoOf(const Host& host, const std::string& name) {
+    for (const PluginInfo& info : host.Plugins()) {
+      if (info.name == name) return info;
+    }
+    ADD_FAILURE() << "no plugin " << name;
+    return {};
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(LoaderTest, GoodPluginLoadsWithNegotiatedVersion) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  EXPECT_EQ(InfoOf(host, "good").status, "found");  // nothing opened yet
+  EXPECT_FALSE(testing::IsLoaded(FixturePath("good")));
+  Result<PluginInfo> info = host.Load("good");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->status, "ok");
+  EXPECT_EQ(info->negotiated_version, "1.0");
+  EXPECT_EQ(std::get<bool>(info->attributes.at("fixture")), true);
+  EXPECT_TRUE(info->extensions.empty());
+}
+
+TEST_F(LoaderTest, OlderMinorLoadsAndItsMissingFunctionsAreUnimplemented) {
+  AddFixture("older", "older_minor");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("older");
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_EQ(client->negotiated_version(), "1.0");
+  // Functions inside its table work; the ones after it are UNIMPLEMENTED.
+  float value = 1.5f;
+  Result<Buffer> buffer =
+      client->BufferFromHost(&value, ElementType::kF32, {}, client->addressable_devices()[0]);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  Result<bool> deleted = buffer->IsDeleted();
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_FALSE(*deleted);
+  float out = 0;
+  Status status = buffer->ToHost(&out, sizeof(out));
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(), AllOf(HasSubstr("plugin 'older'"), HasSubstr("ABI 1.0"),
+                                      HasSubstr("does not implement BERTH_Buffer_ToHostBuffer")));
+}
+
+TEST_F(LoaderTest, NewerMinorLoadsAtHostMinorAndUnknownExtensionIsSkipped) {
+  AddFixture("newer", "newer_minor");
+  Host host = MakeHost();
+  testing::LogCapture log;
+  Result<PluginInfo> info = host.Load("newer");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->negotiated_version, "1.0");
+  EXPECT_THAT(info->extensions, ElementsAre("unknown(1000)", "ffi"));
+  EXPECT_TRUE(log.Contains("ignoring extension type 1000"));
+  Result<Client> client = host.CreateClient("newer");
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_EQ(client->devices().size(), 2u);
+}
+
+struct SkipCase {
+  std::string variant;
+  std::string reason;
+  std::vector<std::string> message_parts;
+};
+
+class LoaderSkipTest : public LoaderTest, public ::testing::WithParamInterface<SkipCase> {};
+
+TEST_P(LoaderSkipTest, BrokenPluginIsSkippedWithReasonAndMessage) {
+  const SkipCase& c = GetParam();
+  AddFixture("broken", c.variant);
+  Host host = MakeHost();
+  Result<PluginInfo> info = host.Load("broken");
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().code(), StatusCode::kFailedPrecondition);
+  PluginInfo listed = InfoOf(host, "broken");
+  EXPECT_EQ(listed.status, "skipped");
+  EXPECT_EQ(listed.reason, c.reason);
+  for (const std::string& part : c.message_parts) {
+    EXPECT_THAT(listed.message, HasSubstr(part));
+  }
+  EXPECT_THAT(listed.message, HasSubstr("broken.json"));
+  Result<Client> client = host.CreateClient("broken");
+  EXPECT_FALSE(client.ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, LoaderSkipTest,
+    ::testing::Values(
+        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.0", "host ABI 1.0"}},
+        SkipCase{"no_entry", "no_entry_symbol", {"does not export BERTH_GetApi"}},
+        SkipCase{"null_table", "null_api_table", {"BERTH_GetApi returned NULL"}},
+        SkipCase{"init_fails", "initialize_failed",
+                 {"BERTH_Plugin_Initialize failed", "refused on purpose"}},
+        SkipCase{"duplicate_extension", "invalid_extension_chain",
+                 {"callback appears twice"}}),
+    [](const ::testing::TestParamInfo<SkipCase>& info) { return info.param.variant; });
+
+TEST_F(LoaderTest, ExceptionsInsidePluginBecomeInternalErrors) {
+  AddFixture("throws", "throws");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("throws");
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  int32_t value = 7;
+  Result<Buffer> buffer =
+      client->BufferFromHost(&value, ElementType::kS32, {}, client->addressable_devices()[0]);
+  ASSERT_FALSE(buffer.ok());
+  EXPECT_EQ(buffer.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(buffer.status().message(),
+              AllOf(HasSubstr("BERTH_Client_BufferFromHostBuffer"),
+                    HasSubstr("fixture: BufferFromHostBuffer always throws")));
+  CompileOptions options;
+  options.format = "identity";
+  Result<Executable> executable = client->Compile("identity f32", options);
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(executable.status().message(),
+              HasSubstr("BERTH_Client_Compile let an exception escape"));
+}
+
+TEST_F(LoaderTest, MissingLibraryIsSkipped) {
+  dir_.Write("gone.json", PluginManifest("gone", (dir_ / "nowhere.so").string()));
+  Host host = MakeHost();
+  EXPECT_FALSE(host.Load("gone").ok());
+  PluginInfo info = InfoOf(host, "gone");
+  EXPECT_EQ(info.reason, "library_not_found");
+  EXPECT_THAT(info.message, HasSubstr("nowhere.so does not exist"));
+}
+
+TEST_F(LoaderTest, NonElfLibraryIsSkipped) {
+  std::filesystem::path fake = dir_.Write("libfake.so", "this is not an ELF file\n");
+  dir_.Write("fake.json", PluginManifest("fake", fake.string()));
+  Host host = MakeHost();
+  EXPECT_FALSE(host.Load("fake").ok());
+  PluginInfo info = InfoOf(host, "fake");
+  EXPECT_EQ(info.reason, "library_load_failed");
+  EXPECT_THAT(info.message, AllOf(HasSubstr("cannot load"), HasSubstr("libfake.so")));
+}
+
+TEST_F(LoaderTest, Sha256MismatchIsCaughtBeforeOpening) {
+  AddFixture("pinned", "good", {{"sha256", std::string(64, 'a')}});
+  Host host = MakeHost();
+  EXPECT_FALSE(host.Load("pinned").ok());
+  PluginInfo info = InfoOf(host, "pinned");
+  EXPECT_EQ(info.reason, "sha256_mismatch");
+  EXPECT_THAT(info.message, AllOf(HasSubstr(std::string(64, 'a')), HasSubstr("Not opened")));
+  EXPECT_FALSE(testing::IsLoaded(FixturePath("good")));
+}
+
+TEST_F(LoaderTest, MatchingSha256Loads) {
+  Result<std::string> digest = host::Sha256File(FixturePath("good"));
+  ASSERT_TRUE(digest.ok());
+  AddFixture("pinned", "good", {{"sha256", *digest}});
+  Host host = MakeHost();
+  Result<PluginInfo> info = host.Load("pinned");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->status, "ok");
+}
+
+TEST_F(LoaderTest, LibraryStaysLoadedUntilTheLastObjectIsGone) {
+  AddFixture("good", "good");
+  std::optional<Buffer> buffer;
+  {
+    Host host = MakeHost();
+    Result<Client> client = host.CreateClient("good");
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    float value = 2.0f;
+    Result<Buffer> made =
+        client->BufferFromHost(&value, ElementType::kF32, {}, client->addressable_devices()[0]);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    buffer = std::move(made).value();
+  }
+  // Host and client are gone; the buffer keeps the library loaded and usable.
+  ASSERT_TRUE(testing::IsLoaded(FixturePath("good")));
+  EXPECT_EQ(testing::FixtureLiveObjects(FixturePath("good")), 2);  // client + buffer
+  float out = 0;
+  ASSERT_TRUE(buffer->ToHost(&out, sizeof(out)).ok());
+  EXPECT_EQ(out, 2.0f);
+  buffer.reset();
+  EXPECT_FALSE(testing::IsLoaded(FixturePath("good")));
+}
+
+TEST_F(LoaderTest, NoUnloadKeepsLibrariesMapped) {
+  AddFixture("kept", "null_table");  // a variant no other test keeps loaded
+  dir_.Write("kept2.json", PluginManifest("kept2", FixturePath("newer_minor").string()));
+  ScopedEnv no_unload("BERTH_NO_UNLOAD", "1");
+  {
+    Host host = MakeHost();
+    ASSERT_TRUE(host.Load("kept2").ok());
+  }
+  EXPECT_TRUE(testing::IsLoaded(FixturePath("newer_minor")));
+}
+
+TEST_F(LoaderTest, NoObjectsLeakAfterClientBuffersAndExecutions) {
+  AddFixture("good", "good");
+  {
+    Host host = MakeHost();
+    Result<Client> client = host.CreateClient("good", {{{"device_count", int64_t{3}}}});
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    ASSERT_EQ(client->addressable_devices().size(), 3u);
+    CompileOptions options;
+    options.format = "identity";
+    Result<Executable> executable = client->Compile("identity i32 2\n", options);
+    ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+    std::vector<Buffer> inputs;
+    std::vector<std::vector<const Buffer*>> lists;
+    for (const Device& device : client->addressable_devices()) {
+      int32_t data[2] = {static_cast<int32_t>(device.id()), 10};
+      int64_t dims[1] = {2};
+      Result<Buffer> in = client->BufferFromHost(data, ElementType::kS32, dims, device);
+      ASSERT_TRUE(in.ok()) << in.status().ToString();
+      inputs.push_back(std::move(in).value());
+    }
+    for (const Buffer& in : inputs) lists.push_back({&in});
+    Result<ExecuteResult> result = executable->Execute(lists);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ASSERT_EQ(result->outputs.size(), 3u);
+    for (size_t d = 0; d < 3; ++d) {
+      ASSERT_TRUE(result->completion[d].Await().ok());
+      int32_t out[2] = {};
+      ASSERT_TRUE(result->outputs[d][0].ToHost(out, sizeof(out)).ok());
+      EXPECT_EQ(out[0], static_cast<int32_t>(d));
+      EXPECT_EQ(out[1], 10);
+    }
+    EXPECT_GT(testing::FixtureLiveObjects(FixturePath("good")), 0);
+  }
+  // Everything is destroyed, so the library is unloaded too.
+  EXPECT_FALSE(testing::IsLoaded(FixturePath("good")));
+}
+
+TEST_F(LoaderTest, LiveObjectCountDropsToZeroBeforeUnload) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  {
+    Result<Client> client = host.CreateClient("good");
+    ASSERT_TRUE(client.ok());
+    int8_t v = 1;
+    Result<Buffer> b = client->BufferFromHost(&v, ElementType::kS8, {}, client->devices()[0]);
+    ASSERT_TRUE(b.ok());
+  }
+  // The host keeps the library loaded; the client and buffer are gone.
+  EXPECT_EQ(testing::FixtureLiveObjects(FixturePath("good")), 0);
+}
+
+TEST_F(LoaderTest, UnknownClientOptionIsInvalidArgumentNamingIt) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("good", {{{"colour", std::string("blue")}}});
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(client.status().message(),
+              AllOf(HasSubstr("unknown fixture client option 'colour'"),
+                    HasSubstr("device_count")));
+}
+
+TEST_F(LoaderTest, WrongOptionTypeIsInvalidArgument) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("good", {{{"device_count", std::string("two")}}});
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(client.status().message(),
+              HasSubstr("'device_count' must be of type int64, not string"));
+}
+
+TEST_F(LoaderTest, ManifestCreateOptionsAreDefaultsTheCallerOverrides) {
+  AddFixture("good", "good", {{"create_options", {{"device_count", 5}}}});
+  Host host = MakeHost();
+  Result<Client> from_manifest = host.CreateClient("good");
+  ASSERT_TRUE(from_manifest.ok()) << from_manifest.status().ToString();
+  EXPECT_EQ(from_manifest->devices().size(), 5u);
+  Result<Client> overridden = host.CreateClient("good", {{{"device_count", int64_t{1}}}});
+  ASSERT_TRUE(overridden.ok());
+  EXPECT_EQ(overridden->devices().size(), 1u);
+}
+
+TEST_F(LoaderTest, PluginLogLinesReachTheHostLog) {
+  AddFixture("good", "good");
+  testing::LogCapture log;
+  Host host = MakeHost();
+  ASSERT_TRUE(host.Load("good").ok());
+  EXPECT_TRUE(log.Contains("[plugin:good] fixture plugin initialized"));
+}
+
+TEST_F(LoaderTest, UnknownPluginNameListsAvailableOnes) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("nope");
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(client.status().message(), HasSubstr("available: good"));
+}
+
+TEST_F(LoaderTest, DefaultPluginIsTheHighestPriorityUsableOne) {
+  AddFixture("low", "good", {{"priority", 1}});
+  AddFixture("high", "newer_minor", {{"priority", 50}});
+  Host host = MakeHost();
+  Result<std::string> name = host.DefaultPlugin();
+  ASSERT_TRUE(name.ok());
+  EXPECT_EQ(*name, "high");
+}
+
+TEST_F(LoaderTest, EventCallbackRunsWithTheStatus) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("good");
+  ASSERT_TRUE(client.ok());
+  double v = 3.0;
+  Result<Buffer> buffer = client->BufferFromHost(&v, ElementType::kF64, {}, client->devices()[0]);
+  ASSERT_TRUE(buffer.ok());
+  Result<Event> ready = buffer->ReadyEvent();
+  ASSERT_TRUE(ready.ok());
+  EXPECT_TRUE(ready->IsReady());
+  bool called = false;
+  ASSERT_TRUE(ready->OnReady([&](Status status) { called = status.ok(); }).ok());
+  EXPECT_TRUE(called);
+}
+
+}  // namespace
+}  // namespace berth

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,9 @@ inline constexpr std::string_view kMissingField = "missing_field";
 inline constexpr std::string_view kWrongType = "wrong_type";
 inline constexpr std::string_view kInvalidValue = "invalid_value";
 inline constexpr std::string_view kAmbiguousKind = "ambiguous_kind";   // both "plugin" and "extension"
+// Discovery-side reasons (set by host/manifest/discovery.cc).
+inline constexpr std::string_view kShadowed = "shadowed";              // an earlier manifest has the same kind and name
+inline constexpr std::string_view kDisabled = "disabled";              // BERTH_PLUGINS_DISABLE / BERTH_PLUGINS_SELECT
 // Loader-side reasons (set by host/loader, listed here so all codes live in one place).
 inline constexpr std::string_view kLibraryNotFound = "library_not_found";
 inline constexpr std::string_view kLibraryLoadFailed = "library_load_failed";
@@ -102,6 +106,13 @@ ManifestParseResult ParseManifest(const std::filesystem::path& path, std::string
 
 // Reads then parses a file (not_a_file, unreadable, too_large handled here).
 ManifestParseResult LoadManifestFile(const std::filesystem::path& path);
+
+// The fields the parser requires, in the order it checks them: at the top
+// level (besides exactly one of "plugin"/"extension"), and inside the "plugin"
+// or "extension" object. The JSON Schema's "required" lists are tested
+// against these, so the two cannot drift apart.
+std::span<const std::string_view> RequiredTopLevelFields();
+std::span<const std::string_view> RequiredFields(ManifestKind kind);
 
 // Matches a glob with '*' (any run, possibly empty) and '?' (one character).
 bool GlobMatch(std::string_view pattern, std::string_view text);

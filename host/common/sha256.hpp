@@ -1,0 +1,44 @@
+// SHA-256 (FIPS 180-4), used to check a manifest's "sha256" pin against the
+// library file before it is loaded.
+#ifndef BERTH_HOST_COMMON_SHA256_HPP_
+#define BERTH_HOST_COMMON_SHA256_HPP_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "berth/status.hpp"
+
+namespace berth::host {
+
+// Incremental SHA-256: Update any number of times, then Finish once.
+class Sha256 {
+ public:
+  Sha256();
+  void Update(std::string_view bytes);
+  // The 32-byte digest. The object must not be updated afterwards.
+  std::array<uint8_t, 32> Finish();
+
+ private:
+  void Compress(const uint8_t* block);
+
+  std::array<uint32_t, 8> state_;
+  std::array<uint8_t, 64> buffer_{};
+  size_t buffered_ = 0;
+  uint64_t total_bytes_ = 0;
+};
+
+// The digest of `bytes` as 64 lower-case hex digits.
+std::string Sha256Hex(std::string_view bytes);
+
+// The digest of a file's contents as 64 lower-case hex digits, read in 64 KiB
+// chunks. Errors name the file: NOT_FOUND, PERMISSION_DENIED,
+// INVALID_ARGUMENT (not a regular file) or DATA_LOSS (read failure).
+Result<std::string> Sha256File(const std::filesystem::path& path);
+
+}  // namespace berth::host
+
+#endif  // BERTH_HOST_COMMON_SHA256_HPP_

@@ -8,6 +8,9 @@ namespace berth {
 Event::Event(std::shared_ptr<const host::PluginLibrary> library, BERTH_Event* event)
     : library_(std::move(library)), event_(event) {}
 
+Event::Event(Event&& other) noexcept
+    : library_(std::move(other.library_)), event_(std::exchange(other.event_, nullptr)) {}
+
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
     Reset();

@@ -4,6 +4,7 @@
 #define BERTH_TESTS_SUPPORT_TEST_UTIL_HPP_
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -134,6 +135,35 @@ inline int64_t FixtureLiveObjects(const std::filesystem::path& path) {
 // Path of a fixture variant's library in the build tree.
 inline std::filesystem::path FixturePath(const std::string& variant) {
   return std::filesystem::path(BERTH_FIXTURE_DIR) / ("libberth_fixture_" + variant + ".so");
+}
+
+// Output and exit status of a shell command (stderr is captured separately
+// when `stderr_file` is given).
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+inline CommandResult RunCommand(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0) result.out.append(chunk, n);
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+// Quotes a string for /bin/sh.
+inline std::string ShellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
 }
 
 }  // namespace berth::testing

@@ -18,7 +18,7 @@ class PluginLibrary;
 class Event {
  public:
   Event() = default;
-  Event(Event&& other) noexcept = default;
+  Event(Event&& other) noexcept;
   Event& operator=(Event&& other) noexcept;
   ~Event();
 

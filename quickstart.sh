@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Berth quickstart.
+#   ./quickstart.sh        install missing Debian packages, build, run the main job
+#   ./quickstart.sh test   the same set-up, then run the whole test suite
+# Environment: BERTH_BUILD_DIR (default: build), BERTH_MESON_ARGS (extra
+# `meson setup` arguments for a new build folder).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode="${1:-run}"
+case "$mode" in
+  run|test) ;;
+  -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+  *) echo "usage: ./quickstart.sh [test]" >&2; exit 2 ;;
+esac
+
+# ------------------------------------------------------------ Debian packages
+packages=(
+  meson ninja-build pkg-config g++ python3
+  libboost-dev libboost-program-options-dev
+  nlohmann-json3-dev libffi-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libgloo-dev libeigen3-dev
+)
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "quickstart: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ---------------------------------------------------------------------- build
+build="${BERTH_BUILD_DIR:-build}"
+if [ ! -f "$build/build.ninja" ]; then
+  # shellcheck disable=SC2086
+  meson setup "$build" ${BERTH_MESON_ARGS:-}
+fi
+ninja -C "$build"
+
+berth="$build/host/cli/berth"
+if [ "$mode" = test ]; then
+  meson test -C "$build" --print-errorlogs
+  exit 0
+fi
+
+# ------------------------------------------------------------------- main job
+echo
+echo "== berth plugins --load"
+"$berth" plugins --load

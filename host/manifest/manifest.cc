@@ -365,8 +365,11 @@ bool AsInt64(const json& value, int64_t* out) {
   }
   if (value.is_number_float()) {
     double d = value.get<double>();
-    // 2^63 is exactly representable; every double below it with no fraction fits.
-    if (std::trunc(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+    // Integer literals outside int64 reach us as doubles too (nlohmann turns
+    // -9223372036854775809 into -2^63), so the bounds are open at both ends:
+    // every integral double strictly between -2^63 and 2^63 fits. Only the
+    // float spelling of INT64_MIN ("-9223372036854775808.0") is lost.
+    if (std::trunc(d) != d || d <= -9223372036854775808.0 || d >= 9223372036854775808.0) {
       return false;
     }
     *out = static_cast<int64_t>(d);

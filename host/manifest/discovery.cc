@@ -229,8 +229,9 @@ class Discoverer {
  public:
   explicit Discoverer(const EnvReader& env) : filters_(env) {}
 
-  void Visit(const fs::path& file) {
-    if (!seen_files_.insert(PathKey(file)).second) return;  // listed twice
+  // `key` identifies the file for "read once" (see PathKey).
+  void Visit(const fs::path& file, std::string key) {
+    if (!seen_files_.insert(std::move(key)).second) return;  // listed twice
     ManifestParseResult parsed = LoadManifestFile(file);
     ManifestEntry entry;
     entry.path = file;
@@ -317,14 +318,21 @@ DiscoveryResult DiscoverManifests(const DiscoveryOptions& options) {
         Debug("DiscoverManifests: searching folder " + item.path.string() + " (from " +
               std::string(item.source) + ")");
       }
-      for (const fs::path& file : ListManifestFiles(item.path)) discoverer.Visit(file);
+      // item.path is already normal, so a listed file's key is folder + name.
+      const std::string& folder = item.path.native();
+      for (const fs::path& file : ListManifestFiles(item.path)) {
+        std::string key = folder;
+        if (key.back() != '/') key += '/';
+        key += file.filename().native();
+        discoverer.Visit(file, std::move(key));
+      }
     } else {
       // A file named in a path list is read whatever its name ends in.
       if (DebugOn()) {
         Debug("DiscoverManifests: reading file " + item.path.string() + " (from " +
               std::string(item.source) + ")");
       }
-      discoverer.Visit(item.path);
+      discoverer.Visit(item.path, item.path.native());
     }
   }
   return std::move(discoverer.result());

@@ -207,12 +207,14 @@ class BoundedDomBuilder final : public json::json_sax_t {
   bool start_object(std::size_t /*elements*/) override { return Open(json::object()); }
   bool key(string_t& name) override {
     Frame& top = stack_.back();
-    if (top.node->contains(name)) {
+    auto& members = top.node->get_ref<json::object_t&>();
+    auto [it, inserted] = members.try_emplace(std::move(name));
+    if (!inserted) {
       stop_ = Stop::kDuplicateKey;
-      detail_ = "the key " + Quote(name) + " appears twice in " + ObjectPath();
+      detail_ = "the key " + Quote(it->first) + " appears twice in " + ObjectPath();
       return false;
     }
-    top.key = std::move(name);
+    top.slot = &it->second;
     return true;
   }
   bool end_object() override {
@@ -244,7 +246,7 @@ class BoundedDomBuilder final : public json::json_sax_t {
  private:
   struct Frame {
     json* node;
-    std::string key;  // the key of the value being read, for objects
+    json* slot = nullptr;  // for objects: the member whose value comes next
   };
 
   // Places a value where the document currently is; returns where it lives.
@@ -259,9 +261,8 @@ class BoundedDomBuilder final : public json::json_sax_t {
       top.node->push_back(std::move(value));
       return &top.node->back();
     }
-    json& slot = (*top.node)[top.key];
-    slot = std::move(value);
-    return &slot;
+    *top.slot = std::move(value);
+    return top.slot;
   }
 
   bool Add(json&& value) {
@@ -275,7 +276,7 @@ class BoundedDomBuilder final : public json::json_sax_t {
       return false;
     }
     json* node = Insert(std::move(container));
-    stack_.push_back(Frame{node, {}});
+    stack_.push_back(Frame{node});
     return true;
   }
 
@@ -285,9 +286,15 @@ class BoundedDomBuilder final : public json::json_sax_t {
     for (size_t i = 0; i + 1 < stack_.size(); ++i) {
       if (stack_[i].node->is_array()) {
         path += "[]";
-      } else {
-        if (!path.empty()) path += '.';
-        path += stack_[i].key;
+        continue;
+      }
+      // The member holding the next frame's container is this frame's slot.
+      for (const auto& [member, value] : stack_[i].node->get_ref<const json::object_t&>()) {
+        if (&value == stack_[i].slot) {
+          if (!path.empty()) path += '.';
+          path += member;
+          break;
+        }
       }
     }
     return path.empty() ? "the top-level object" : Quote(path);
@@ -358,8 +365,11 @@ bool AsInt64(const json& value, int64_t* out) {
   }
   if (value.is_number_float()) {
     double d = value.get<double>();
-    // 2^63 is exactly representable; every double below it with no fraction fits.
-    if (std::trunc(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+    // Integer literals outside int64 reach us as doubles too (nlohmann turns
+    // -9223372036854775809 into -2^63), so the bounds are open at both ends:
+    // every integral double strictly between -2^63 and 2^63 fits. Only the
+    // float spelling of INT64_MIN ("-9223372036854775808.0") is lost.
+    if (std::trunc(d) != d || d <= -9223372036854775808.0 || d >= 9223372036854775808.0) {
       return false;
     }
     *out = static_cast<int64_t>(d);
@@ -373,16 +383,17 @@ bool AsInt64(const json& value, int64_t* out) {
 class Checker {
  public:
   Checker(const fs::path& path, ManifestParseResult* result)
-      : path_(path), file_(Printable(path.string())), result_(result) {}
+      : path_(path), result_(result) {}
 
   bool Fail(std::string_view reason, std::string_view text) {
     result_->manifest.reset();
     result_->error.reason = std::string(reason);
-    result_->error.message = "manifest " + file_ + ": " + std::string(text) + ". Skipped.";
+    result_->error.message = "manifest " + File() + ": " + std::string(text) + ". Skipped.";
     return false;
   }
 
-  bool Check(const json& root, Manifest* m) {
+  // Checks `root`; on success moves the "plugin"/"extension" object into m->raw.
+  bool Check(json& root, Manifest* m) {
     if (!root.is_object()) {
       return Fail(reason::kNotAnObject,
                   "the top level is " + std::string(TypeName(root)) +
@@ -406,18 +417,22 @@ class Checker {
     m->kind = plugin != root.end() ? ManifestKind::kPlugin : ManifestKind::kExtension;
     result_->kind = m->kind;
     kind_ = ManifestKindName(m->kind);
-    const json& body = plugin != root.end() ? *plugin : *extension;
+    json& body = plugin != root.end() ? *plugin : *extension;
     if (!body.is_object()) {
       return Fail(reason::kWrongType, Quoted(kind_) + " must be an object, not " +
                                           std::string(TypeName(body)) + "; write it as " +
                                           Quoted(kind_) + ": {\"name\": ..., ...}");
     }
     LogUnknownFields(root, kTopLevelKnown, "the top level");
-    m->raw = body;
-    return CheckBody(body, m);
+    if (!CheckBody(body, m)) return false;
+    m->raw = std::move(body);
+    return true;
   }
 
  private:
+  // The file as named in messages (only built when a message is).
+  std::string File() const { return Printable(path_.native()); }
+
   static std::string Quoted(std::string_view key) { return "\"" + std::string(key) + "\""; }
 
   // `"key" in "plugin"`.
@@ -485,7 +500,7 @@ class Checker {
     newer_minor_ = version[1] > 0;
     if (newer_minor_ && LogEnabled(LogLevel::kDebug, kLogCategory)) {
       Log(LogLevel::kDebug, kLogCategory,
-          "manifest " + file_ + ": file format " + Quote(text) +
+          "manifest " + File() + ": file format " + Quote(text) +
               " is newer than this host's 1.0; fields it does not know are ignored");
     }
     return true;
@@ -714,7 +729,7 @@ class Checker {
     for (const auto& [key, value] : object.items()) {
       if (Contains(known, key)) continue;
       Log(LogLevel::kDebug, kLogCategory,
-          "manifest " + file_ + ": unknown field " + Quote(key) + " in " + std::string(where) +
+          "manifest " + File() + ": unknown field " + Quote(key) + " in " + std::string(where) +
               " ignored" +
               (newer_minor_ ? " (the file uses a newer format minor version)"
                             : "; check its spelling"));
@@ -722,7 +737,6 @@ class Checker {
   }
 
   const fs::path& path_;
-  std::string file_;
   ManifestParseResult* result_;
   std::string_view kind_ = "plugin";
   bool newer_minor_ = false;

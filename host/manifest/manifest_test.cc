@@ -139,6 +139,14 @@ TEST(ManifestTest, AcceptsIntegralFloatPriorityLikeJsonSchema) {
   EXPECT_EQ(r.manifest->api_minor, 2);
 }
 
+TEST(ManifestTest, RejectsIntegerLiteralJustBelowInt64) {
+  // nlohmann reads it as the double -2^63; it must not pass as INT64_MIN.
+  ExpectError(Parse(R"({"file_format_version": "1.0.0", "plugin": {"name": "a",
+      "library_path": "a.so", "api_version": "1.0", "platform": "cpu",
+      "priority": -9223372036854775809}})"),
+              reason::kInvalidValue, "which is not a 64-bit integer");
+}
+
 TEST(ManifestTest, AcceptsNegativeAndLargePriority) {
   ManifestParseResult r = Parse(ManifestBuilder::Plugin("a").Set("priority", INT64_MIN));
   ASSERT_TRUE(r.manifest) << r.error.message;
@@ -586,6 +594,7 @@ INSTANTIATE_TEST_SUITE_P(
                                             "64-bit integer"},
         InvalidCase{false, "priority", 9223372036854775808ull, "is 9223372036854775808, which is"},
         InvalidCase{false, "priority", 1e300, "which is not a 64-bit integer"},
+        InvalidCase{false, "priority", -9223372036854775808.0, "which is not a 64-bit integer"},
         InvalidCase{false, "sha256", "abc", "\"sha256\" in \"plugin\" is \"abc\" (3 characters), "
                                             "which is not 64 hex digits"},
         InvalidCase{false, "sha256", std::string(63, 'a') + "g", "(64 characters), which is not"},

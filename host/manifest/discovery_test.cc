@@ -490,7 +490,8 @@ TEST(DiscoverManifestsTest, EmptyEnvReaderFallsBackToTheProcessEnvironment) {
   EXPECT_THAT(Names(result), ElementsAre("p"));
 }
 
-TEST(DiscoverManifestsTest, DiscoversAThousandManifestsQuickly) {
+TEST(DiscoverManifestsTest, DiscoversAThousandManifestsInNameOrder) {
+  // Speed is measured by BM_DiscoverManifests in bench/; this checks the result.
   TempDir dir;
   for (int i = 0; i < 1000; ++i) {
     char name[32];
@@ -503,17 +504,11 @@ TEST(DiscoverManifestsTest, DiscoversAThousandManifestsQuickly) {
         .WriteTo(dir, fs::path("d") / (std::string(name) + ".json"));
   }
   DiscoveryOptions options = Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()}});
-  DiscoverManifests(options);  // warm the page cache
-  auto start = std::chrono::steady_clock::now();
   DiscoveryResult result = DiscoverManifests(options);
-  auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
   ASSERT_EQ(result.entries.size(), 1000u);
   for (const ManifestEntry& e : result.entries) ASSERT_EQ(e.status, EntryStatus::kFound);
   EXPECT_EQ(result.entries.front().name, "plugin_0000");
   EXPECT_EQ(result.entries.back().name, "plugin_0999");
-  std::printf("DiscoverManifests: 1000 manifests in %.1f ms\n", elapsed.count());
-  // Generous: the target is < 50 ms in an optimised build; sanitizer builds are slower.
-  EXPECT_LT(elapsed.count(), 2000.0);
 }
 
 TEST(EntryStatusTest, HasStableNames) {

@@ -116,6 +116,7 @@ constexpr std::array<std::string_view, kNumOpKinds> kNames = {
     "stablehlo.slice",
     "stablehlo.sort",
     "stablehlo.sqrt",
+    "stablehlo.square",
     "stablehlo.subtract",
     "stablehlo.tan",
     "stablehlo.tanh",

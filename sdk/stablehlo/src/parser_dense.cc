@@ -2,6 +2,7 @@
 // buffer of a DenseElementsAttr (see attributes.hpp for the layout).
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "src/parser_impl.hpp"
@@ -370,57 +371,65 @@ Status Parser::ParseDense(const Attribute** out) {
     *out = b_.Make<DenseElementsAttr>(type, true, std::move(data));
     return OkStatus();
   }
-  // Nested lists matching the shape exactly.
+  // Nested lists. Their shape is inferred from the nesting (every sublist of
+  // a level must agree) and must match the type; a literal with the same
+  // number of elements in another shape is accepted too (row-major), as the
+  // upstream test suite contains one.
   std::span<const int64_t> shape = type.shape();
-  const size_t rank = shape.size();
-  if (rank == 0) return ErrorAt(begin, "a rank-0 tensor literal takes a single value, not a list");
   if (static_cast<uint64_t>(count) > end - begin) {
     return ErrorAt(begin, "dense literal has fewer values than its type " + type.ToString() +
                               " needs");
   }
   std::vector<uint8_t> data(static_cast<size_t>(count) * bytes);
   DenseReader reader(src_, probe.pos(), end, element, data.data());
-  std::vector<int64_t> seen(rank, 0);
-  size_t depth = 0;
+  std::vector<int64_t> literal_shape;  // learned while parsing
+  std::vector<int64_t> seen;           // values so far per open level
+  int64_t rank = -1;                   // depth of the values, once known
   size_t index = 0;
-  // true right after '[' or ',' (a value or list must follow).
-  bool need_item = true;
+  bool need_item = true;  // after '[' or ','
   bool after_open = false;
   while (true) {
     char c = reader.Peek();
     if (c == '[') {
       if (!need_item) return ErrorAt(reader.pos(), "expected ',' or ']' in the dense literal");
-      if (depth == rank) {
-        return ErrorAt(reader.pos(), "dense literal is nested deeper than the rank of " +
-                                         type.ToString());
+      if (rank >= 0 && static_cast<int64_t>(seen.size()) >= rank) {
+        return ErrorAt(reader.pos(), "tensor literal is invalid; ranks are not consistent "
+                                     "between elements");
       }
-      if (depth > 0 && ++seen[depth - 1] > shape[depth - 1]) {
-        return ErrorAt(reader.pos(), "dense literal has more than " +
-                                         std::to_string(shape[depth - 1]) +
-                                         " values in dimension " + std::to_string(depth - 1));
+      if (seen.size() >= static_cast<size_t>(kMaxNestingDepth)) {
+        return ErrorAt(reader.pos(), "nesting is deeper than 256 levels");
       }
+      if (!seen.empty()) ++seen.back();
       reader.set_pos(reader.pos() + 1);
-      seen[depth] = 0;
-      ++depth;
+      seen.push_back(0);
       need_item = true;
       after_open = true;
       continue;
     }
     if (c == ']') {
-      if (depth == 0) return ErrorAt(reader.pos(), "unbalanced ']' in the dense literal");
+      if (seen.empty()) return ErrorAt(reader.pos(), "unbalanced ']' in the dense literal");
       if (need_item && !after_open) return ErrorAt(reader.pos(), "expected a value before ']'");
-      size_t level = depth - 1;
-      if (seen[level] != shape[level]) {
-        return ErrorAt(reader.pos(), "dense literal has " + std::to_string(seen[level]) +
-                                         " values in dimension " + std::to_string(level) +
-                                         "; " + type.ToString() + " needs " +
-                                         std::to_string(shape[level]));
+      size_t level = seen.size() - 1;
+      if (after_open) {
+        // `[]`: this level is the innermost one.
+        if (rank >= 0 && static_cast<int64_t>(seen.size()) != rank) {
+          return ErrorAt(reader.pos(), "tensor literal is invalid; ranks are not consistent "
+                                       "between elements");
+        }
+        rank = static_cast<int64_t>(seen.size());
+      }
+      if (literal_shape.size() <= level) literal_shape.resize(level + 1, -1);
+      if (literal_shape[level] < 0) {
+        literal_shape[level] = seen[level];
+      } else if (literal_shape[level] != seen[level]) {
+        return ErrorAt(reader.pos(), "tensor literal is invalid; sublists of dimension " +
+                                         std::to_string(level) + " differ in length");
       }
       reader.set_pos(reader.pos() + 1);
-      --depth;
+      seen.pop_back();
       need_item = false;
       after_open = false;
-      if (depth == 0) break;
+      if (seen.empty()) break;
       continue;
     }
     if (c == ',') {
@@ -431,21 +440,36 @@ Status Parser::ParseDense(const Attribute** out) {
       continue;
     }
     if (c == '\0') return ErrorAt(begin, "unterminated list in the dense literal");
-    // A value.
     if (!need_item) return ErrorAt(reader.pos(), "expected ',' or ']' in the dense literal");
-    if (depth != rank) {
-      return ErrorAt(reader.pos(), "expected a nested list: " + type.ToString() + " has rank " +
-                                       std::to_string(rank));
+    if (rank < 0) rank = static_cast<int64_t>(seen.size());
+    if (static_cast<int64_t>(seen.size()) != rank) {
+      return ErrorAt(reader.pos(), "tensor literal is invalid; ranks are not consistent between "
+                                   "elements");
     }
-    if (++seen[depth - 1] > shape[depth - 1]) {
-      return ErrorAt(reader.pos(), "dense literal has more than " +
-                                       std::to_string(shape[depth - 1]) + " values in dimension " +
-                                       std::to_string(depth - 1));
+    if (index >= static_cast<size_t>(count)) {
+      return ErrorAt(reader.pos(), "dense literal has more values than its type " +
+                                       type.ToString() + " holds");
     }
+    ++seen.back();
     if (!reader.Element(index * bytes)) return ErrorAt(reader.error_pos(), reader.error());
     ++index;
     need_item = false;
     after_open = false;
+  }
+  if (!std::equal(literal_shape.begin(), literal_shape.end(), shape.begin(), shape.end()) &&
+      index != static_cast<size_t>(count)) {
+    std::string inferred = "[";
+    for (size_t i = 0; i < literal_shape.size(); ++i) {
+      if (i) inferred += ", ";
+      inferred += std::to_string(literal_shape[i]);
+    }
+    inferred += "]";
+    return ErrorAt(begin, "inferred shape of elements literal (" + inferred +
+                              ") does not match type " + type.ToString());
+  }
+  if (index != static_cast<size_t>(count)) {
+    return ErrorAt(begin, "dense literal has " + std::to_string(index) + " values; its type " +
+                              type.ToString() + " needs " + std::to_string(count));
   }
   if (reader.Peek() != '\0') return ErrorAt(reader.pos(), "unexpected text after the dense list");
   pos_ = after;

@@ -221,6 +221,7 @@ Status VerifyElementwiseOp(const Operation& op) {
     case OpKind::kLogistic:
     case OpKind::kRsqrt:
     case OpKind::kSqrt: return Unary(op, kFloatC | kComplexC);
+    case OpKind::kSquare: return Unary(op, kIntC | kFloatC | kComplexC);
     case OpKind::kCeil:
     case OpKind::kFloor:
     case OpKind::kRoundNearestAfz:

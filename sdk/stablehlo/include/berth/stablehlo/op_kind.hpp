@@ -123,6 +123,7 @@ enum class OpKind : uint16_t {
   kSlice,
   kSort,
   kSqrt,
+  kSquare,
   kSubtract,
   kTan,
   kTanh,

@@ -220,16 +220,16 @@ Status Parser::LexString(std::string* out) {
     if (pos_ + 1 >= n) return ErrorAt(start, "unterminated string literal");
     char e = src_[pos_ + 1];
     switch (e) {
-      case '"': out += '"'; pos_ += 2; continue;
-      case '\\': out += '\\'; pos_ += 2; continue;
-      case 'n': out += '\n'; pos_ += 2; continue;
-      case 't': out += '\t'; pos_ += 2; continue;
+      case '"': *out += '"'; pos_ += 2; continue;
+      case '\\': *out += '\\'; pos_ += 2; continue;
+      case 'n': *out += '\n'; pos_ += 2; continue;
+      case 't': *out += '\t'; pos_ += 2; continue;
       default: break;
     }
     int hi = HexValue(e);
     int lo = pos_ + 2 < n ? HexValue(src_[pos_ + 2]) : -1;
     if (hi < 0 || lo < 0) return ErrorAt(pos_, "unknown escape in string literal");
-    out += static_cast<char>(hi * 16 + lo);
+    *out += static_cast<char>(hi * 16 + lo);
     pos_ += 3;
   }
 }

@@ -78,7 +78,10 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
       size_t key_pos = pos_;
       std::string_view key = LexBareId();
       if (key.empty()) return Error("expected an operand or 'name = value'");
-      if (!TryConsume('=')) return ErrorAt(key_pos, "expected '=' after '" + std::string(key) + "'");
+      if (!TryConsume('=')) {
+        return ErrorAt(key_pos, "expected an operand ('%" + std::string(key) + "'?) or '" +
+                                    std::string(key) + " = value'");
+      }
       BERTH_RETURN_IF_ERROR(ParseKeywordItem(st, key, key_pos, &lhs_batch, &rhs_batch,
                                              &lhs_contract, &rhs_contract, &has_dot_dims));
     } while (TryConsume(','));

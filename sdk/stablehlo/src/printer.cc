@@ -1,0 +1,206 @@
+// Printing modules, functions and ops (ops in the generic form).
+#include "berth/stablehlo/printer.hpp"
+
+#include <unordered_map>
+
+#include "src/printer_impl.hpp"
+
+namespace berth::stablehlo {
+namespace {
+
+using detail::AppendAttrDict;
+using detail::AppendSymbol;
+
+class Printer {
+ public:
+  std::string out;
+
+  void PrintModule(const Module& module) {
+    out += "module";
+    if (!module.name().empty()) {
+      out += ' ';
+      AppendSymbol(out, module.name());
+    }
+    if (!module.attributes().empty()) {
+      out += " attributes ";
+      AppendAttrDict(out, module.attributes());
+    }
+    out += " {\n";
+    for (Operation* op : module.top_level_ops()) {
+      Indent(1);
+      PrintOp(*op, 1);
+      out += '\n';
+    }
+    for (Function* f : module.functions()) PrintFunction(*f);
+    out += "}\n";
+  }
+
+  void PrintFunction(const Function& f) {
+    names_.clear();
+    next_value_ = 0;
+    next_arg_ = 0;
+    Indent(1);
+    out += "func.func ";
+    if (f.visibility() == Visibility::kPrivate) out += "private ";
+    if (f.visibility() == Visibility::kNested) out += "nested ";
+    AppendSymbol(out, f.name());
+    out += '(';
+    std::span<const Type> args = f.argument_types();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) out += ", ";
+      if (!f.is_declaration()) {
+        const Value* v = f.entry_block().argument(i);
+        out += NameArg(v);
+        out += ": ";
+      }
+      out += args[i].ToString();
+      if (const DictionaryAttr* d = f.argument_attrs(i)) {
+        out += ' ';
+        AppendAttrDict(out, d->entries());
+      }
+    }
+    out += ')';
+    std::span<const Type> results = f.result_types();
+    if (!results.empty()) {
+      out += " -> (";
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (i) out += ", ";
+        out += results[i].ToString();
+        if (const DictionaryAttr* d = f.result_attrs(i)) {
+          out += ' ';
+          AppendAttrDict(out, d->entries());
+        }
+      }
+      out += ')';
+    }
+    if (!f.attributes().empty()) {
+      out += " attributes ";
+      AppendAttrDict(out, f.attributes());
+    }
+    if (f.is_declaration()) {
+      out += '\n';
+      return;
+    }
+    out += " {\n";
+    for (Operation* op : f.entry_block().operations()) {
+      Indent(2);
+      PrintOp(*op, 2);
+      out += '\n';
+    }
+    Indent(1);
+    out += "}\n";
+  }
+
+  void PrintOp(const Operation& op, int depth) {
+    if (op.num_results() > 0) {
+      std::string base = "%" + std::to_string(next_value_++);
+      out += base;
+      if (op.num_results() > 1) {
+        out += ':';
+        out += std::to_string(op.num_results());
+        for (size_t i = 0; i < op.num_results(); ++i) {
+          names_[op.result(i)] = base + "#" + std::to_string(i);
+        }
+      } else {
+        names_[op.result(0)] = base;
+      }
+      out += " = ";
+    }
+    out += '"';
+    out += op.name();
+    out += "\"(";
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      if (i) out += ", ";
+      out += NameOf(op.operand(i));
+    }
+    out += ')';
+    if (op.num_regions() > 0) {
+      out += " (";
+      for (size_t r = 0; r < op.num_regions(); ++r) {
+        if (r) out += ", ";
+        PrintRegion(op.region(r), depth);
+      }
+      out += ')';
+    }
+    if (!op.attributes().empty()) {
+      out += ' ';
+      AppendAttrDict(out, op.attributes());
+    }
+    out += " : (";
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      if (i) out += ", ";
+      out += op.operand(i)->type().ToString();
+    }
+    out += ") -> ";
+    if (op.num_results() == 1 && !op.result(0)->type().IsFunction()) {
+      out += op.result(0)->type().ToString();
+    } else {
+      out += '(';
+      for (size_t i = 0; i < op.num_results(); ++i) {
+        if (i) out += ", ";
+        out += op.result(i)->type().ToString();
+      }
+      out += ')';
+    }
+  }
+
+  void PrintRegion(const Region& region, int depth) {
+    out += "{\n";
+    for (Block* block : region.blocks()) {
+      if (block->num_arguments() > 0) {
+        Indent(depth);
+        out += "^bb0(";
+        for (size_t i = 0; i < block->num_arguments(); ++i) {
+          if (i) out += ", ";
+          const Value* v = block->argument(i);
+          out += NameArg(v);
+          out += ": ";
+          out += v->type().ToString();
+        }
+        out += "):\n";
+      }
+      for (Operation* op : block->operations()) {
+        Indent(depth + 1);
+        PrintOp(*op, depth + 1);
+        out += '\n';
+      }
+    }
+    Indent(depth);
+    out += '}';
+  }
+
+  std::string NameOf(const Value* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    // Not printed yet (only when printing a single op): use the source name.
+    return "%" + (v->name().empty() ? std::string("unknown") : std::string(v->name()));
+  }
+
+ private:
+  const std::string& NameArg(const Value* v) {
+    return names_[v] = "%arg" + std::to_string(next_arg_++);
+  }
+  void Indent(int depth) { out.append(static_cast<size_t>(depth) * 2, ' '); }
+
+  std::unordered_map<const Value*, std::string> names_;
+  int next_value_ = 0;
+  int next_arg_ = 0;
+};
+
+}  // namespace
+
+std::string Print(const Module& module) {
+  Printer p;
+  p.PrintModule(module);
+  return std::move(p.out);
+}
+
+std::string Print(const Operation& op) {
+  Printer p;
+  p.PrintOp(op, 0);
+  return std::move(p.out);
+}
+
+std::string Print(Type type) { return type.ToString(); }
+
+}  // namespace berth::stablehlo

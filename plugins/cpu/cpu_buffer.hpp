@@ -7,49 +7,52 @@
 #include <mutex>
 
 #include "berth/plugin/buffer.hpp"
+#include "interpreter/storage.hpp"
 
 namespace berth::cpu {
 
-// 64-byte aligned bytes. Shared by a buffer and the work that reads or
-// writes it, so deleting the buffer never frees memory in use.
-class Storage {
+// The contents of a buffer, shared by the buffer and the work producing or
+// reading it (an execution, a transfer), so that destroying the buffer
+// object while that work runs is safe.
+class BufferContents {
  public:
-  static std::shared_ptr<Storage> Allocate(size_t size);
-  ~Storage();
-  Storage(const Storage&) = delete;
-  Storage& operator=(const Storage&) = delete;
+  // Contents that are ready now.
+  explicit BufferContents(std::shared_ptr<Storage> storage);
+  // Contents some work will produce (Fulfill) or fail to produce (Fail).
+  BufferContents() = default;
 
-  std::byte* data() { return data_; }
-  const std::byte* data() const { return data_; }
-  size_t size() const { return size_; }
+  void Fulfill(std::shared_ptr<Storage> storage);
+  void Fail(const Status& status);
+  const plugin::Event& ready() const { return ready_; }
+
+  // The bytes, once ready: FAILED_PRECONDITION when deleted or not produced.
+  Result<std::shared_ptr<Storage>> storage() const;
+  void Delete();
+  bool deleted() const;
 
  private:
-  Storage(std::byte* data, size_t size) : data_(data), size_(size) {}
-  std::byte* data_;
-  size_t size_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<Storage> storage_;
+  bool deleted_ = false;
+  plugin::Event ready_;
 };
 
 class CpuBuffer final : public plugin::Buffer {
  public:
-  // `ready` becomes ready when `storage` holds the contents.
-  CpuBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
-            plugin::Memory* memory, std::shared_ptr<Storage> storage, plugin::Event ready);
+  CpuBuffer(berth::ElementType type, std::vector<int64_t> dims, plugin::Device* device,
+            plugin::Memory* memory, std::shared_ptr<BufferContents> contents);
 
   size_t on_device_size() const override;
   Status Delete() override;
   bool IsDeleted() const override;
-  plugin::Event ReadyEvent() const override { return ready_; }
+  plugin::Event ReadyEvent() const override { return contents_->ready(); }
   Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override;
   Result<std::unique_ptr<plugin::Buffer>> CopyToDevice(plugin::Device* dst_device) override;
 
-  // The storage, or FAILED_PRECONDITION when deleted. Callers keep the
-  // returned pointer for as long as they use the bytes.
-  Result<std::shared_ptr<Storage>> storage() const;
+  const std::shared_ptr<BufferContents>& contents() const { return contents_; }
 
  private:
-  mutable std::mutex mutex_;
-  std::shared_ptr<Storage> storage_;  // NULL once deleted
-  plugin::Event ready_;
+  std::shared_ptr<BufferContents> contents_;
 };
 
 }  // namespace berth::cpu

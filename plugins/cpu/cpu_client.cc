@@ -5,6 +5,7 @@
 
 #include "berth/plugin/options.hpp"
 #include "cpu_buffer.hpp"
+#include "cpu_executable.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -80,6 +81,24 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   return std::unique_ptr<CpuClient>(new CpuClient(parsed));
 }
 
+Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::Compile(
+    const plugin::Program& program, const plugin::CompileOptions& options) {
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                         CpuExecutable::Compile(*this, program, options));
+  return std::unique_ptr<plugin::LoadedExecutable>(std::move(executable));
+}
+
+void CpuClient::EnqueueLaunch(const std::vector<plugin::Device*>& devices,
+                              std::vector<std::function<void()>> work) {
+  std::lock_guard lock(launch_mutex_);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    size_t index = static_cast<size_t>(devices[i]->local_hardware_id());
+    if (streams_.size() <= index) streams_.resize(index + 1);
+    if (!streams_[index]) streams_[index] = std::make_unique<DeviceStream>();
+    streams_[index]->Enqueue(std::move(work[i]));
+  }
+}
+
 Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(
     const plugin::HostBufferArgs& args) {
   size_t element_size = ElementTypeByteSize(args.type);
@@ -99,10 +118,15 @@ Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(
     CopyStrided(src, args.dims, args.byte_strides, element_size, storage->data());
   }
   plugin::HostBufferResult result;
-  result.buffer = std::make_unique<CpuBuffer>(args.type,
-                                              std::vector<int64_t>(args.dims.begin(), args.dims.end()),
-                                              args.device, args.memory, std::move(storage),
-                                              plugin::Event::Ready());
+  if (args.type == berth::ElementType::kPred) {
+    // Predicates are 0 or 1 inside the backend, whatever byte the host used.
+    for (size_t i = 0; i < byte_size; ++i) {
+      storage->data()[i] = storage->data()[i] != std::byte{0} ? std::byte{1} : std::byte{0};
+    }
+  }
+  result.buffer = std::make_unique<CpuBuffer>(
+      args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
+      args.memory, std::make_shared<BufferContents>(std::move(storage)));
   result.done_with_host_buffer = plugin::Event::Ready();
   return result;
 }

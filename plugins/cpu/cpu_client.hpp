@@ -2,11 +2,15 @@
 #ifndef BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_
 #define BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_
 
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
+#include "device_stream.hpp"
 #include "thread_pool.hpp"
 
 namespace berth::cpu {
@@ -27,8 +31,16 @@ class CpuClient final : public plugin::Client {
   int32_t process_index() const override { return static_cast<int32_t>(options_.node_id); }
 
   Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override;
+  Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(
+      const plugin::Program& program, const plugin::CompileOptions& options) override;
 
   ThreadPool& pool() { return *pool_; }
+
+  // Queues one launch: work[i] runs on the stream of local device
+  // devices[i]. Launches are queued atomically, so every stream sees them in
+  // the same order (instances of two launches never wait on each other).
+  void EnqueueLaunch(const std::vector<plugin::Device*>& devices,
+                     std::vector<std::function<void()>> work);
 
  private:
   explicit CpuClient(CpuClientOptions options);
@@ -37,6 +49,9 @@ class CpuClient final : public plugin::Client {
   std::string platform_name_ = "cpu";
   std::string platform_version_;
   std::unique_ptr<ThreadPool> pool_;
+  std::mutex launch_mutex_;
+  // One per local device, started on first use; destroyed before the pool.
+  std::vector<std::unique_ptr<DeviceStream>> streams_;
 };
 
 }  // namespace berth::cpu

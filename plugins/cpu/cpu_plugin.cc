@@ -8,7 +8,7 @@ class CpuPlugin final : public plugin::Plugin {
  public:
   NamedValueMap Attributes() const override {
     return {{"vendor", std::string("Berth")},
-            {"stablehlo_support", false},
+            {"stablehlo_support", true},
             {"version", std::string(BERTH_VERSION)}};
   }
 

@@ -158,12 +158,14 @@ TEST_F(CpuBufferTest, CopyToDeviceMakesAnIndependentCopy) {
   EXPECT_THAT(out, ::testing::ElementsAre(1, 2, 3, 4));
 }
 
-TEST_F(CpuBufferTest, CompileIsUnimplementedWithAClearMessage) {
+TEST_F(CpuBufferTest, CompileOfAnotherFormatIsRejected) {
   Client client = MakeClient();
-  Result<Executable> executable = client.Compile("func.func @main() { return }");
+  CompileOptions options;
+  options.format = "berth-bytecode";
+  Result<Executable> executable = client.Compile("", options);
   ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(executable.status().message(), HasSubstr("cannot compile programs"));
+  EXPECT_EQ(executable.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(executable.status().message(), HasSubstr("format 'stablehlo', not 'berth-bytecode'"));
 }
 
 TEST_F(CpuBufferTest, ManyThreadsShareOneClient) {

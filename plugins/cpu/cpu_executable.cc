@@ -1,0 +1,266 @@
+#include "cpu_executable.hpp"
+
+#include <set>
+
+#include "berth/plugin/options.hpp"
+#include "berth/stablehlo/parser.hpp"
+#include "berth/stablehlo/verifier.hpp"
+#include "cpu_buffer.hpp"
+#include "cpu_client.hpp"
+#include "interpreter/collective_group.hpp"
+#include "interpreter/element_types.hpp"
+#include "interpreter/interpreter.hpp"
+
+namespace berth::cpu {
+
+CpuExecutable::CpuExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
+                             std::vector<plugin::Device*> devices, CpuClient& client)
+    : plugin::LoadedExecutable(std::move(metadata), std::move(devices)), client_(client) {}
+
+Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
+    CpuClient& client, const plugin::Program& program, const plugin::CompileOptions& options) {
+  if (program.format != "stablehlo") {
+    return InvalidArgumentError("the cpu plugin compiles programs of format 'stablehlo', not '" +
+                                std::string(program.format) + "'");
+  }
+  plugin::OptionReader reader(options.options, "cpu compile option");
+  BERTH_ASSIGN_OR_RETURN(std::string source_name, reader.String("source_name", "<program>"));
+  BERTH_ASSIGN_OR_RETURN(bool fuse, reader.Bool("fuse_elementwise", true));
+  BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+
+  stablehlo::ParseOptions parse_options;
+  parse_options.verify = true;
+  BERTH_ASSIGN_OR_RETURN(stablehlo::Module parsed,
+                         stablehlo::ParseModule(program.code, source_name, parse_options));
+  auto module = std::make_unique<stablehlo::Module>(std::move(parsed));
+
+  const stablehlo::Function* entry =
+      options.entry_name.empty() ? module->entry_function() : module->function(options.entry_name);
+  if (entry == nullptr || entry->is_declaration()) {
+    return InvalidArgumentError(
+        options.entry_name.empty()
+            ? source_name + ": no entry function (name one 'main', or have a single function)"
+            : source_name + ": no function @" + options.entry_name + " with a body");
+  }
+
+  auto metadata = std::make_shared<plugin::ExecutableMetadata>();
+  metadata->name = module->name().empty() ? std::string(entry->name()) : std::string(module->name());
+  for (size_t i = 0; i < entry->num_results(); ++i) {
+    stablehlo::Type type = entry->result_types()[i];
+    if (!type.IsTensor() || !type.HasStaticShape()) {
+      return UnimplementedError(source_name + ": result " + std::to_string(i) + " of @" +
+                                std::string(entry->name()) + " is " + type.ToString() +
+                                "; the cpu plugin returns statically shaped tensors only");
+    }
+    if (!IsSupportedElementType(type.element_type())) {
+      return UnsupportedElementType(type.element_type(), "result " + std::to_string(i));
+    }
+    metadata->output_types.push_back(ToBufferType(type.element_type()));
+    metadata->output_dims.emplace_back(type.shape().begin(), type.shape().end());
+  }
+  for (size_t i = 0; i < entry->num_arguments(); ++i) {
+    stablehlo::Type type = entry->argument_types()[i];
+    if (!type.IsTensor() || !type.HasStaticShape() || !IsSupportedElementType(type.element_type())) {
+      return UnimplementedError(source_name + ": argument " + std::to_string(i) + " of @" +
+                                std::string(entry->name()) + " is " + type.ToString() +
+                                ", which the cpu plugin cannot take as an argument");
+    }
+  }
+
+  int64_t replicas = options.num_replicas > 0 ? options.num_replicas
+                                              : module->num_replicas().value_or(1);
+  int64_t partitions = options.num_partitions > 0 ? options.num_partitions
+                                                  : module->num_partitions().value_or(1);
+  if (replicas < 1 || partitions < 1) {
+    return InvalidArgumentError(source_name + ": replica and partition counts must be positive");
+  }
+  metadata->num_replicas = replicas;
+  metadata->num_partitions = partitions;
+  const int64_t grid = replicas * partitions;
+  std::vector<int64_t> assignment = options.device_assignment;
+  if (assignment.empty()) {
+    for (int64_t i = 0; i < grid; ++i) assignment.push_back(i);
+  }
+  if (static_cast<int64_t>(assignment.size()) != grid) {
+    return InvalidArgumentError("device assignment has " + std::to_string(assignment.size()) +
+                                " entries for " + std::to_string(replicas) + " replicas x " +
+                                std::to_string(partitions) + " partitions");
+  }
+  std::set<int64_t> seen;
+  std::vector<Instance> instances;
+  for (int64_t logical = 0; logical < grid; ++logical) {
+    int64_t id = assignment[static_cast<size_t>(logical)];
+    if (!seen.insert(id).second) {
+      return InvalidArgumentError("device " + std::to_string(id) +
+                                  " appears twice in the device assignment");
+    }
+    Result<plugin::Device*> device = client.LookupDevice(id);
+    if (!device.ok()) {
+      return InvalidArgumentError(source_name + " needs " + std::to_string(grid) + " devices (" +
+                                  std::to_string(replicas) + " replicas x " +
+                                  std::to_string(partitions) + " partitions) but device " +
+                                  std::to_string(id) + " does not exist; the client has " +
+                                  std::to_string(client.devices().size()) +
+                                  " (raise the cpu plugin's device_count)");
+    }
+    if ((*device)->is_addressable()) {
+      instances.push_back(Instance{*device, logical / partitions, logical % partitions});
+    }
+  }
+
+  PlanOptions plan_options;
+  plan_options.fuse_elementwise = fuse;
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<ProgramPlan> plan, ProgramPlan::Build(*module, plan_options));
+
+  std::vector<plugin::Device*> devices;
+  for (const Instance& instance : instances) devices.push_back(instance.device);
+  std::unique_ptr<CpuExecutable> executable(
+      new CpuExecutable(std::move(metadata), std::move(devices), client));
+  auto compiled = std::make_shared<Program>();
+  compiled->module = std::move(module);
+  compiled->plan = std::move(plan);
+  compiled->entry = entry;
+  executable->program_ = std::move(compiled);
+  executable->entry_ = entry;
+  executable->device_assignment_ = std::move(assignment);
+  executable->instances_ = std::move(instances);
+  return executable;
+}
+
+Status CpuExecutable::CheckArguments(const std::vector<plugin::Buffer*>& arguments,
+                                     size_t instance) const {
+  const std::string where = "device " + std::to_string(instance) + ": @" + std::string(entry_->name());
+  if (arguments.size() != entry_->num_arguments()) {
+    return InvalidArgumentError(where + " takes " + std::to_string(entry_->num_arguments()) +
+                                " arguments, got " + std::to_string(arguments.size()));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    stablehlo::Type type = entry_->argument_types()[i];
+    const plugin::Buffer* buffer = arguments[i];
+    if (dynamic_cast<const CpuBuffer*>(buffer) == nullptr || !client_.Owns(buffer->device())) {
+      return InvalidArgumentError(where + ": argument " + std::to_string(i) +
+                                  " is not a buffer of this cpu client");
+    }
+    bool same_type = buffer->element_type() == ToBufferType(type.element_type());
+    bool same_dims = std::equal(buffer->dims().begin(), buffer->dims().end(), type.shape().begin(),
+                                type.shape().end());
+    if (!same_type || !same_dims) {
+      std::string got = "tensor<";
+      for (int64_t d : buffer->dims()) got += std::to_string(d) + "x";
+      got += std::string(berth::ElementTypeName(buffer->element_type())) + ">";
+      return InvalidArgumentError(where + ": argument " + std::to_string(i) + " must be " +
+                                  type.ToString() + ", got a buffer of " + got);
+    }
+  }
+  return OkStatus();
+}
+
+Result<plugin::ExecuteResult> CpuExecutable::Execute(
+    std::span<const std::vector<plugin::Buffer*>> argument_lists,
+    const plugin::ExecuteOptions& options, plugin::Device* execute_device) {
+  (void)options;
+  std::vector<Instance> instances = instances_;
+  if (execute_device != nullptr) {
+    if (instances_.size() != 1) {
+      return InvalidArgumentError("execute_device is only for single-device programs; this one "
+                                  "runs on " + std::to_string(instances_.size()) + " devices");
+    }
+    if (!client_.Owns(execute_device) || !execute_device->is_addressable()) {
+      return InvalidArgumentError("execute_device is not an addressable device of this client");
+    }
+    instances[0].device = execute_device;
+  }
+  if (argument_lists.size() != instances.size()) {
+    return InvalidArgumentError(std::to_string(argument_lists.size()) +
+                                " argument lists for a program running on " +
+                                std::to_string(instances.size()) + " devices");
+  }
+  for (size_t d = 0; d < instances.size(); ++d) {
+    BERTH_RETURN_IF_ERROR(CheckArguments(argument_lists[d], d));
+  }
+
+  const plugin::ExecutableMetadata& meta = *metadata();
+  const int64_t grid = meta.num_replicas * meta.num_partitions;
+  // Only in-process grids for now: every instance must be in this process.
+  if (static_cast<int64_t>(instances_.size()) != grid) {
+    return UnimplementedError("the program's " + std::to_string(grid) +
+                              " instances span processes, which the cpu plugin does not run yet");
+  }
+  std::shared_ptr<CollectiveGroup> group =
+      grid > 1 ? std::make_shared<CollectiveGroup>(grid) : nullptr;
+
+  plugin::ExecuteResult result;
+  std::vector<plugin::Device*> devices;
+  std::vector<std::function<void()>> work;
+  for (size_t d = 0; d < instances.size(); ++d) {
+    const Instance& instance = instances[d];
+    std::vector<std::shared_ptr<BufferContents>> inputs;
+    for (plugin::Buffer* buffer : argument_lists[d]) {
+      inputs.push_back(static_cast<CpuBuffer*>(buffer)->contents());
+    }
+    std::vector<std::shared_ptr<BufferContents>> outputs;
+    std::vector<std::unique_ptr<plugin::Buffer>> output_buffers;
+    for (size_t o = 0; o < meta.output_types.size(); ++o) {
+      auto contents = std::make_shared<BufferContents>();
+      outputs.push_back(contents);
+      output_buffers.push_back(std::make_unique<CpuBuffer>(meta.output_types[o], meta.output_dims[o],
+                                                           instance.device,
+                                                           instance.device->default_memory(),
+                                                           contents));
+    }
+    plugin::Event done;
+    DeviceContext device;
+    device.replica_id = instance.replica;
+    device.partition_id = instance.partition;
+    device.num_replicas = meta.num_replicas;
+    device.num_partitions = meta.num_partitions;
+    device.device_id = instance.device->id();
+    device.device_assignment = device_assignment_;
+    device.collectives = group.get();
+    int64_t logical = instance.replica * meta.num_partitions + instance.partition;
+    ThreadPool* pool = &client_.pool();
+    work.push_back([program = program_, pool, inputs, outputs, done, device, group,
+                    logical]() mutable {
+      const stablehlo::Function& entry = *program->entry;
+      Status status;
+      std::vector<Tensor> args;
+      for (size_t i = 0; i < inputs.size() && status.ok(); ++i) {
+        status = inputs[i]->ready().Await();
+        if (!status.ok()) break;
+        Result<std::shared_ptr<Storage>> storage = inputs[i]->storage();
+        if (!storage.ok()) {
+          status = storage.status().WithContext("argument " + std::to_string(i));
+          break;
+        }
+        stablehlo::Type type = entry.argument_types()[i];
+        args.push_back(Tensor::Wrap(type.element_type(),
+                                    std::vector<int64_t>(type.shape().begin(), type.shape().end()),
+                                    std::move(storage).value()));
+      }
+      Result<std::vector<Tensor>> values = status;
+      if (status.ok()) {
+        ExecContext ctx(*program->plan, pool, device);
+        if (group) group->Attach(logical, &ctx);
+        values = Interpreter::RunFunction(ctx, entry.name(), args);
+        if (group) {
+          if (!values.ok()) group->Abort(values.status());
+          group->Detach(logical);
+        }
+      }
+      if (values.ok()) {
+        for (size_t o = 0; o < outputs.size(); ++o) outputs[o]->Fulfill((*values)[o].storage());
+        done.Set(OkStatus());
+      } else {
+        for (const auto& output : outputs) output->Fail(values.status());
+        done.Set(values.status());
+      }
+    });
+    devices.push_back(instance.device);
+    result.outputs.push_back(std::move(output_buffers));
+    result.completion.push_back(done);
+  }
+  client_.EnqueueLaunch(devices, std::move(work));
+  return result;
+}
+
+}  // namespace berth::cpu

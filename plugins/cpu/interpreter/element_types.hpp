@@ -1,0 +1,74 @@
+// The element types the CPU backend computes with, and dispatch from a
+// runtime ElementType to a C++ type:
+//
+//   return DispatchElementType(type, "stablehlo.add", [&]<typename T>() -> Status {
+//     ... T is bool, int8_t ... uint64_t, Eigen::half, Eigen::bfloat16, float, double
+//   });
+//
+// i1 is `bool` (storage holds only 0 and 1; host buffers are normalised on
+// entry), f16 is Eigen::half and bf16 is Eigen::bfloat16 (arithmetic in
+// float, rounded to nearest even on store).
+#ifndef BERTH_PLUGINS_CPU_INTERPRETER_ELEMENT_TYPES_HPP_
+#define BERTH_PLUGINS_CPU_INTERPRETER_ELEMENT_TYPES_HPP_
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "berth/element_type.hpp"
+#include "berth/stablehlo/types.hpp"
+#include "berth/status.hpp"
+
+namespace berth::cpu {
+
+using half = Eigen::half;
+using bfloat16 = Eigen::bfloat16;
+
+template <typename T>
+inline constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                 std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+template <typename T>
+inline constexpr bool kIsBool = std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool kIsInteger = std::is_integral_v<T> && !kIsBool<T>;
+
+// Whether the CPU backend computes with this element type.
+bool IsSupportedElementType(stablehlo::ElementType type);
+
+// UNIMPLEMENTED: "<what>: element type f8E4M3FN is not supported by the cpu
+// plugin (supported: i1, i8 ... f64)".
+Status UnsupportedElementType(stablehlo::ElementType type, std::string_view what);
+
+// The ABI's element type for a program type (kInvalid when there is none).
+berth::ElementType ToBufferType(stablehlo::ElementType type);
+// The program's element type for an ABI type (false when unsupported).
+bool FromBufferType(berth::ElementType type, stablehlo::ElementType* out);
+
+// Calls `f.template operator()<T>()` with T the C++ type of `type`.
+template <typename F>
+auto DispatchElementType(stablehlo::ElementType type, std::string_view what, F&& f)
+    -> decltype(f.template operator()<float>()) {
+  using E = stablehlo::ElementType;
+  switch (type) {
+    case E::kI1: return f.template operator()<bool>();
+    case E::kSI8: return f.template operator()<int8_t>();
+    case E::kSI16: return f.template operator()<int16_t>();
+    case E::kSI32: return f.template operator()<int32_t>();
+    case E::kSI64: return f.template operator()<int64_t>();
+    case E::kUI8: return f.template operator()<uint8_t>();
+    case E::kUI16: return f.template operator()<uint16_t>();
+    case E::kUI32: return f.template operator()<uint32_t>();
+    case E::kUI64: return f.template operator()<uint64_t>();
+    case E::kF16: return f.template operator()<half>();
+    case E::kBF16: return f.template operator()<bfloat16>();
+    case E::kF32: return f.template operator()<float>();
+    case E::kF64: return f.template operator()<double>();
+    default: return UnsupportedElementType(type, what);
+  }
+}
+
+}  // namespace berth::cpu
+
+#endif  // BERTH_PLUGINS_CPU_INTERPRETER_ELEMENT_TYPES_HPP_

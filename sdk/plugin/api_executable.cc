@@ -184,9 +184,10 @@ BERTH_Error* LoadedExecute(BERTH_LoadedExecutable_Execute_Args* args) {
     if (args->num_devices > 0 && args->output_lists == nullptr) {
       return NullArgument(kFn, "output_lists");
     }
+    const size_t num_outputs = executable.metadata()->output_types.size();
     std::vector<std::vector<Buffer*>> lists(args->num_devices);
     for (size_t d = 0; d < args->num_devices; ++d) {
-      if (args->output_lists[d] == nullptr) {
+      if (num_outputs > 0 && args->output_lists[d] == nullptr) {
         return InvalidArgumentError(std::string(kFn) + ": output_lists[" + std::to_string(d) +
                                     "] is NULL");
       }
@@ -210,7 +211,6 @@ BERTH_Error* LoadedExecute(BERTH_LoadedExecutable_Execute_Args* args) {
       }
     }
     BERTH_ASSIGN_OR_RETURN(ExecuteResult result, executable.Execute(lists, options, execute_device));
-    size_t num_outputs = executable.metadata()->output_types.size();
     if (result.outputs.size() != args->num_devices || result.completion.size() != args->num_devices) {
       return InternalError(std::string(kFn) + ": the plugin returned results for " +
                            std::to_string(result.outputs.size()) + " devices, expected " +

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <mutex>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -72,6 +73,10 @@ class ExecContext {
   Result<std::vector<Tensor>> RunRegion(const stablehlo::Region& region,
                                         std::span<const Tensor> args, const Frame* parent);
 
+  // How many collectives of this `kind` (op name and channel) this instance
+  // has run before; SPMD instances agree on it, which matches them up.
+  int64_t NextCollectiveSequence(const std::string& kind) { return collective_sequence_[kind]++; }
+
   // Set by another thread (a failed collective peer) to stop this instance at
   // the next op boundary.
   void Cancel(Status reason);
@@ -82,6 +87,7 @@ class ExecContext {
   ThreadPool* pool_;
   DeviceContext device_;
   int depth_ = 0;  // nesting of calls and regions, bounded
+  std::map<std::string, int64_t> collective_sequence_;
   std::atomic<bool> cancelled_{false};
   std::mutex cancel_mutex_;
   Status cancel_reason_;
@@ -102,6 +108,9 @@ class KernelRegistry {
 };
 
 void RegisterStructuralKernels(KernelRegistry& registry);
+void RegisterCollectiveKernels(KernelRegistry& registry);
+void RegisterCheckKernels(KernelRegistry& registry);
+void RegisterCustomCallKernels(KernelRegistry& registry);
 
 }  // namespace berth::cpu
 

@@ -17,6 +17,9 @@ KernelRegistry& Registry() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
     RegisterStructuralKernels(*r);
+    RegisterCollectiveKernels(*r);
+    RegisterCheckKernels(*r);
+    RegisterCustomCallKernels(*r);
     return r;
   }();
   return *registry;

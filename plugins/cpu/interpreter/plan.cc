@@ -1,5 +1,7 @@
 #include "interpreter/plan.hpp"
 
+#include "interpreter/custom_call.hpp"
+
 #include <algorithm>
 
 namespace berth::cpu {
@@ -59,6 +61,9 @@ class PlanBuilder {
         step.kernel = FindKernel(op->kind());
         if (step.kernel == nullptr) {
           return Unsupported(*op, "is not supported by the cpu plugin");
+        }
+        if (op->kind() == stablehlo::OpKind::kCustomCall) {
+          BERTH_RETURN_IF_ERROR(ValidateCustomCall(*op));
         }
         for (const Value* operand : op->operands()) {
           BERTH_ASSIGN_OR_RETURN(ValueRef ref, Resolve(operand, scope, *op));

@@ -1,0 +1,331 @@
+// Collective ops across the instances of one launch (in this process):
+// replica_id, partition_id, all_reduce, all_gather, reduce_scatter,
+// all_to_all, collective_permute, collective_broadcast. Process groups follow
+// the StableHLO spec's strategies (cross_replica, cross_partition,
+// cross_replica_and_partition, flattened_ids).
+#include <cstring>
+
+#include "interpreter/collective_group.hpp"
+#include "interpreter/element_types.hpp"
+#include "interpreter/kernel.hpp"
+#include "interpreter/reduction.hpp"
+
+namespace berth::cpu {
+namespace {
+
+using stablehlo::OpKind;
+using stablehlo::Operation;
+
+enum class Strategy { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedIds };
+
+int64_t ChannelId(const Operation& op) {
+  std::optional<stablehlo::ChannelHandle> handle = op.channel_handle();
+  if (handle) return handle->handle;
+  return op.GetInt("channel_id").value_or(0);
+}
+
+// all_reduce, all_gather, reduce_scatter.
+Strategy ReplicaGroupStrategy(const Operation& op) {
+  int64_t channel = ChannelId(op);
+  bool global = op.GetBool("use_global_device_ids");
+  if (channel <= 0) return Strategy::kCrossReplica;
+  return global ? Strategy::kFlattenedIds : Strategy::kCrossReplicaAndPartition;
+}
+
+// all_to_all, collective_permute, collective_broadcast.
+Strategy ReplicaOrPartitionStrategy(const Operation& op) {
+  return ChannelId(op) > 0 ? Strategy::kCrossPartition : Strategy::kCrossReplica;
+}
+
+// Logical instance id (replica * partitions + partition).
+int64_t Logical(const DeviceContext& d, int64_t replica, int64_t partition) {
+  return replica * d.num_partitions + partition;
+}
+
+// The members (logical ids, in group order) of the process group holding
+// this instance.
+Result<std::vector<int64_t>> ProcessGroup(const DeviceContext& d, Strategy strategy,
+                                          std::vector<std::vector<int64_t>> groups) {
+  for (auto& group : groups) std::erase(group, -1);  // ragged rows are padded with -1
+  auto all = [](int64_t n) {
+    std::vector<int64_t> ids(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i;
+    return ids;
+  };
+  auto row_with = [&](int64_t id, int64_t total) -> Result<std::vector<int64_t>> {
+    if (groups.empty()) return all(total);
+    for (const auto& group : groups) {
+      if (std::find(group.begin(), group.end(), id) != group.end()) return group;
+    }
+    return InvalidArgumentError("the replica groups do not contain id " + std::to_string(id));
+  };
+  std::vector<int64_t> members;
+  switch (strategy) {
+    case Strategy::kCrossReplica: {
+      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.replica_id, d.num_replicas));
+      for (int64_t r : row) members.push_back(Logical(d, r, d.partition_id));
+      break;
+    }
+    case Strategy::kCrossPartition: {
+      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.partition_id, d.num_partitions));
+      for (int64_t p : row) members.push_back(Logical(d, d.replica_id, p));
+      break;
+    }
+    case Strategy::kCrossReplicaAndPartition: {
+      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.replica_id, d.num_replicas));
+      for (int64_t p = 0; p < d.num_partitions; ++p) {
+        for (int64_t r : row) members.push_back(Logical(d, r, p));
+      }
+      break;
+    }
+    case Strategy::kFlattenedIds: {
+      BERTH_ASSIGN_OR_RETURN(members, row_with(Logical(d, d.replica_id, d.partition_id),
+                                               d.num_replicas * d.num_partitions));
+      break;
+    }
+  }
+  const int64_t grid = d.num_replicas * d.num_partitions;
+  for (int64_t m : members) {
+    if (m < 0 || m >= grid) {
+      return InvalidArgumentError("process group member " + std::to_string(m) +
+                                  " is outside the " + std::to_string(d.num_replicas) + "x" +
+                                  std::to_string(d.num_partitions) + " grid");
+    }
+  }
+  return members;
+}
+
+// Exchanges `values` (as one tuple) with the rest of the group; returns each
+// member's values in group order. A program running alone is its own group.
+Result<std::vector<std::vector<Tensor>>> Exchange(KernelCall& call,
+                                                  const std::vector<int64_t>& members,
+                                                  std::vector<Tensor> values) {
+  const DeviceContext& d = call.ctx.device();
+  const int64_t self = Logical(d, d.replica_id, d.partition_id);
+  std::vector<std::vector<Tensor>> out;
+  if (members.size() == 1) {
+    out.push_back(std::move(values));
+    return out;
+  }
+  if (d.collectives == nullptr) {
+    return FailedPreconditionError("a collective over " + std::to_string(members.size()) +
+                                   " instances in a program running alone");
+  }
+  std::string kind = std::string(call.op.name()) + "#" + std::to_string(ChannelId(call.op));
+  int64_t sequence = call.ctx.NextCollectiveSequence(kind);
+  std::string key = kind + "#" + std::to_string(sequence) + "@" + std::to_string(members.front());
+  BERTH_ASSIGN_OR_RETURN(std::vector<Tensor> gathered,
+                         d.collectives->Exchange(key, self, members,
+                                                 Tensor::Tuple(std::move(values)),
+                                                 kCollectiveTimeout));
+  for (Tensor& t : gathered) out.push_back(t.elements());
+  return out;
+}
+
+size_t IndexIn(const std::vector<int64_t>& members, int64_t self) {
+  return static_cast<size_t>(std::find(members.begin(), members.end(), self) - members.begin());
+}
+
+// Reduces `parts[m]` (one tensor per member, same shape) with the op's region.
+Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
+  const Tensor& first = parts.front();
+  BERTH_ASSIGN_OR_RETURN(Tensor acc, Tensor::Allocate(first.type(), first.dims()));
+  std::memcpy(acc.bytes(), first.bytes(), first.byte_size());
+  std::optional<OpKind> fast = MatchBinaryReducer(call.op.region(0));
+  for (size_t m = 1; m < parts.size(); ++m) {
+    if (fast) {
+      BERTH_RETURN_IF_ERROR(CombineInto(*fast, acc.type(), acc.bytes(), parts[m].bytes(),
+                                        acc.num_elements()));
+      continue;
+    }
+    // General body: run the region on each pair of elements.
+    const size_t size = stablehlo::StorageBytes(acc.type());
+    for (int64_t i = 0; i < acc.num_elements(); ++i) {
+      BERTH_ASSIGN_OR_RETURN(Tensor a, Tensor::Allocate(acc.type(), {}));
+      BERTH_ASSIGN_OR_RETURN(Tensor b, Tensor::Allocate(acc.type(), {}));
+      std::memcpy(a.bytes(), acc.bytes() + i * size, size);
+      std::memcpy(b.bytes(), parts[m].bytes() + i * size, size);
+      Tensor args[2] = {a, b};
+      BERTH_ASSIGN_OR_RETURN(std::vector<Tensor> r, call.RunRegion(0, args));
+      std::memcpy(acc.bytes() + i * size, r.at(0).bytes(), size);
+    }
+  }
+  return acc;
+}
+
+// Copies `count` slices [begin, begin + count) along `dim` of `t` into a new tensor.
+Result<Tensor> SliceAlong(const Tensor& t, int64_t dim, int64_t begin, int64_t count) {
+  std::vector<int64_t> dims = t.dims();
+  dims[static_cast<size_t>(dim)] = count;
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.type(), dims));
+  const size_t element = stablehlo::StorageBytes(t.type());
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= t.dims()[static_cast<size_t>(i)];
+  for (int64_t i = dim + 1; i < t.rank(); ++i) inner *= t.dims()[static_cast<size_t>(i)];
+  const size_t src_row = static_cast<size_t>(t.dims()[static_cast<size_t>(dim)] * inner) * element;
+  const size_t dst_row = static_cast<size_t>(count * inner) * element;
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(out.bytes() + o * dst_row,
+                t.bytes() + o * src_row + static_cast<size_t>(begin * inner) * element, dst_row);
+  }
+  return out;
+}
+
+// Concatenates same-shaped tensors along `dim`.
+Result<Tensor> ConcatAlong(const std::vector<Tensor>& parts, int64_t dim) {
+  std::vector<int64_t> dims = parts.front().dims();
+  const int64_t each = dims[static_cast<size_t>(dim)];
+  dims[static_cast<size_t>(dim)] = each * static_cast<int64_t>(parts.size());
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(parts.front().type(), dims));
+  const size_t element = stablehlo::StorageBytes(out.type());
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= dims[static_cast<size_t>(i)];
+  for (size_t i = static_cast<size_t>(dim) + 1; i < dims.size(); ++i) inner *= dims[i];
+  const size_t part_row = static_cast<size_t>(each * inner) * element;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::memcpy(out.bytes() + (o * static_cast<int64_t>(parts.size()) + static_cast<int64_t>(p)) * part_row,
+                  parts[p].bytes() + o * part_row, part_row);
+    }
+  }
+  return out;
+}
+
+Status ScalarId(KernelCall& call, int64_t id) {
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(ElementType::kUI32, {}));
+  *out.data<uint32_t>() = static_cast<uint32_t>(id);
+  call.results.push_back(std::move(out));
+  return OkStatus();
+}
+
+Status ReplicaId(KernelCall& call) { return ScalarId(call, call.ctx.device().replica_id); }
+Status PartitionId(KernelCall& call) { return ScalarId(call, call.ctx.device().partition_id); }
+
+Status AllReduce(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    std::vector<Tensor> parts;
+    for (const auto& member : all) parts.push_back(member.at(i));
+    BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
+    call.results.push_back(std::move(reduced));
+  }
+  return OkStatus();
+}
+
+Status AllGather(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  int64_t dim = call.op.GetInt("all_gather_dim").value_or(0);
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    std::vector<Tensor> parts;
+    for (const auto& member : all) parts.push_back(member.at(i));
+    BERTH_ASSIGN_OR_RETURN(Tensor gathered, ConcatAlong(parts, dim));
+    call.results.push_back(std::move(gathered));
+  }
+  return OkStatus();
+}
+
+Status ReduceScatter(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  int64_t dim = call.op.GetInt("scatter_dimension").value_or(0);
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
+  const size_t self = IndexIn(members, Logical(d, d.replica_id, d.partition_id));
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    std::vector<Tensor> parts;
+    for (const auto& member : all) parts.push_back(member.at(i));
+    BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
+    int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / static_cast<int64_t>(members.size());
+    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, static_cast<int64_t>(self) * extent, extent));
+    call.results.push_back(std::move(mine));
+  }
+  return OkStatus();
+}
+
+Status AllToAll(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  int64_t split_dim = call.op.GetInt("split_dimension").value_or(0);
+  int64_t concat_dim = call.op.GetInt("concat_dimension").value_or(0);
+  int64_t split_count = call.op.GetInt("split_count").value_or(1);
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                         ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups()));
+  if (static_cast<int64_t>(members.size()) != split_count) {
+    return InvalidArgumentError("split_count " + std::to_string(split_count) +
+                                " differs from the process group size " +
+                                std::to_string(members.size()));
+  }
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
+  const size_t self = IndexIn(members, Logical(d, d.replica_id, d.partition_id));
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    std::vector<Tensor> scattered;
+    for (const auto& member : all) {
+      const Tensor& operand = member.at(i);
+      int64_t extent = operand.dims()[static_cast<size_t>(split_dim)] / split_count;
+      BERTH_ASSIGN_OR_RETURN(Tensor part, SliceAlong(operand, split_dim,
+                                                     static_cast<int64_t>(self) * extent, extent));
+      scattered.push_back(std::move(part));
+    }
+    BERTH_ASSIGN_OR_RETURN(Tensor result, ConcatAlong(scattered, concat_dim));
+    call.results.push_back(std::move(result));
+  }
+  return OkStatus();
+}
+
+Status CollectivePermute(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  Strategy strategy = ReplicaOrPartitionStrategy(call.op);
+  std::vector<std::pair<int64_t, int64_t>> pairs = call.op.GetPairs("source_target_pairs");
+  // Every instance of the same replica (or partition) set takes part in one
+  // exchange; each then picks the value of its source, if any.
+  const int64_t mine = strategy == Strategy::kCrossReplica ? d.replica_id : d.partition_id;
+  const int64_t count = strategy == Strategy::kCrossReplica ? d.num_replicas : d.num_partitions;
+  std::vector<int64_t> members;
+  for (int64_t i = 0; i < count; ++i) {
+    members.push_back(strategy == Strategy::kCrossReplica ? Logical(d, i, d.partition_id)
+                                                          : Logical(d, d.replica_id, i));
+  }
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands[0]}));
+  std::optional<int64_t> source;
+  for (const auto& [from, to] : pairs) {
+    if (to == mine) source = from;
+  }
+  const Tensor& operand = call.operands[0];
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(operand.type(), operand.dims()));
+  if (source && *source >= 0 && *source < count) {
+    std::memcpy(out.bytes(), all[static_cast<size_t>(*source)].at(0).bytes(), out.byte_size());
+  } else {
+    std::memset(out.bytes(), 0, out.byte_size());
+  }
+  call.results.push_back(std::move(out));
+  return OkStatus();
+}
+
+Status CollectiveBroadcast(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                         ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands[0]}));
+  call.results.push_back(all.front().at(0));
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterCollectiveKernels(KernelRegistry& registry) {
+  registry.Register(OpKind::kReplicaId, ReplicaId);
+  registry.Register(OpKind::kPartitionId, PartitionId);
+  registry.Register(OpKind::kAllReduce, AllReduce);
+  registry.Register(OpKind::kAllGather, AllGather);
+  registry.Register(OpKind::kReduceScatter, ReduceScatter);
+  registry.Register(OpKind::kAllToAll, AllToAll);
+  registry.Register(OpKind::kCollectivePermute, CollectivePermute);
+  registry.Register(OpKind::kCollectiveBroadcast, CollectiveBroadcast);
+}
+
+}  // namespace berth::cpu

@@ -9,9 +9,10 @@
 namespace berth::plugin {
 namespace {
 
+// Destroyed when the library is unloaded (or at exit), with the plugin.
 std::unique_ptr<Plugin>& PluginSlot() {
-  static std::unique_ptr<Plugin>* slot = new std::unique_ptr<Plugin>();
-  return *slot;
+  static std::unique_ptr<Plugin> slot;
+  return slot;
 }
 
 HostContext& HostSlot() {

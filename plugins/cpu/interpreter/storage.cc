@@ -1,5 +1,6 @@
 #include "interpreter/storage.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -54,15 +55,37 @@ class Pool {
     return cached_;
   }
 
+  // Frees everything cached.
+  void Clear() {
+    std::lock_guard lock(mutex_);
+    for (auto& [capacity, data] : free_) std::free(data);
+    free_.clear();
+    cached_ = 0;
+  }
+
  private:
   std::mutex mutex_;
   std::multimap<size_t, std::byte*> free_;
   size_t cached_ = 0;
 };
 
-Pool& GlobalPool() {
-  static Pool* pool = new Pool();  // never destroyed: storage may outlive statics
-  return *pool;
+// False once the pool is destroyed (library unload or exit); storage freed
+// after that goes straight back to the system.
+std::atomic<bool> pool_alive{false};
+
+class PoolHolder {
+ public:
+  PoolHolder() { pool_alive = true; }
+  ~PoolHolder() {
+    pool_alive = false;
+    pool.Clear();
+  }
+  Pool pool;
+};
+
+Pool* GlobalPool() {
+  static PoolHolder holder;
+  return pool_alive ? &holder.pool : nullptr;
 }
 
 }  // namespace
@@ -71,7 +94,8 @@ std::shared_ptr<Storage> Storage::Allocate(size_t size) {
   size_t capacity = size < kPoolMinBytes ? (std::max<size_t>(size, 1) + kAlignment - 1) /
                                                kAlignment * kAlignment
                                          : SizeClass(size);
-  std::byte* data = capacity >= kPoolMinBytes ? GlobalPool().Take(capacity) : nullptr;
+  Pool* pool = capacity >= kPoolMinBytes ? GlobalPool() : nullptr;
+  std::byte* data = pool != nullptr ? pool->Take(capacity) : nullptr;
   if (data == nullptr) {
     data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
     if (data == nullptr) throw std::bad_alloc();
@@ -80,13 +104,17 @@ std::shared_ptr<Storage> Storage::Allocate(size_t size) {
 }
 
 Storage::~Storage() {
-  if (capacity_ >= kPoolMinBytes) {
-    GlobalPool().Give(data_, capacity_);
+  Pool* pool = capacity_ >= kPoolMinBytes ? GlobalPool() : nullptr;
+  if (pool != nullptr) {
+    pool->Give(data_, capacity_);
   } else {
     std::free(data_);
   }
 }
 
-size_t StoragePoolCachedBytes() { return GlobalPool().cached(); }
+size_t StoragePoolCachedBytes() {
+  Pool* pool = GlobalPool();
+  return pool != nullptr ? pool->cached() : 0;
+}
 
 }  // namespace berth::cpu

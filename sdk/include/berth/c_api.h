@@ -21,6 +21,9 @@
  *   inputs live for the duration of the call; every pointer field says who owns
  *   it and for how long. Strings are (pointer, size) pairs and are not
  *   necessarily NUL-terminated.
+ * - Enumerations are carried as int32_t typedefs with named values, so a
+ *   value one side does not know (a newer extension type, a bad element type)
+ *   is still a well-defined integer to the other.
  * - Extensions are a chain of BERTH_Extension_Base hanging off the table (and
  *   off any args struct). Types are appended, never renumbered. A reader skips
  *   types it does not know; a chain holding one type twice is an error.
@@ -70,7 +73,8 @@ extern "C" {
 /* ------------------------------- Extensions -------------------------------- */
 
 /* Extension types. Appended, never renumbered. Since: 1.0. */
-typedef enum BERTH_Extension_Type {
+typedef int32_t BERTH_Extension_Type;
+enum BERTH_Extension_Type_Values {
   BERTH_Extension_Type_Ffi = 1,
   BERTH_Extension_Type_Callback = 2,
   BERTH_Extension_Type_CustomPartitioner = 3,
@@ -78,7 +82,7 @@ typedef enum BERTH_Extension_Type {
   BERTH_Extension_Type_AbiVersion = 5,
   BERTH_Extension_Type_MultiSlice = 6,
   BERTH_Extension_Type_PhaseCompile = 7,
-} BERTH_Extension_Type;
+};
 
 /* Head of every extension struct. An extension struct embeds this as its first
  * member and sets `type`; `struct_size` covers the whole extension struct. */
@@ -92,7 +96,8 @@ BERTH_DEFINE_STRUCT_TRAITS(BERTH_Extension_Base, next)
 /* --------------------------------- Errors ---------------------------------- */
 
 /* Numerically equal to the canonical status codes (absl/gRPC). */
-typedef enum BERTH_Error_Code {
+typedef int32_t BERTH_Error_Code;
+enum BERTH_Error_Code_Values {
   BERTH_Error_Code_OK = 0,
   BERTH_Error_Code_CANCELLED = 1,
   BERTH_Error_Code_UNKNOWN = 2,
@@ -110,7 +115,7 @@ typedef enum BERTH_Error_Code {
   BERTH_Error_Code_UNAVAILABLE = 14,
   BERTH_Error_Code_DATA_LOSS = 15,
   BERTH_Error_Code_UNAUTHENTICATED = 16,
-} BERTH_Error_Code;
+};
 
 /* An error made by the plugin. Opaque. */
 typedef struct BERTH_Error BERTH_Error;
@@ -150,13 +155,14 @@ typedef BERTH_Error* BERTH_Error_GetCode(BERTH_Error_GetCode_Args* args);
 
 /* ------------------------------ Named values ------------------------------- */
 
-typedef enum BERTH_NamedValue_Type {
+typedef int32_t BERTH_NamedValue_Type;
+enum BERTH_NamedValue_Type_Values {
   BERTH_NamedValue_Type_String = 0,
   BERTH_NamedValue_Type_Int64 = 1,
   BERTH_NamedValue_Type_Int64List = 2,
   BERTH_NamedValue_Type_Float64 = 3,
   BERTH_NamedValue_Type_Bool = 4,
-} BERTH_NamedValue_Type;
+};
 
 /* A typed name/value pair: client options and attributes. */
 typedef struct BERTH_NamedValue {
@@ -179,12 +185,13 @@ BERTH_DEFINE_STRUCT_TRAITS(BERTH_NamedValue, value_size)
 
 /* ------------------------------ Host services ------------------------------ */
 
-typedef enum BERTH_LogLevel {
+typedef int32_t BERTH_LogLevel;
+enum BERTH_LogLevel_Values {
   BERTH_LogLevel_Error = 0,
   BERTH_LogLevel_Warning = 1,
   BERTH_LogLevel_Info = 2,
   BERTH_LogLevel_Debug = 3,
-} BERTH_LogLevel;
+};
 
 /* Writes one line to the host's log. `message` is borrowed for the call. Safe
  * to call from any thread. */
@@ -350,7 +357,8 @@ typedef BERTH_Error* BERTH_Event_OnReady(BERTH_Event_OnReady_Args* args);
 /* --------------------------- Buffer element types --------------------------- */
 
 /* Appended, never renumbered. Since: 1.0. */
-typedef enum BERTH_Buffer_Type {
+typedef int32_t BERTH_Buffer_Type;
+enum BERTH_Buffer_Type_Values {
   BERTH_Buffer_Type_INVALID = 0,
   BERTH_Buffer_Type_PRED = 1, /* i1, one byte per element (0 or 1) */
   BERTH_Buffer_Type_S8 = 2,
@@ -383,7 +391,7 @@ typedef enum BERTH_Buffer_Type {
   BERTH_Buffer_Type_F4E2M1FN = 29,
   BERTH_Buffer_Type_F6E2M3FN = 30,
   BERTH_Buffer_Type_F6E3M2FN = 31,
-} BERTH_Buffer_Type;
+};
 
 /* ---------------------------------- Client --------------------------------- */
 
@@ -551,12 +559,13 @@ BERTH_DEFINE_STRUCT_TRAITS(BERTH_Client_Compile_Args, executable)
 /* Compiles and loads a program onto the client's devices. Since: 1.0. */
 typedef BERTH_Error* BERTH_Client_Compile(BERTH_Client_Compile_Args* args);
 
-typedef enum BERTH_HostBufferSemantics {
+typedef int32_t BERTH_HostBufferSemantics;
+enum BERTH_HostBufferSemantics_Values {
   /* The host data may change or be freed as soon as the call returns. */
   BERTH_HostBufferSemantics_ImmutableOnlyDuringCall = 0,
   /* The host data stays valid until `done_with_host_buffer` is ready. */
   BERTH_HostBufferSemantics_ImmutableUntilTransferCompletes = 1,
-} BERTH_HostBufferSemantics;
+};
 
 typedef struct BERTH_Client_BufferFromHostBuffer_Args {
   size_t struct_size;

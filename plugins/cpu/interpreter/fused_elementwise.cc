@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <memory>
 
 #include "interpreter/elementwise.hpp"
 #include "interpreter/parallel.hpp"
@@ -7,11 +8,20 @@ namespace berth::cpu {
 
 namespace {
 
-// Elements per block: scratch for one node is kBlock * 8 bytes, so a chain
-// of kMaxFusedOps nodes stays in L2.
+// Elements per block: every node but the root writes one block of at most
+// 8-byte values to scratch, so a chain of 32 nodes needs 512 KiB; the usual
+// short chain stays in L1/L2 while the block moves through it.
 constexpr int64_t kBlock = 2048;
+constexpr size_t kScratchStride = static_cast<size_t>(kBlock) * 8;
 // Below this many elements a chain runs on the calling thread.
 constexpr int64_t kMinParallelElements = 1 << 15;
+// Each parallel task takes at least this many elements (a multiple of
+// kBlock, so tasks start on block boundaries).
+constexpr int64_t kMinTaskElements = kBlock * 16;
+
+bool HasDynamicDim(const std::vector<int64_t>& dims) {
+  return std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == stablehlo::kDynamic; });
+}
 
 }  // namespace
 
@@ -20,41 +30,71 @@ Result<Tensor> FusedElementwise::Run(std::span<const Tensor> inputs, ThreadPool*
     return InternalError("fused elementwise step takes " + std::to_string(num_inputs_) +
                          " inputs, got " + std::to_string(inputs.size()));
   }
+  // Which inputs are rank-0 values broadcast to every element (clamp's
+  // bounds, select's predicate).
+  std::vector<char> scalar_input(inputs.size(), 0);
+  for (const Node& node : nodes_) {
+    for (int a = 0; a < node.node.num_args; ++a) {
+      int ref = node.args[static_cast<size_t>(a)];
+      if (ref < 0 && node.node.scalar_arg[static_cast<size_t>(a)]) {
+        scalar_input[static_cast<size_t>(-1 - ref)] = 1;
+      }
+    }
+  }
+  // Dynamic result dims take the dims of a full-size input.
+  std::vector<int64_t> dims = dims_;
+  if (HasDynamicDim(dims)) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!scalar_input[i] && inputs[i].rank() == static_cast<int64_t>(dims.size())) {
+        dims = inputs[i].dims();
+        break;
+      }
+    }
+    if (HasDynamicDim(dims)) return InternalError("fused elementwise step has no full-size input");
+  }
   const ElementwiseNode& root = nodes_.back().node;
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(root.out_type, dims_));
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(root.out_type, std::move(dims)));
   const int64_t total = out.num_elements();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& input = inputs[i];
+    int64_t expected = scalar_input[i] ? 1 : total;
+    if (!input.is_tensor() || input.num_elements() != expected) {
+      return InvalidArgumentError("elementwise input " + std::to_string(i) + " is " +
+                                  input.TypeString() + ", expected " + std::to_string(expected) +
+                                  " elements like the result " + out.TypeString());
+    }
+  }
   if (total == 0) return out;
 
   std::vector<size_t> input_sizes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     input_sizes[i] = stablehlo::StorageBytes(inputs[i].type());
   }
-  std::vector<size_t> node_sizes(nodes_.size());
-  for (size_t k = 0; k < nodes_.size(); ++k) {
-    node_sizes[k] = stablehlo::StorageBytes(nodes_[k].node.out_type);
-  }
+  const size_t out_size = stablehlo::StorageBytes(root.out_type);
+  const size_t num_nodes = nodes_.size();
 
   auto run_range = [&](int64_t begin, int64_t end) {
     // Scratch for every node but the root, which writes to the output.
-    std::vector<std::byte> scratch(static_cast<size_t>(kBlock) * 8 * nodes_.size());
+    std::unique_ptr<std::byte[]> scratch;
+    if (num_nodes > 1) scratch.reset(new std::byte[kScratchStride * (num_nodes - 1)]);
     for (int64_t start = begin; start < end; start += kBlock) {
       const int64_t n = std::min(kBlock, end - start);
-      for (size_t k = 0; k < nodes_.size(); ++k) {
+      for (size_t k = 0; k < num_nodes; ++k) {
         const Node& node = nodes_[k];
         const void* args[3] = {nullptr, nullptr, nullptr};
         for (int a = 0; a < node.node.num_args; ++a) {
-          int ref = node.args[a];
+          int ref = node.args[static_cast<size_t>(a)];
           if (ref >= 0) {
-            args[a] = scratch.data() + static_cast<size_t>(ref) * kBlock * 8;
+            args[a] = scratch.get() + static_cast<size_t>(ref) * kScratchStride;
           } else {
-            const Tensor& input = inputs[static_cast<size_t>(-1 - ref)];
-            size_t offset = node.node.scalar_arg[a] ? 0 : static_cast<size_t>(start);
-            args[a] = input.bytes() + offset * input_sizes[static_cast<size_t>(-1 - ref)];
+            size_t input = static_cast<size_t>(-1 - ref);
+            size_t offset = scalar_input[input] ? 0 : static_cast<size_t>(start);
+            args[a] = inputs[input].bytes() + offset * input_sizes[input];
           }
         }
-        void* target = k + 1 == nodes_.size()
-                           ? static_cast<void*>(out.bytes() + static_cast<size_t>(start) * node_sizes[k])
-                           : static_cast<void*>(scratch.data() + k * kBlock * 8);
+        void* target = k + 1 == num_nodes
+                           ? static_cast<void*>(out.bytes() + static_cast<size_t>(start) * out_size)
+                           : static_cast<void*>(scratch.get() + k * kScratchStride);
         node.node.fn(node.node, args, target, n);
       }
     }
@@ -62,7 +102,7 @@ Result<Tensor> FusedElementwise::Run(std::span<const Tensor> inputs, ThreadPool*
   if (total < kMinParallelElements) {
     run_range(0, total);
   } else {
-    ParallelFor(pool, total, kBlock * 8, run_range);
+    ParallelFor(pool, total, kMinTaskElements, run_range);
   }
   return out;
 }

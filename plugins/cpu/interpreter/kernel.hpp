@@ -111,6 +111,7 @@ void RegisterStructuralKernels(KernelRegistry& registry);
 void RegisterCollectiveKernels(KernelRegistry& registry);
 void RegisterCheckKernels(KernelRegistry& registry);
 void RegisterCustomCallKernels(KernelRegistry& registry);
+void RegisterElementwiseKernels(KernelRegistry& registry);
 
 }  // namespace berth::cpu
 

@@ -20,6 +20,7 @@ KernelRegistry& Registry() {
     RegisterCollectiveKernels(*r);
     RegisterCheckKernels(*r);
     RegisterCustomCallKernels(*r);
+    RegisterElementwiseKernels(*r);
     return r;
   }();
   return *registry;

@@ -1,127 +1,103 @@
-// Elementwise ops as block functions (see elementwise.hpp). Every op here is
-// computed through FusedElementwise, alone or fused with its neighbours.
-//
-// Integer arithmetic wraps (computed in the unsigned type); f16 and bf16
-// compute in float and round to nearest even when stored.
-#include <cmath>
-#include <type_traits>
+// The elementwise kernel family's entry points: which ops are elementwise,
+// how a node is made for one (by the themed files, see elementwise_blocks.hpp),
+// and the kernels that run an elementwise op on its own when the plan does
+// not fuse (compile option fuse_elementwise = false).
+#include <string>
 
-#include "interpreter/element_types.hpp"
-#include "interpreter/elementwise.hpp"
+#include "interpreter/elementwise_blocks.hpp"
 
 namespace berth::cpu {
-namespace {
 
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
-// Integer arithmetic without signed overflow: through the unsigned type.
-template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
-struct WideOf {
-  using type = T;
-};
-template <typename T>
-struct WideOf<T, true> {
-  using type = std::make_unsigned_t<T>;
-};
-template <typename T>
-using Wide = typename WideOf<T>::type;
+namespace elementwise {
 
-template <typename T, typename F>
-void Binary(const void* const* args, void* out, int64_t n, F f) {
-  const T* a = static_cast<const T*>(args[0]);
-  const T* b = static_cast<const T*>(args[1]);
-  T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+Status NotDefinedOn(std::string_view what, stablehlo::ElementType type) {
+  return InvalidArgumentError(std::string(what) + " is not defined on element type " +
+                              std::string(stablehlo::ElementTypeName(type)));
 }
 
-template <typename T, typename F>
-void Unary(const void* const* args, void* out, int64_t n, F f) {
-  const T* a = static_cast<const T*>(args[0]);
-  T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+}  // namespace elementwise
+
+namespace {
+
+elementwise::MakeBlockFn FindMaker(const Operation& op) {
+  using namespace elementwise;
+  OpKind kind = op.kind();
+  if (MakeBlockFn make = FindArithmeticBlock(kind)) return make;
+  if (MakeBlockFn make = FindMathBlock(kind)) return make;
+  if (MakeBlockFn make = FindBitsBlock(kind)) return make;
+  if (MakeBlockFn make = FindCompareBlock(kind)) return make;
+  return FindConvertBlock(op);
 }
 
-template <typename T>
-struct AddBlock {
-  static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    if constexpr (std::is_same_v<T, bool>) {
-      Binary<T>(args, out, n, [](T a, T b) { return static_cast<T>(a || b); });
-    } else {
-      Binary<T>(args, out, n, [](T a, T b) { return static_cast<T>(Wide<T>(a) + Wide<T>(b)); });
-    }
-  }
-};
-
-template <typename T>
-struct SubtractBlock {
-  static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    Binary<T>(args, out, n, [](T a, T b) { return static_cast<T>(Wide<T>(a) - Wide<T>(b)); });
-  }
-};
-
-template <typename T>
-struct MultiplyBlock {
-  static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    if constexpr (std::is_same_v<T, bool>) {
-      Binary<T>(args, out, n, [](T a, T b) { return static_cast<T>(a && b); });
-    } else {
-      Binary<T>(args, out, n, [](T a, T b) { return static_cast<T>(Wide<T>(a) * Wide<T>(b)); });
-    }
-  }
-};
-
-template <typename T>
-struct NegateBlock {
-  static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    Unary<T>(args, out, n, [](T a) { return static_cast<T>(Wide<T>(0) - Wide<T>(a)); });
-  }
-};
-
-// Which ops this family computes, and how to make their block function for
-// a given element type.
-using MakeFn = Result<BlockFn> (*)(stablehlo::ElementType type, std::string_view name);
-
-template <template <typename> class Block, bool kAllowBool>
-Result<BlockFn> MakeArithmetic(stablehlo::ElementType type, std::string_view name) {
-  return DispatchElementType(type, name, [&]<typename E>() -> Result<BlockFn> {
-    if constexpr (std::is_same_v<E, bool> && !kAllowBool) {
-      return InvalidArgumentError(std::string(name) + " is not defined on i1");
-    } else {
-      return static_cast<BlockFn>(&Block<E>::Run);
-    }
-  });
-}
-
-MakeFn FindMaker(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAdd: return MakeArithmetic<AddBlock, true>;
-    case OpKind::kSubtract: return MakeArithmetic<SubtractBlock, false>;
-    case OpKind::kMultiply: return MakeArithmetic<MultiplyBlock, true>;
-    case OpKind::kNegate: return MakeArithmetic<NegateBlock, false>;
-    default: return nullptr;
-  }
-}
-
-}  // namespace
-
-bool IsFusibleElementwise(const Operation& op) { return FindMaker(op.kind()) != nullptr; }
-
-Result<ElementwiseNode> MakeElementwiseNode(const Operation& op) {
-  MakeFn make = FindMaker(op.kind());
-  if (make == nullptr) {
-    return InternalError("'" + std::string(op.name()) + "' is not an elementwise op");
+Result<ElementwiseNode> MakeNode(const Operation& op, std::string_view what) {
+  elementwise::MakeBlockFn make = FindMaker(op);
+  if (make == nullptr || op.num_results() != 1 || op.num_operands() > 3) {
+    return InternalError(std::string(what) + " is not an elementwise op");
   }
   ElementwiseNode node;
   node.op = &op;
   node.num_args = static_cast<int>(op.num_operands());
-  node.out_type = op.result(0)->type().element_type();
-  stablehlo::ElementType in_type = op.operand(0)->type().element_type();
-  for (size_t i = 0; i < op.num_operands() && i < 3; ++i) {
-    node.scalar_arg[i] = op.operand(i)->type().rank() == 0 && op.result(0)->type().rank() > 0;
+  stablehlo::Type result = op.result(0)->type();
+  if (!result.IsTensor()) return InvalidArgumentError(std::string(what) + " must produce a tensor");
+  node.out_type = result.element_type();
+  if (!IsSupportedElementType(node.out_type)) return UnsupportedElementType(node.out_type, what);
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    stablehlo::Type type = op.operand(i)->type();
+    if (!type.IsTensor()) {
+      return InvalidArgumentError(std::string(what) + " takes tensors, operand #" +
+                                  std::to_string(i) + " is " + type.ToString());
+    }
+    if (!IsSupportedElementType(type.element_type())) {
+      return UnsupportedElementType(type.element_type(), what);
+    }
+    node.scalar_arg[i] = type.rank() == 0 && result.rank() > 0;
   }
-  BERTH_ASSIGN_OR_RETURN(node.fn, make(in_type, op.name()));
+  BERTH_RETURN_IF_ERROR(make(op, what, node));
   return node;
+}
+
+// Runs one elementwise op as a fused step of one node.
+Status RunElementwise(KernelCall& call) {
+  BERTH_ASSIGN_OR_RETURN(ElementwiseNode node, MakeNode(call.op, call.op.name()));
+  std::vector<FusedElementwise::Node> nodes(1);
+  nodes[0].node = node;
+  for (int i = 0; i < node.num_args; ++i) nodes[0].args[static_cast<size_t>(i)] = -1 - i;
+  std::span<const int64_t> shape = call.op.result(0)->type().shape();
+  FusedElementwise step(std::move(nodes), node.num_args,
+                        std::vector<int64_t>(shape.begin(), shape.end()));
+  BERTH_ASSIGN_OR_RETURN(Tensor out, step.Run(call.operands, call.ctx.pool()));
+  call.results.push_back(std::move(out));
+  return OkStatus();
+}
+
+// Every op some themed file may compute elementwise.
+constexpr OpKind kElementwiseKinds[] = {
+    OpKind::kAdd, OpKind::kSubtract, OpKind::kMultiply, OpKind::kDivide, OpKind::kRemainder,
+    OpKind::kPower, OpKind::kMaximum, OpKind::kMinimum, OpKind::kAtan2, OpKind::kAnd, OpKind::kOr,
+    OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightArithmetic, OpKind::kShiftRightLogical,
+    OpKind::kCompare, OpKind::kSelect, OpKind::kClamp, OpKind::kAbs, OpKind::kNegate,
+    OpKind::kSign, OpKind::kNot, OpKind::kPopcnt, OpKind::kCountLeadingZeros, OpKind::kCeil,
+    OpKind::kFloor, OpKind::kRoundNearestAfz, OpKind::kRoundNearestEven, OpKind::kSqrt,
+    OpKind::kRsqrt, OpKind::kCbrt, OpKind::kExponential, OpKind::kExponentialMinusOne,
+    OpKind::kLog, OpKind::kLogPlusOne, OpKind::kLogistic, OpKind::kSine, OpKind::kCosine,
+    OpKind::kTan, OpKind::kTanh, OpKind::kIsFinite, OpKind::kConvert, OpKind::kReducePrecision,
+};
+
+}  // namespace
+
+bool IsFusibleElementwise(const Operation& op) { return FindMaker(op) != nullptr; }
+
+Result<ElementwiseNode> MakeElementwiseNode(const Operation& op) {
+  return MakeNode(op, op.location().ToString() + ": '" + std::string(op.name()) + "'");
+}
+
+void RegisterElementwiseKernels(KernelRegistry& registry) {
+  for (OpKind kind : kElementwiseKinds) registry.Register(kind, RunElementwise);
+  RegisterBitcastConvertKernel(registry);
+  RegisterIotaKernels(registry);
 }
 
 }  // namespace berth::cpu

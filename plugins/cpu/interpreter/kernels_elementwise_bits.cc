@@ -1,0 +1,132 @@
+// Bitwise block functions: and, or, xor, not, shift_left,
+// shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros.
+//
+// On i1 the logical ops are logical. Shift amounts are read as unsigned, so a
+// negative amount counts as a huge one; an amount of the bit width or more
+// shifts every bit out: 0 for left and logical right shifts, the sign (all
+// zeros or all ones) for arithmetic right shifts. Arithmetic shifts of
+// unsigned types treat the top bit as the sign.
+#include "interpreter/elementwise_blocks.hpp"
+
+namespace berth::cpu::elementwise {
+namespace {
+
+using stablehlo::OpKind;
+using stablehlo::Operation;
+
+#define BERTH_BLOCK_ARGS const ElementwiseNode&, const void* const* args, void* out, int64_t n
+
+template <typename T>
+struct AndBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    MapBinary<T, T>(args, out, n, [](T a, T b) { return static_cast<T>(a & b); });
+  }
+};
+
+template <typename T>
+struct OrBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    MapBinary<T, T>(args, out, n, [](T a, T b) { return static_cast<T>(a | b); });
+  }
+};
+
+template <typename T>
+struct XorBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    MapBinary<T, T>(args, out, n, [](T a, T b) { return static_cast<T>(a ^ b); });
+  }
+};
+
+template <typename T>
+struct NotBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    if constexpr (kIsBool<T>) {
+      MapUnary<T, T>(args, out, n, [](T a) { return !a; });
+    } else {
+      MapUnary<T, T>(args, out, n, [](T a) { return static_cast<T>(~a); });
+    }
+  }
+};
+
+template <typename T>
+constexpr unsigned kBits = sizeof(T) * 8;
+
+template <typename T>
+struct ShiftLeftBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    using U = std::make_unsigned_t<T>;
+    MapBinary<T, T>(args, out, n, [](T a, T b) {
+      U amount = static_cast<U>(b);
+      return amount >= kBits<T> ? T(0) : static_cast<T>(UWide<T>(static_cast<U>(a)) << amount);
+    });
+  }
+};
+
+template <typename T>
+struct ShiftRightLogicalBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    using U = std::make_unsigned_t<T>;
+    MapBinary<T, T>(args, out, n, [](T a, T b) {
+      U amount = static_cast<U>(b);
+      return amount >= kBits<T> ? T(0) : static_cast<T>(static_cast<U>(a) >> amount);
+    });
+  }
+};
+
+template <typename T>
+struct ShiftRightArithmeticBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    using U = std::make_unsigned_t<T>;
+    using S = std::make_signed_t<T>;
+    MapBinary<T, T>(args, out, n, [](T a, T b) {
+      U amount = static_cast<U>(b);
+      S value = static_cast<S>(a);
+      // >> on a negative signed value is arithmetic since C++20.
+      return static_cast<T>(amount >= kBits<T> ? static_cast<S>(value < 0 ? -1 : 0)
+                                               : static_cast<S>(value >> amount));
+    });
+  }
+};
+
+template <typename T>
+struct PopcntBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    using U = std::make_unsigned_t<T>;
+    MapUnary<T, T>(args, out, n, [](T a) { return static_cast<T>(std::popcount(static_cast<U>(a))); });
+  }
+};
+
+template <typename T>
+struct CountLeadingZerosBlock {
+  static void Run(BERTH_BLOCK_ARGS) {
+    using U = std::make_unsigned_t<T>;
+    MapUnary<T, T>(args, out, n,
+                   [](T a) { return static_cast<T>(std::countl_zero(static_cast<U>(a))); });
+  }
+};
+
+#undef BERTH_BLOCK_ARGS
+
+template <template <typename> class Block, unsigned kCategories>
+Status Make(const Operation& op, std::string_view what, ElementwiseNode& node) {
+  return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
+}
+
+}  // namespace
+
+MakeBlockFn FindBitsBlock(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAnd: return Make<AndBlock, kBoolOk | kIntOk>;
+    case OpKind::kOr: return Make<OrBlock, kBoolOk | kIntOk>;
+    case OpKind::kXor: return Make<XorBlock, kBoolOk | kIntOk>;
+    case OpKind::kNot: return Make<NotBlock, kBoolOk | kIntOk>;
+    case OpKind::kShiftLeft: return Make<ShiftLeftBlock, kIntOk>;
+    case OpKind::kShiftRightLogical: return Make<ShiftRightLogicalBlock, kIntOk>;
+    case OpKind::kShiftRightArithmetic: return Make<ShiftRightArithmeticBlock, kIntOk>;
+    case OpKind::kPopcnt: return Make<PopcntBlock, kIntOk>;
+    case OpKind::kCountLeadingZeros: return Make<CountLeadingZerosBlock, kIntOk>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace berth::cpu::elementwise

@@ -102,6 +102,7 @@ class KernelRegistry {
 };
 
 void RegisterStructuralKernels(KernelRegistry& registry);
+void RegisterDataMovementKernels(KernelRegistry& registry);
 
 }  // namespace berth::cpu
 

@@ -429,8 +429,10 @@ TEST(ScatterKernelTest, BatchingDimensionsPairInputAndIndices) {
   ExpectScatterMatchesReference(c, indices, kReplaceBody, kReplace);
 }
 
-TEST(ScatterKernelTest, IndexVectorFirstAndWindowInTheMiddle) {
-  ScatterCase c{{4, 3, 5}, {2, 3}, {3, 3, 2}, {1}, {0}, {}, {}, {0, 2}, 0};
+TEST(ScatterKernelTest, IndexVectorFirstAndWindowBeforeTheScatterDimension) {
+  // Index vectors run along dimension 0 of the indices; the update window
+  // (dimension 1 of the input, 2 of its 3 elements) is update dimension 0.
+  ScatterCase c{{4, 3, 5}, {2, 3}, {2, 3}, {0}, {0, 2}, {}, {}, {0, 2}, 0};
   ExpectScatterMatchesReference(c, {0, 3, -1, 1, 4, 2}, kAddBody, kAdd);
 }
 

@@ -112,6 +112,7 @@ void RegisterCollectiveKernels(KernelRegistry& registry);
 void RegisterCheckKernels(KernelRegistry& registry);
 void RegisterCustomCallKernels(KernelRegistry& registry);
 void RegisterElementwiseKernels(KernelRegistry& registry);
+void RegisterDataMovementKernels(KernelRegistry& registry);
 
 }  // namespace berth::cpu
 

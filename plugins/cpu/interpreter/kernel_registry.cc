@@ -21,6 +21,7 @@ KernelRegistry& Registry() {
     RegisterCheckKernels(*r);
     RegisterCustomCallKernels(*r);
     RegisterElementwiseKernels(*r);
+    RegisterDataMovementKernels(*r);
     return r;
   }();
   return *registry;

@@ -1,0 +1,131 @@
+#include "interpreter/data_movement.hpp"
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "interpreter/element_types.hpp"
+
+namespace berth::cpu {
+
+size_t ElementBytes(ElementType type) { return stablehlo::StorageBytes(type); }
+
+std::string DimsString(std::span<const int64_t> dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ", ";
+    out += dims[i] == stablehlo::kDynamic ? std::string("?") : std::to_string(dims[i]);
+  }
+  return out + "]";
+}
+
+Status CheckSupported(ElementType type, std::string_view what) {
+  if (IsSupportedElementType(type)) return OkStatus();
+  return UnsupportedElementType(type, what);
+}
+
+Status CheckResultDims(const KernelCall& call, size_t index, std::span<const int64_t> dims) {
+  stablehlo::Type type = call.op.result(index)->type();
+  std::span<const int64_t> declared = type.shape();
+  bool same = declared.size() == dims.size();
+  for (size_t i = 0; same && i < dims.size(); ++i) {
+    same = declared[i] == stablehlo::kDynamic || declared[i] == dims[i];
+  }
+  if (!same) {
+    return InvalidArgumentError("result #" + std::to_string(index) + " would have shape " +
+                                DimsString(dims) + ", but its type is " + type.ToString());
+  }
+  return OkStatus();
+}
+
+Result<Tensor> AllocateResult(const KernelCall& call, size_t index, std::vector<int64_t> dims) {
+  ElementType type = call.op.result(index)->type().element_type();
+  BERTH_RETURN_IF_ERROR(CheckSupported(type, call.op.name()));
+  BERTH_RETURN_IF_ERROR(CheckResultDims(call, index, dims));
+  return Tensor::Allocate(type, std::move(dims));
+}
+
+namespace {
+
+template <typename T>
+int64_t ToIndex(T v) {
+  if constexpr (std::is_unsigned_v<T>) {
+    constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    return static_cast<uint64_t>(v) > kMax ? std::numeric_limits<int64_t>::max()
+                                           : static_cast<int64_t>(v);
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> ReadIndices(const Tensor& tensor, std::string_view what) {
+  if (!tensor.is_tensor() || !stablehlo::IsInteger(tensor.type())) {
+    return InvalidArgumentError(std::string(what) + " must be a tensor of integers, is " +
+                                tensor.TypeString());
+  }
+  std::vector<int64_t> out(static_cast<size_t>(tensor.num_elements()));
+  Status status = DispatchElementType(tensor.type(), what, [&]<typename T>() -> Status {
+    if constexpr (kIsInteger<T>) {
+      const T* data = tensor.data<T>();
+      for (size_t i = 0; i < out.size(); ++i) out[i] = ToIndex(data[i]);
+    }
+    return OkStatus();
+  });
+  BERTH_RETURN_IF_ERROR(status);
+  return out;
+}
+
+int64_t IndexAt(const Tensor& tensor, int64_t i) {
+  int64_t value = 0;
+  (void)DispatchElementType(tensor.type(), "index", [&]<typename T>() -> Status {
+    if constexpr (kIsInteger<T>) value = ToIndex(tensor.data<T>()[i]);
+    return OkStatus();
+  });
+  return value;
+}
+
+Result<Tensor> ConvertElements(const Tensor& tensor, ElementType type) {
+  if (tensor.type() == type) return tensor;
+  ElementType from = tensor.type();
+  bool same_kind = (stablehlo::IsInteger(from) && stablehlo::IsInteger(type)) ||
+                   (stablehlo::IsFloat(from) && stablehlo::IsFloat(type));
+  if (!same_kind) {
+    return InvalidArgumentError("cannot promote " + std::string(stablehlo::ElementTypeName(from)) +
+                                " to " + std::string(stablehlo::ElementTypeName(type)));
+  }
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(type, tensor.dims()));
+  const int64_t n = tensor.num_elements();
+  Status status = DispatchElementType(from, "promotion", [&]<typename S>() -> Status {
+    return DispatchElementType(type, "promotion", [&]<typename D>() -> Status {
+      const S* src = tensor.data<S>();
+      D* dst = out.data<D>();
+      if constexpr (kIsFloat<S> && kIsFloat<D>) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(static_cast<double>(src[i]));
+      } else if constexpr (kIsInteger<S> && kIsInteger<D>) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(src[i]);
+      }
+      return OkStatus();
+    });
+  });
+  BERTH_RETURN_IF_ERROR(status);
+  return out;
+}
+
+Result<Tensor> ScalarAt(const Tensor& tensor, int64_t index) {
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(tensor.type(), {}));
+  size_t bytes = ElementBytes(tensor.type());
+  std::memcpy(out.bytes(), tensor.bytes() + static_cast<size_t>(index) * bytes, bytes);
+  return out;
+}
+
+void RegisterDataMovementKernels(KernelRegistry& registry) {
+  RegisterShapeKernels(registry);
+  RegisterSliceKernels(registry);
+  RegisterGatherKernels(registry);
+  RegisterScatterKernels(registry);
+  RegisterSortKernels(registry);
+}
+
+}  // namespace berth::cpu

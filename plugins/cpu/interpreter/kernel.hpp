@@ -102,6 +102,7 @@ class KernelRegistry {
 };
 
 void RegisterStructuralKernels(KernelRegistry& registry);
+void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
 
 }  // namespace berth::cpu
 

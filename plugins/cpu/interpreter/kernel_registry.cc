@@ -17,6 +17,7 @@ KernelRegistry& Registry() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
     RegisterStructuralKernels(*r);
+    RegisterReductionKernels(*r);
     return r;
   }();
   return *registry;

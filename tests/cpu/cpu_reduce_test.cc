@@ -199,6 +199,67 @@ func.func @main(%x: tensor<300x2000xf32>) -> (tensor<300xf32>, tensor<2000xf32>)
   for (size_t c = 0; c < 2000; ++c) ASSERT_NEAR(got_cols[c], cols[c], 1e-3) << c;
 }
 
+TEST(CpuReduceTest, NanPropagatesThroughSums) {
+  const char* program = R"(
+func.func @main(%x: tensor<2x40xf32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
+      : (tensor<2x40xf32>, tensor<f32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+)";
+  std::vector<float> x(80, 1.0f);
+  x[17] = std::numeric_limits<float>::quiet_NaN();
+  x[40] = std::numeric_limits<float>::infinity();
+  BERTH_RUN(out, program, {Literal::Of<float>(x, {2, 40})});
+  std::vector<float> got = out[0].Values<float>();
+  EXPECT_TRUE(std::isnan(got[0]));
+  EXPECT_EQ(got[1], std::numeric_limits<float>::infinity());
+}
+
+// The same reduction through the typed loops (body `add`) and through the
+// body region (an equivalent two-op body) must agree exactly on integers.
+TEST(CpuReduceTest, TypedLoopsAndRegionBodiesAgree) {
+  const char* program = R"(
+func.func @main(%x: tensor<3x4x5x2xi32>) -> (tensor<4x2xi32>, tensor<4x2xi32>, tensor<3x5xi32>, tensor<3x5xi32>) {
+  %init = stablehlo.constant dense<7> : tensor<i32>
+  %fast = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [0, 2]
+      : (tensor<3x4x5x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+  %slow = "stablehlo.reduce"(%x, %init) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %s = stablehlo.add %a, %b : tensor<i32>
+      %m = stablehlo.multiply %s, %one : tensor<i32>
+      stablehlo.return %m : tensor<i32>
+  }) {dimensions = array<i64: 0, 2>} : (tensor<3x4x5x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+  %fast2 = stablehlo.reduce(%x init: %init) applies stablehlo.multiply across dimensions = [1, 3]
+      : (tensor<3x4x5x2xi32>, tensor<i32>) -> tensor<3x5xi32>
+  %slow2 = "stablehlo.reduce"(%x, %init) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %s = stablehlo.multiply %a, %b : tensor<i32>
+      %m = stablehlo.add %s, %zero : tensor<i32>
+      stablehlo.return %m : tensor<i32>
+  }) {dimensions = array<i64: 1, 3>} : (tensor<3x4x5x2xi32>, tensor<i32>) -> tensor<3x5xi32>
+  return %fast, %slow, %fast2, %slow2 : tensor<4x2xi32>, tensor<4x2xi32>, tensor<3x5xi32>, tensor<3x5xi32>
+}
+)";
+  std::mt19937 random(1);
+  std::vector<int32_t> x(3 * 4 * 5 * 2);
+  for (int32_t& v : x) v = static_cast<int32_t>(random());
+  BERTH_RUN(out, program, {Literal::Of<int32_t>(x, {3, 4, 5, 2})});
+  EXPECT_EQ(out[0].Values<int32_t>(), out[1].Values<int32_t>());
+  EXPECT_EQ(out[2].Values<int32_t>(), out[3].Values<int32_t>());
+  int32_t first = 7;  // result [0][0]: init plus x[i][0][k][0] over i, k
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 5; ++k) {
+      first = static_cast<int32_t>(static_cast<uint32_t>(first) +
+                                   static_cast<uint32_t>(x[((i * 4) * 5 + k) * 2]));
+    }
+  }
+  EXPECT_EQ(out[0].Values<int32_t>()[0], first);
+}
+
 TEST(CpuReduceTest, I1AddIsOrAndMultiplyIsAnd) {
   const char* program = R"(
 func.func @main(%x: tensor<3x2xi1>) -> (tensor<2xi1>, tensor<2xi1>) {

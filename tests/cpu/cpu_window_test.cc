@@ -159,6 +159,55 @@ func.func @main(%x: tensor<5xi32>, %y: tensor<5xf32>) -> (tensor<3xi32>, tensor<
   EXPECT_THAT(out[1].Values<float>(), ElementsAre(3, 8, 15));
 }
 
+// Typed loops (body `add`) and the body region (an equivalent two-op body)
+// agree on every window attribute at once.
+TEST(CpuReduceWindowTest, TypedLoopsAndRegionBodiesAgree) {
+  const char* program = R"(
+func.func @main(%x: tensor<5x6xi32>) -> (tensor<4x2xi32>, tensor<4x2xi32>) {
+  %init = stablehlo.constant dense<3> : tensor<i32>
+  %fast = "stablehlo.reduce_window"(%x, %init) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %s = stablehlo.add %a, %b : tensor<i32>
+      stablehlo.return %s : tensor<i32>
+  }) {window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 3, 1>,
+      base_dilations = array<i64: 2, 1>, window_dilations = array<i64: 1, 2>,
+      padding = dense<[[1, 2], [-1, 1]]> : tensor<2x2xi64>}
+      : (tensor<5x6xi32>, tensor<i32>) -> tensor<4x2xi32>
+  %slow = "stablehlo.reduce_window"(%x, %init) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %s = stablehlo.add %a, %b : tensor<i32>
+      %m = stablehlo.multiply %s, %one : tensor<i32>
+      stablehlo.return %m : tensor<i32>
+  }) {window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 3, 1>,
+      base_dilations = array<i64: 2, 1>, window_dilations = array<i64: 1, 2>,
+      padding = dense<[[1, 2], [-1, 1]]> : tensor<2x2xi64>}
+      : (tensor<5x6xi32>, tensor<i32>) -> tensor<4x2xi32>
+  return %fast, %slow : tensor<4x2xi32>, tensor<4x2xi32>
+}
+)";
+  std::vector<int32_t> x(30);
+  for (int i = 0; i < 30; ++i) x[i] = (i * 37) % 11 - 5;
+  BERTH_RUN(out, program, {Literal::Of<int32_t>(x, {5, 6})});
+  std::vector<int32_t> fast = out[0].Values<int32_t>();
+  EXPECT_EQ(fast, out[1].Values<int32_t>());
+  // Reference: padded, dilated rows p = 3*o + w - 1 hold x[p / 2] when p is
+  // even and in range; columns q = o + 2*w + 1 hold x[.][q].
+  for (int o0 = 0; o0 < 4; ++o0) {
+    for (int o1 = 0; o1 < 2; ++o1) {
+      int32_t acc = 3;
+      for (int w0 = 0; w0 < 2; ++w0) {
+        for (int w1 = 0; w1 < 3; ++w1) {
+          int p = 3 * o0 + w0 - 1, q = o1 + 2 * w1 + 1;
+          bool in = p >= 0 && p <= 8 && p % 2 == 0 && q < 6;
+          acc += in ? x[(p / 2) * 6 + q] : 3;
+        }
+      }
+      EXPECT_EQ(fast[o0 * 2 + o1], acc) << o0 << "," << o1;
+    }
+  }
+}
+
 TEST(CpuReduceWindowTest, LargeSumPoolingMatchesAReference) {
   // 3x3 windows, stride 2, padding 1 on a 64x96 image (parallel fast path).
   const char* program = R"(

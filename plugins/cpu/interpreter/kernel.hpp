@@ -113,6 +113,7 @@ void RegisterCheckKernels(KernelRegistry& registry);
 void RegisterCustomCallKernels(KernelRegistry& registry);
 void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterDataMovementKernels(KernelRegistry& registry);
+void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
 
 }  // namespace berth::cpu
 

@@ -22,6 +22,7 @@ KernelRegistry& Registry() {
     RegisterCustomCallKernels(*r);
     RegisterElementwiseKernels(*r);
     RegisterDataMovementKernels(*r);
+    RegisterReductionKernels(*r);
     return r;
   }();
   return *registry;

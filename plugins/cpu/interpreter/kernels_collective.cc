@@ -131,11 +131,16 @@ Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Tensor& first = parts.front();
   BERTH_ASSIGN_OR_RETURN(Tensor acc, Tensor::Allocate(first.type(), first.dims()));
   std::memcpy(acc.bytes(), first.bytes(), first.byte_size());
-  std::optional<OpKind> fast = MatchBinaryReducer(call.op.region(0));
+  const Reducer fast = DetectReducer(call.op.region(0));
   for (size_t m = 1; m < parts.size(); ++m) {
-    if (fast) {
-      BERTH_RETURN_IF_ERROR(CombineInto(*fast, acc.type(), acc.bytes(), parts[m].bytes(),
-                                        acc.num_elements()));
+    if (fast != Reducer::kNone) {
+      DispatchElementType(acc.type(), "all_reduce", [&]<typename T>() {
+        DispatchReducer(fast, [&]<Reducer R>() {
+          T* a = acc.data<T>();
+          const T* b = parts[m].data<T>();
+          for (int64_t i = 0; i < acc.num_elements(); ++i) a[i] = Combine<R, T>(a[i], b[i]);
+        });
+      });
       continue;
     }
     // General body: run the region on each pair of elements.

@@ -1,90 +1,102 @@
 #include "interpreter/reduction.hpp"
 
-#include <cmath>
-#include <type_traits>
+#include <cstring>
 
-#include "interpreter/element_types.hpp"
+#include "interpreter/parallel.hpp"
 
 namespace berth::cpu {
 
 using stablehlo::OpKind;
 
-std::optional<OpKind> MatchBinaryReducer(const stablehlo::Region& body) {
-  if (body.empty()) return std::nullopt;
-  const stablehlo::Block& block = body.entry_block();
-  if (block.num_arguments() != 2 || block.operations().size() != 2) return std::nullopt;
-  const stablehlo::Operation* op = block.operations()[0];
-  const stablehlo::Operation* ret = block.operations()[1];
-  if (ret->num_operands() != 1 || ret->operand(0) != op->result(0) || op->num_operands() != 2) {
-    return std::nullopt;
+void RegisterReductionKernels(KernelRegistry& registry) {
+  RegisterReduceKernels(registry);
+  RegisterWindowKernels(registry);
+  RegisterControlKernels(registry);
+  RegisterDotKernels(registry);
+  RegisterTriangularSolveKernels(registry);
+}
+
+Reducer DetectReducer(const stablehlo::Region& region) {
+  if (region.empty() || region.blocks().size() != 1) return Reducer::kNone;
+  const stablehlo::Block& block = region.entry_block();
+  std::span<stablehlo::Operation* const> ops = block.operations();
+  if (block.num_arguments() != 2 || ops.size() != 2 || block.terminator() != ops[1]) {
+    return Reducer::kNone;
   }
-  bool args_in_order = op->operand(0) == block.argument(0) && op->operand(1) == block.argument(1);
-  bool args_swapped = op->operand(0) == block.argument(1) && op->operand(1) == block.argument(0);
-  if (!args_in_order && !args_swapped) return std::nullopt;
-  switch (op->kind()) {
-    case OpKind::kAdd: case OpKind::kMultiply: case OpKind::kMaximum: case OpKind::kMinimum:
-    case OpKind::kAnd: case OpKind::kOr: case OpKind::kXor:
-      return op->kind();
-    default:
-      return std::nullopt;
+  const stablehlo::Operation& op = *ops[0];
+  const stablehlo::Operation& ret = *ops[1];
+  if (op.num_operands() != 2 || op.num_results() != 1 || ret.num_operands() != 1 ||
+      ret.operand(0) != op.result(0)) {
+    return Reducer::kNone;
+  }
+  stablehlo::Value* a = block.argument(0);
+  stablehlo::Value* b = block.argument(1);
+  bool args = (op.operand(0) == a && op.operand(1) == b) || (op.operand(0) == b && op.operand(1) == a);
+  stablehlo::Type type = a->type();
+  if (!args || !type.IsTensor() || type.rank() != 0 || b->type() != type ||
+      op.result(0)->type() != type) {
+    return Reducer::kNone;
+  }
+  bool is_float = stablehlo::IsFloat(type.element_type());
+  switch (op.kind()) {
+    case OpKind::kAdd: return Reducer::kAdd;
+    case OpKind::kMultiply: return Reducer::kMultiply;
+    case OpKind::kMaximum: return Reducer::kMaximum;
+    case OpKind::kMinimum: return Reducer::kMinimum;
+    case OpKind::kAnd: return is_float ? Reducer::kNone : Reducer::kAnd;
+    case OpKind::kOr: return is_float ? Reducer::kNone : Reducer::kOr;
+    case OpKind::kXor: return is_float ? Reducer::kNone : Reducer::kXor;
+    default: return Reducer::kNone;
   }
 }
 
-namespace {
+Odometer::Odometer(std::vector<int64_t> sizes, std::vector<int64_t> strides)
+    : sizes_(std::move(sizes)), strides_(std::move(strides)), index_(sizes_.size(), 0) {
+  for (int64_t size : sizes_) count_ *= size;
+}
 
-template <typename T>
-T Combine(OpKind op, T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (op) {
-      case OpKind::kAdd: case OpKind::kOr: case OpKind::kMaximum: return a || b;
-      case OpKind::kMultiply: case OpKind::kAnd: case OpKind::kMinimum: return a && b;
-      default: return a != b;  // xor
-    }
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    switch (op) {
-      case OpKind::kAdd: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-      case OpKind::kMultiply: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-      case OpKind::kMaximum: return a > b ? a : b;
-      case OpKind::kMinimum: return a < b ? a : b;
-      case OpKind::kAnd: return static_cast<T>(a & b);
-      case OpKind::kOr: return static_cast<T>(a | b);
-      default: return static_cast<T>(a ^ b);
-    }
-  } else {
-    // Floats: f16/bf16 compute in float and round when stored.
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    C x = static_cast<C>(a), y = static_cast<C>(b);
-    switch (op) {
-      case OpKind::kAdd: return static_cast<T>(x + y);
-      case OpKind::kMultiply: return static_cast<T>(x * y);
-      case OpKind::kMaximum:
-        if (std::isnan(x) || std::isnan(y)) return static_cast<T>(std::isnan(x) ? x : y);
-        if (x == y) return static_cast<T>(std::signbit(x) ? y : x);  // max(-0, +0) = +0
-        return static_cast<T>(x > y ? x : y);
-      case OpKind::kMinimum:
-        if (std::isnan(x) || std::isnan(y)) return static_cast<T>(std::isnan(x) ? x : y);
-        if (x == y) return static_cast<T>(std::signbit(x) ? x : y);  // min(-0, +0) = -0
-        return static_cast<T>(x < y ? x : y);
-      default: return a;  // and/or/xor are not defined on floats (the verifier rejects them)
-    }
+void Odometer::Seek(int64_t linear) {
+  offset_ = 0;
+  for (size_t d = sizes_.size(); d-- > 0;) {
+    int64_t size = sizes_[d];
+    index_[d] = size > 0 ? linear % size : 0;
+    linear = size > 0 ? linear / size : 0;
+    offset_ += index_[d] * strides_[d];
   }
 }
 
-}  // namespace
+Result<Tensor> ScalarAt(const Tensor& t, int64_t offset) {
+  BERTH_ASSIGN_OR_RETURN(Tensor scalar, Tensor::Allocate(t.type(), {}));
+  size_t size = stablehlo::StorageBytes(t.type());
+  std::memcpy(scalar.bytes(), t.bytes() + static_cast<size_t>(offset) * size, size);
+  return scalar;
+}
 
-Status CombineInto(OpKind op, ElementType type, void* acc, const void* value, int64_t n) {
-  return DispatchElementType(type, "reduction", [&]<typename T>() -> Status {
-    if constexpr (kIsFloat<T>) {
-      if (op == OpKind::kAnd || op == OpKind::kOr || op == OpKind::kXor) {
-        return InvalidArgumentError("bitwise reduction on a floating-point type");
-      }
-    }
-    T* a = static_cast<T*>(acc);
-    const T* v = static_cast<const T*>(value);
-    for (int64_t i = 0; i < n; ++i) a[i] = Combine<T>(op, a[i], v[i]);
-    return OkStatus();
+Status StoreScalar(const Tensor& scalar, Tensor& out, int64_t offset) {
+  if (!scalar.is_tensor() || scalar.num_elements() != 1 || scalar.type() != out.type()) {
+    return InternalError("the body returned " + scalar.TypeString() + " where a tensor<" +
+                         std::string(stablehlo::ElementTypeName(out.type())) + "> was expected");
+  }
+  size_t size = stablehlo::StorageBytes(out.type());
+  std::memcpy(out.bytes() + static_cast<size_t>(offset) * size, scalar.bytes(), size);
+  return OkStatus();
+}
+
+Result<Tensor> ConvertTensor(const Tensor& t, ElementType to, ThreadPool* pool) {
+  if (t.type() == to) return t;
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(to, t.dims()));
+  Status status = DispatchElementType(t.type(), "convert", [&]<typename From>() -> Status {
+    return DispatchElementType(to, "convert", [&]<typename To>() -> Status {
+      const From* in = t.data<From>();
+      To* o = out.data<To>();
+      ParallelFor(pool, t.num_elements(), 1 << 15, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) o[i] = ConvertElement<To, From>(in[i]);
+      });
+      return OkStatus();
+    });
   });
+  BERTH_RETURN_IF_ERROR(status);
+  return out;
 }
 
 }  // namespace berth::cpu

@@ -1,25 +1,201 @@
-// Reductions with a region body: recognising the common bodies (a single
-// add/multiply/max/min/and/or/xor of the two block arguments) so they run as
-// typed loops, and combining buffers elementwise with such a body.
+// Shared pieces of the reduction, control-flow and linear-algebra kernels:
+// reduce and map (kernels_reduce.cc), reduce_window and select_and_scatter
+// (kernels_window.cc), while/if/case (kernels_control.cc), dot_general and
+// dot (kernels_dot.cc), triangular_solve (kernels_triangular_solve.cc).
+//
+// Reductions whose body is one commutative binary op of its two arguments
+// (add, multiply, maximum, minimum, and, or, xor) run as typed loops instead
+// of running the body region per element; Combine<R, T> is that op, with the
+// semantics of the elementwise op: integers wrap, i1 add/multiply are or/and,
+// float maximum/minimum propagate NaN and order -0 below +0 (IEEE 754-2019).
 #ifndef BERTH_PLUGINS_CPU_INTERPRETER_REDUCTION_HPP_
 #define BERTH_PLUGINS_CPU_INTERPRETER_REDUCTION_HPP_
 
-#include <optional>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
 
 #include "berth/stablehlo/ir.hpp"
+#include "interpreter/element_types.hpp"
+#include "interpreter/kernel.hpp"
 #include "interpreter/tensor.hpp"
 
 namespace berth::cpu {
 
-// The op of a body `^bb(%a, %b): %r = OP %a, %b; return %r` (either operand
-// order), when OP is add, multiply, maximum, minimum, and, or or xor.
-std::optional<stablehlo::OpKind> MatchBinaryReducer(const stablehlo::Region& body);
+// Registration of each file of the family; RegisterReductionKernels calls
+// them all.
+void RegisterReduceKernels(KernelRegistry& registry);
+void RegisterWindowKernels(KernelRegistry& registry);
+void RegisterControlKernels(KernelRegistry& registry);
+void RegisterDotKernels(KernelRegistry& registry);
+void RegisterTriangularSolveKernels(KernelRegistry& registry);
 
-// acc[i] = acc[i] OP value[i] for i in [0, n), with OP from MatchBinaryReducer
-// and the semantics of that StableHLO op (integers wrap, max/min propagate
-// NaN, i1 add/multiply are or/and).
-Status CombineInto(stablehlo::OpKind op, ElementType type, void* acc, const void* value,
-                   int64_t n);
+// The op a reducer body computes when it is `return op(arg0, arg1)` (either
+// argument order); kNone for any other body.
+enum class Reducer : uint8_t { kNone, kAdd, kMultiply, kMaximum, kMinimum, kAnd, kOr, kXor };
+
+// Looks at region `region` of a reduce-like op whose body takes two rank-0
+// arguments of one element type.
+Reducer DetectReducer(const stablehlo::Region& region);
+
+namespace detail {
+
+// Integer arithmetic in an unsigned type at least as wide as int, so that
+// neither signed overflow nor promotion to int can happen.
+template <typename T>
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <typename T>
+inline bool IsNan(T x) {
+  return std::isnan(static_cast<double>(x));
+}
+
+template <typename T>
+inline bool SignBit(T x) {
+  return std::signbit(static_cast<double>(x));
+}
+
+}  // namespace detail
+
+// One step of reducer R on element type T.
+template <Reducer R, typename T>
+inline T Combine(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (R == Reducer::kAdd || R == Reducer::kMaximum || R == Reducer::kOr) {
+      return a || b;
+    } else if constexpr (R == Reducer::kMultiply || R == Reducer::kMinimum ||
+                         R == Reducer::kAnd) {
+      return a && b;
+    } else {
+      return a != b;
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using W = detail::WrapType<T>;
+    if constexpr (R == Reducer::kAdd) return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+    if constexpr (R == Reducer::kMultiply) {
+      return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+    }
+    if constexpr (R == Reducer::kMaximum) return a < b ? b : a;
+    if constexpr (R == Reducer::kMinimum) return b < a ? b : a;
+    if constexpr (R == Reducer::kAnd) return static_cast<T>(a & b);
+    if constexpr (R == Reducer::kOr) return static_cast<T>(a | b);
+    if constexpr (R == Reducer::kXor) return static_cast<T>(a ^ b);
+  } else {
+    if constexpr (R == Reducer::kAdd) return static_cast<T>(a + b);
+    if constexpr (R == Reducer::kMultiply) return static_cast<T>(a * b);
+    if constexpr (R == Reducer::kMaximum || R == Reducer::kMinimum) {
+      if (detail::IsNan(a)) return a;
+      if (detail::IsNan(b)) return b;
+      if (a == b) {  // equal, or +0 and -0
+        bool take_a = detail::SignBit(a) == (R == Reducer::kMinimum);
+        return take_a ? a : b;
+      }
+      if constexpr (R == Reducer::kMaximum) return a < b ? b : a;
+      return b < a ? b : a;
+    }
+    // and/or/xor are never detected on floats.
+    return a;
+  }
+}
+
+// Calls `f.template operator()<R>()` with R the reducer as a constant.
+template <typename F>
+auto DispatchReducer(Reducer reducer, F&& f) {
+  switch (reducer) {
+    case Reducer::kAdd: return f.template operator()<Reducer::kAdd>();
+    case Reducer::kMultiply: return f.template operator()<Reducer::kMultiply>();
+    case Reducer::kMaximum: return f.template operator()<Reducer::kMaximum>();
+    case Reducer::kMinimum: return f.template operator()<Reducer::kMinimum>();
+    case Reducer::kAnd: return f.template operator()<Reducer::kAnd>();
+    case Reducer::kOr: return f.template operator()<Reducer::kOr>();
+    case Reducer::kXor:
+    case Reducer::kNone: break;
+  }
+  return f.template operator()<Reducer::kXor>();
+}
+
+// Walks a sub-space of a row-major tensor in lexicographic order: the index
+// over `sizes` and the element offset it has with `strides`.
+class Odometer {
+ public:
+  Odometer(std::vector<int64_t> sizes, std::vector<int64_t> strides);
+
+  // Moves to the `linear`-th index (row-major over `sizes`).
+  void Seek(int64_t linear);
+  // Moves to the next index (wrapping to the first after the last).
+  void Next() {
+    for (size_t d = sizes_.size(); d-- > 0;) {
+      offset_ += strides_[d];
+      if (++index_[d] < sizes_[d]) return;
+      offset_ -= index_[d] * strides_[d];
+      index_[d] = 0;
+    }
+  }
+  int64_t offset() const { return offset_; }
+  const std::vector<int64_t>& index() const { return index_; }
+  int64_t count() const { return count_; }
+
+ private:
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  std::vector<int64_t> index_;
+  int64_t offset_ = 0;
+  int64_t count_ = 1;
+};
+
+// A rank-0 tensor holding element `offset` of `t`.
+Result<Tensor> ScalarAt(const Tensor& t, int64_t offset);
+
+// Writes the only element of `scalar` (a region's result) to element `offset`
+// of `out`; INTERNAL when it is not one element of out's type.
+Status StoreScalar(const Tensor& scalar, Tensor& out, int64_t offset);
+
+// `t` with its elements converted to `to` (integers wrap, bool is x != 0,
+// floats round to nearest even, floats to integers truncate and saturate,
+// NaN to 0). Returns `t` itself when the types are equal.
+Result<Tensor> ConvertTensor(const Tensor& t, ElementType to, ThreadPool* pool);
+
+// One element converted between C++ element types as ConvertTensor does.
+template <typename To, typename From>
+inline To ConvertElement(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<double>(x) != 0.0;
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return static_cast<To>(x ? 1 : 0);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return static_cast<To>(x);
+  } else if constexpr (std::is_integral_v<To>) {
+    double v = static_cast<double>(x);
+    if (std::isnan(v)) return To{0};
+    if (v <= static_cast<double>(std::numeric_limits<To>::min())) {
+      return std::numeric_limits<To>::min();
+    }
+    if (v >= static_cast<double>(std::numeric_limits<To>::max())) {
+      return std::numeric_limits<To>::max();
+    }
+    return static_cast<To>(v);
+  } else if constexpr (std::is_same_v<To, half> || std::is_same_v<To, bfloat16>) {
+    if constexpr (std::is_same_v<From, float> || std::is_same_v<From, half> ||
+                  std::is_same_v<From, bfloat16>) {
+      return static_cast<To>(static_cast<float>(x));
+    } else {
+      // One rounding from the exact value (through float could round twice).
+      constexpr ElementType kTo = std::is_same_v<To, half> ? ElementType::kF16 : ElementType::kBF16;
+      return std::bit_cast<To>(
+          static_cast<uint16_t>(stablehlo::EncodeFloat(kTo, static_cast<double>(x))));
+    }
+  } else if constexpr (std::is_integral_v<From>) {
+    return static_cast<To>(x);
+  } else {
+    return static_cast<To>(static_cast<double>(x));
+  }
+}
 
 }  // namespace berth::cpu
 

@@ -118,6 +118,7 @@ class Parser {
   Status ParseFunc();
   Status ParseGenericFunc();
   Status ParseSdyMesh();
+  Status ParseGenericTopLevelOp();
   Status AddFunction(std::string_view name, size_t pos, Visibility visibility, Type type,
                      std::vector<const DictionaryAttr*> arg_attrs,
                      std::vector<const DictionaryAttr*> res_attrs,

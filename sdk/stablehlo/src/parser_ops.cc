@@ -87,7 +87,7 @@ Status Parser::ParseBlockBody(Block* block) {
       ++pos_;
       return OkStatus();
     }
-    if (c == '\0') return Error("expected '}' to close the region");
+    if (c == '\0' && pos_ >= src_.size()) return Error("expected '}' to close the region");
     if (c == '^') return Error("regions with more than one block are not supported");
     BERTH_RETURN_IF_ERROR(ParseOperation(block));
   }

@@ -67,7 +67,9 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
   bool has_dot_dims = false;
   char c = Peek();
-  bool has_items = c == '%' || (IsBareIdStart(c) && PeekBareId() != "loc");
+  bool terminator = st.kind == OpKind::kReturn || st.kind == OpKind::kFuncReturn;
+  // A terminator's items are values only; a bare word after it is the next op.
+  bool has_items = c == '%' || (!terminator && IsBareIdStart(c) && PeekBareId() != "loc");
   if (has_items) {
     do {
       SkipWs();
@@ -96,7 +98,6 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
         AddAttr(st, "dot_dimension_numbers", b_.Make<DotDimensionNumbersAttr>(std::move(dims))));
   }
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
-  bool terminator = st.kind == OpKind::kReturn || st.kind == OpKind::kFuncReturn;
   if (terminator && st.operands.empty() && Peek() != ':') return OkStatus();
   return ParseTypeClause(st, PolicyFor(st.kind), num_results);
 }

@@ -290,7 +290,7 @@ Status Parser::ParseFunc() {
       return ErrorAt(start, "a function with a body needs named arguments (%name: type)");
     }
     // Functions are isolated: nothing from outside is visible inside.
-    values_.clear();
+    values_.Clear();
     scope_names_.clear();
     scope_marks_.clear();
     body = b_.NewRegion();
@@ -322,7 +322,7 @@ Status Parser::ParseGenericFunc() {
     BERTH_RETURN_IF_ERROR(ParseAttrDict(&attrs));
     BERTH_RETURN_IF_ERROR(Expect('>', "to close the properties"));
   }
-  values_.clear();
+  values_.Clear();
   scope_names_.clear();
   scope_marks_.clear();
   std::vector<Region*> regions;
@@ -407,7 +407,7 @@ Status Parser::ParseGenericTopLevelOp() {
   }
   std::string_view dup = SortAttributes(st.attrs);
   if (!dup.empty()) return ErrorAt(st.pos, "duplicate attribute '" + std::string(dup) + "'");
-  Operation* op = b_.NewOp(st.kind, LocationAt(st.pos), {}, {}, std::move(st.attrs), {}, {});
+  Operation* op = b_.NewOp(st.kind, LocationAt(st.pos), {}, {}, st.attrs, {}, {});
   b_.storage().top_level_ops.push_back(op);
   return OkStatus();
 }
@@ -432,7 +432,7 @@ Status Parser::ParseSdyMesh() {
   attrs.push_back({"sym_name", b_.Make<StringAttr>(std::string(name))});
   std::string_view dup = SortAttributes(attrs);
   if (!dup.empty()) return ErrorAt(start, "duplicate attribute '" + std::string(dup) + "'");
-  Operation* op = b_.NewOp(OpKind::kSdyMesh, LocationAt(start), {}, {}, std::move(attrs), {}, {});
+  Operation* op = b_.NewOp(OpKind::kSdyMesh, LocationAt(start), {}, {}, attrs, {}, {});
   b_.storage().top_level_ops.push_back(op);
   return SkipTrailingLocation();
 }

@@ -229,7 +229,7 @@ Status Parser::ParsePrettyTopK(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('=', "after 'k'"));
   int64_t k;
   BERTH_RETURN_IF_ERROR(LexInt64(&k, "for k"));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "k", b_.Make<IntegerAttr>(k, ElementType::kSI64)));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "k", b_.Int(k, ElementType::kSI64)));
   BERTH_RETURN_IF_ERROR(Expect(')', "to close chlo.top_k"));
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   return ParseTypeClause(st, TypePolicy::kSame, num_results);
@@ -257,7 +257,7 @@ Status Parser::ParsePrettyScan(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('=', "after 'dimension'"));
   int64_t dim;
   BERTH_RETURN_IF_ERROR(LexInt64(&dim, "for the scan dimension"));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "dimension", b_.Make<IntegerAttr>(dim, ElementType::kSI64)));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "dimension", b_.Int(dim, ElementType::kSI64)));
   if (TryKeyword("attributes")) BERTH_RETURN_IF_ERROR(ParseAttrDict(&st.attrs));
   Region* body;
   BERTH_RETURN_IF_ERROR(ParseRegion(&body));

@@ -213,29 +213,32 @@ bool AllowsIndexElements(OpKind kind) {
          kind == OpKind::kCustomCall;
 }
 
-Status CheckValueType(const Operation& op, Type t, std::string_view what) {
-  if (!t) return OpError(op, std::string(what) + " has no type");
+// `what` and `index` name the value ("operand", 2) for messages only.
+Status CheckValueType(const Operation& op, Type t, const char* what, size_t index) {
+  auto name = [&]() { return std::string(what) + " #" + std::to_string(index); };
+  if (!t) return OpError(op, name() + " has no type");
   switch (t.kind()) {
     case TypeKind::kTensor: {
+      ElementType e = t.element_type();
+      if (e <= ElementType::kComplex128) return OkStatus();  // the common case
       if (t.IsQuantized()) {
-        return OpError(op, std::string(what) + " has quantized type " + Str(t) +
+        return OpError(op, name() + " has quantized type " + Str(t) +
                                "; quantized types are not supported");
       }
-      ElementType e = t.element_type();
       if (e == ElementType::kTF32 || (e == ElementType::kIndex && !AllowsIndexElements(op.kind()))) {
-        return OpError(op, std::string(what) + " has element type " +
-                               std::string(ElementTypeName(e)) + ", which values cannot have");
+        return OpError(op, name() + " has element type " + std::string(ElementTypeName(e)) +
+                               ", which values cannot have");
       }
       return OkStatus();
     }
     case TypeKind::kToken:
       return OkStatus();
     case TypeKind::kTuple:
-      for (Type inner : t.types()) BERTH_RETURN_IF_ERROR(CheckValueType(op, inner, what));
+      for (Type inner : t.types()) BERTH_RETURN_IF_ERROR(CheckValueType(op, inner, what, index));
       return OkStatus();
     default:
       if (op.kind() == OpKind::kCustomCall) return OkStatus();
-      return OpError(op, std::string(what) + " has type " + Str(t) +
+      return OpError(op, name() + " has type " + Str(t) +
                              ", which is not a tensor, token or tuple");
   }
 }
@@ -328,10 +331,10 @@ class Verifier {
 
   Status VerifyOp(const Operation& op) {
     for (size_t i = 0; i < op.num_operands(); ++i) {
-      BERTH_RETURN_IF_ERROR(CheckValueType(op, OperandType(op, i), "operand #" + std::to_string(i)));
+      BERTH_RETURN_IF_ERROR(CheckValueType(op, OperandType(op, i), "operand", i));
     }
     for (size_t i = 0; i < op.num_results(); ++i) {
-      BERTH_RETURN_IF_ERROR(CheckValueType(op, ResultType(op, i), "result #" + std::to_string(i)));
+      BERTH_RETURN_IF_ERROR(CheckValueType(op, ResultType(op, i), "result", i));
     }
     int expected = ExpectedRegions(op.kind());
     if (expected >= 0 && op.num_regions() != static_cast<size_t>(expected)) {
@@ -349,7 +352,7 @@ class Verifier {
         return OpError(op, "region #" + std::to_string(r) + " must end with 'stablehlo.return'");
       }
       for (Value* arg : block.arguments()) {
-        BERTH_RETURN_IF_ERROR(CheckValueType(op, arg->type(), "a region argument"));
+        BERTH_RETURN_IF_ERROR(CheckValueType(op, arg->type(), "region argument", arg->index()));
       }
     }
     BERTH_RETURN_IF_ERROR(VerifyElementwiseOp(op));

@@ -176,6 +176,7 @@ class Parser {
   Status ParsePrettyConvolution(OpState& st, size_t num_results);
   Status ParsePrettyReduce(OpState& st, size_t num_results);
   Status ParsePrettyWhile(OpState& st, size_t num_results);
+  Status ParsePrettyIf(OpState& st, size_t num_results);
   Status ParsePrettyTopK(OpState& st, size_t num_results);
   Status ParsePrettyScan(OpState& st, size_t num_results);
   Status ParsePrettySharding(OpState& st, size_t num_results);

@@ -325,6 +325,12 @@ Status Parser::ParseTypeClause(OpState& st, TypePolicy policy, size_t num_result
     return ErrorAt(types_pos, "expected " + std::to_string(n) + " type(s) here, found " +
                                   std::to_string(types.size()));
   };
+  // One type stands for one result; more results need a function type.
+  if (num_results > 1 && (policy == TypePolicy::kSame || policy == TypePolicy::kCompare ||
+                          policy == TypePolicy::kSelect)) {
+    return ErrorAt(types_pos, "an op with " + std::to_string(num_results) +
+                                  " results needs a function type '(...) -> (...)'");
+  }
   switch (policy) {
     case TypePolicy::kSame: {
       BERTH_RETURN_IF_ERROR(expect_count(1));

@@ -25,10 +25,8 @@ TypePolicy PolicyFor(OpKind kind) {
 
 }  // namespace
 
+// Duplicates are reported when the op is finished (after sorting).
 Status Parser::AddAttr(OpState& st, std::string_view name, const Attribute* value) {
-  for (const NamedAttribute& a : st.attrs) {
-    if (a.name == name) return ErrorAt(st.pos, "duplicate attribute '" + std::string(name) + "'");
-  }
   st.attrs.push_back({name, value});
   return OkStatus();
 }
@@ -54,6 +52,7 @@ Status Parser::ParsePrettyOp(OpState& st, size_t num_results) {
     case OpKind::kDynamicConv: return ParsePrettyConvolution(st, num_results);
     case OpKind::kReduce: return ParsePrettyReduce(st, num_results);
     case OpKind::kWhile: return ParsePrettyWhile(st, num_results);
+    case OpKind::kIf: return ParsePrettyIf(st, num_results);
     case OpKind::kChloTopK: return ParsePrettyTopK(st, num_results);
     case OpKind::kChloScan: return ParsePrettyScan(st, num_results);
     case OpKind::kSdyShardingConstraint:

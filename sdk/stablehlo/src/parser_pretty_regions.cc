@@ -220,6 +220,21 @@ Status Parser::ParsePrettyWhile(OpState& st, size_t num_results) {
   return OkStatus();
 }
 
+// stablehlo.if %pred -> (T, ...) { ... } else { ... }
+Status Parser::ParsePrettyIf(OpState& st, size_t num_results) {
+  BERTH_RETURN_IF_ERROR(ParseOperand(st));
+  if (TryConsumeArrow()) BERTH_RETURN_IF_ERROR(ParseFunctionResults(&st.result_types));
+  BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
+  Region* then_region;
+  BERTH_RETURN_IF_ERROR(ParseRegion(&then_region));
+  BERTH_RETURN_IF_ERROR(ExpectKeyword("else", "after the true branch of stablehlo.if"));
+  Region* else_region;
+  BERTH_RETURN_IF_ERROR(ParseRegion(&else_region));
+  st.regions = {then_region, else_region};
+  (void)num_results;
+  return OkStatus();
+}
+
 // chlo.top_k(%x, k = 4) {attrs} : T -> (V, I)
 Status Parser::ParsePrettyTopK(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('(', "after chlo.top_k"));

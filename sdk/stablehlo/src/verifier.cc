@@ -25,6 +25,10 @@ std::string Str(std::span<const int64_t> values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i) out += ", ";
+    if (i == 16 && values.size() > 20) {
+      out += "... (" + std::to_string(values.size()) + " values)";
+      break;
+    }
     out += values[i] == kDynamic ? std::string("?") : std::to_string(values[i]);
   }
   out += ']';
@@ -99,22 +103,28 @@ Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t>
 
 Status ExpectDimsInRange(const Operation& op, std::span<const int64_t> dims, int64_t rank,
                          std::string_view what, bool unique) {
+  std::vector<bool> seen(rank > 0 ? static_cast<size_t>(rank) : 0, false);
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0 || dims[i] >= rank) {
       return OpError(op, std::string(what) + " " + Str(dims) + " has " +
                              std::to_string(dims[i]) + ", outside [0, " + std::to_string(rank) +
                              ")");
     }
-    if (unique) {
-      for (size_t j = 0; j < i; ++j) {
-        if (dims[j] == dims[i]) {
-          return OpError(op, std::string(what) + " " + Str(dims) + " repeats " +
-                                 std::to_string(dims[i]));
-        }
-      }
+    if (unique && seen[static_cast<size_t>(dims[i])]) {
+      return OpError(op, std::string(what) + " " + Str(dims) + " repeats " +
+                             std::to_string(dims[i]));
     }
+    seen[static_cast<size_t>(dims[i])] = true;
   }
   return OkStatus();
+}
+
+std::vector<bool> DimMask(std::span<const int64_t> dims, int64_t rank) {
+  std::vector<bool> mask(rank > 0 ? static_cast<size_t>(rank) : 0, false);
+  for (int64_t d : dims) {
+    if (d >= 0 && d < rank) mask[static_cast<size_t>(d)] = true;
+  }
+  return mask;
 }
 
 Status GetI64ArrayAttr(const Operation& op, std::string_view name, bool required,

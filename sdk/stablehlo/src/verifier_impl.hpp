@@ -43,6 +43,9 @@ Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t>
 // `dims` lie in [0, rank) (and are unique when asked).
 Status ExpectDimsInRange(const Operation& op, std::span<const int64_t> dims, int64_t rank,
                          std::string_view what, bool unique = true);
+// mask[d] is true for each d of `dims` that lies in [0, rank).
+std::vector<bool> DimMask(std::span<const int64_t> dims, int64_t rank);
+
 // An i64 array attribute, required or optional.
 Status GetI64ArrayAttr(const Operation& op, std::string_view name, bool required,
                        std::vector<int64_t>* out, bool* present = nullptr);

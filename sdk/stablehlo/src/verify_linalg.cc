@@ -89,11 +89,10 @@ Status DotGeneral(const Operation& op) {
   for (int64_t d : dims->lhs_batching_dimensions) expected.push_back(lhs.dim(d));
   auto free_dims = [&](Type t, const std::vector<int64_t>& batch,
                        const std::vector<int64_t>& contract) {
+    std::vector<bool> b = DimMask(batch, t.rank());
+    std::vector<bool> c = DimMask(contract, t.rank());
     for (int64_t d = 0; d < t.rank(); ++d) {
-      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-          std::find(contract.begin(), contract.end(), d) == contract.end()) {
-        expected.push_back(t.dim(d));
-      }
+      if (!b[d] && !c[d]) expected.push_back(t.dim(d));
     }
   };
   free_dims(lhs, dims->lhs_batching_dimensions, dims->lhs_contracting_dimensions);

@@ -204,6 +204,43 @@ TEST(BrokenInputTest, DeepTensorRankIsHandled) {
   ExpectDiagnostic(ParseStatus(literal), "nesting is deeper than 256 levels");
 }
 
+TEST(BrokenInputTest, HugeSplatsAreNotExpanded) {
+  // 2^48 elements: stored once, never expanded for checking.
+  ExpectDiagnostic(ParseStatus(R"(func.func @main(%a: tensor<2xf32>) {
+  %0 = "stablehlo.reverse"(%a) {dimensions = dense<0> : tensor<281474976710656xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+})"),
+                   "must be an array of integers");
+  ExpectDiagnostic(ParseStatus(R"(func.func @main(%a: tensor<2xf32>) {
+  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<0> : tensor<16777216x16777216xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+})"),
+                   "replica_groups is too large");
+}
+
+TEST(BrokenInputTest, SingleTypeCannotStandForManyResults) {
+  ExpectDiagnostic(ParseStatus("func.func @main(%a: tensor<f32>) {\n  %0:65536 = stablehlo.add %a, %a : tensor<f32>\n  return\n}"),
+                   "needs a function type");
+}
+
+TEST(BrokenInputTest, LongListsStayLinear) {
+  // Checks that compare every pair would take hours here.
+  const int n = 200000;
+  std::string perm;
+  std::string shape;
+  for (int i = 0; i < n; ++i) {
+    perm += (i ? ", " : "") + std::to_string(n - 1 - i);
+    shape += "1x";
+  }
+  std::string text = "func.func @main(%a: tensor<" + shape + "f32>) {\n  %0 = stablehlo.transpose %a, dims = [" +
+                     perm + "] : (tensor<" + shape + "f32>) -> tensor<" + shape + "f32>\n  return\n}\n";
+  EXPECT_TRUE(ParseStatus(text).ok());
+  std::string items = "func.func @main(%a: tensor<f32>) {\n  %0 = stablehlo.abs %a";
+  for (int i = 0; i < n; ++i) items += ", k" + std::to_string(i) + " = 1";
+  items += " : tensor<f32>\n  return\n}\n";
+  EXPECT_TRUE(ParseStatus(items, /*verify=*/false).ok());
+}
+
 TEST(BrokenInputTest, VerifierRejectsMisplacedTerminators) {
   ExpectDiagnostic(ParseStatus("func.func @main() {\n  return\n  return\n}\n"),
                    "must be the last op in its block");

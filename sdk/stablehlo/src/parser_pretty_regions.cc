@@ -224,7 +224,6 @@ Status Parser::ParsePrettyWhile(OpState& st, size_t num_results) {
 Status Parser::ParsePrettyIf(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(ParseOperand(st));
   if (TryConsumeArrow()) BERTH_RETURN_IF_ERROR(ParseFunctionResults(&st.result_types));
-  BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   Region* then_region;
   BERTH_RETURN_IF_ERROR(ParseRegion(&then_region));
   BERTH_RETURN_IF_ERROR(ExpectKeyword("else", "after the true branch of stablehlo.if"));

@@ -198,11 +198,11 @@ Status Convolution(const Operation& op) {
     int64_t in = lhs.dim(dn->input_spatial_dimensions[i]);
     int64_t k = rhs.dim(dn->kernel_spatial_dimensions[i]);
     if (in == kDynamic || k == kDynamic) continue;
-    int64_t dilated_in = in == 0 ? 0 : (in - 1) * lhs_dil[i] + 1;
-    int64_t padded = dilated_in + padding[i].first + padding[i].second;
-    int64_t dilated_k = k == 0 ? 0 : (k - 1) * rhs_dil[i] + 1;
-    int64_t size = padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
-    expected[dn->output_spatial_dimensions[i]] = size;
+    Wide dilated_in = in == 0 ? 0 : Wide(in - 1) * lhs_dil[i] + 1;
+    Wide padded = dilated_in + padding[i].first + padding[i].second;
+    Wide dilated_k = k == 0 ? 0 : Wide(k - 1) * rhs_dil[i] + 1;
+    Wide size = padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
+    expected[dn->output_spatial_dimensions[i]] = Narrow(size);
   }
   return ExpectResultShape(op, 0, expected);
 }

@@ -93,7 +93,7 @@ Status AllGather(const Operation& op) {
                           ? ResultType(op, i).dim(dim)
                           : kDynamic;
     if (group > 0 && expected[dim] != kDynamic) {
-      expected[dim] *= group;
+      expected[dim] = Narrow(Wide(expected[dim]) * group);
     } else {
       if (out_dim != kDynamic && expected[dim] != kDynamic &&
           (expected[dim] == 0 ? out_dim != 0 : out_dim % expected[dim] != 0)) {
@@ -166,7 +166,7 @@ Status AllToAll(const Operation& op) {
       }
       expected[split] /= count;
     }
-    if (expected[concat] != kDynamic) expected[concat] *= count;
+    if (expected[concat] != kDynamic) expected[concat] = Narrow(Wide(expected[concat]) * count);
     BERTH_RETURN_IF_ERROR(ExpectResultShape(op, i, expected));
   }
   return OkStatus();

@@ -107,10 +107,12 @@ std::vector<int64_t> WindowedShape(std::span<const int64_t> shape, const std::ve
       out[i] = kDynamic;
       continue;
     }
-    int64_t dilated = shape[i] == 0 ? 0 : (shape[i] - 1) * base_dil[i] + 1;
-    int64_t padded = dilated + padding[i].first + padding[i].second;
-    int64_t dilated_window = (window[i] - 1) * win_dil[i] + 1;
-    out[i] = (padded <= 0 || dilated_window > padded) ? 0 : (padded - dilated_window) / strides[i] + 1;
+    Wide dilated = shape[i] == 0 ? 0 : Wide(shape[i] - 1) * base_dil[i] + 1;
+    Wide padded = dilated + padding[i].first + padding[i].second;
+    Wide dilated_window = Wide(window[i] - 1) * win_dil[i] + 1;
+    out[i] = Narrow((padded <= 0 || dilated_window > padded)
+                        ? 0
+                        : (padded - dilated_window) / strides[i] + 1);
   }
   return out;
 }

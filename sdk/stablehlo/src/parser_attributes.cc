@@ -101,6 +101,14 @@ Status Parser::ParseAttribute(const Attribute** out, bool typed_numbers) {
     }
     case '#':
       return ParseHashAttr(out);
+    case '<': {
+      // A dialect attribute body without its prefix, kept as text.
+      size_t end;
+      BERTH_RETURN_IF_ERROR(ScanBalanced(&end));
+      pos_ = end;
+      *out = b_.Make<OpaqueAttr>(std::string(src_.substr(start, end - start)));
+      return OkStatus();
+    }
     case '(':
     case '!': {
       Type t;
@@ -192,7 +200,6 @@ Status Parser::ParseNumberAttr(const Attribute** out, bool typed_numbers) {
     BERTH_RETURN_IF_ERROR(LexNumber(&lit));
   }
   ElementType type = is_special || lit.is_float ? ElementType::kF64 : ElementType::kSI64;
-  bool typed = false;
   if (typed_numbers && Peek() == ':' && PeekAt(1) != ':') {
     ++pos_;
     SkipWs();
@@ -202,9 +209,7 @@ Status Parser::ParseNumberAttr(const Attribute** out, bool typed_numbers) {
     if (type == ElementType::kOpaque || IsComplex(type)) {
       return ErrorAt(type_pos, "expected an integer or float type for a number");
     }
-    typed = true;
   }
-  (void)typed;
   if (is_special) {
     if (!IsFloat(type)) return ErrorAt(start, "inf and nan need a float type");
     *out = b_.Make<FloatAttr>(RoundToType(special, type), type);

@@ -242,6 +242,19 @@ func.func public @main(%arg0: tensor<5xf32>, %arg1: tensor<5x3xf32>, %arg2: tens
   ExpectRoundTrip(m);
 }
 
+TEST(JaxExportTest, ResultAccuracyAndOtherDialectAttributes) {
+  Module m = MustParse(R"(
+func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.exponential %arg0 {result_accuracy = #stablehlo.result_accuracy<atol = 1.000000e-05, rtol = 0.000000e+00, ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : tensor<4xf32>
+  %1 = stablehlo.log %0, accuracy = <mode = DEFAULT> : tensor<4xf32>
+  %2 = stablehlo.custom_call @f(%1) {a = #mhlo<precision HIGH>, b = #tpu.core_type<tc>, c = affine_map<(d0) -> (d0)>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+)");
+  EXPECT_TRUE(FirstOp(m).attr("result_accuracy")->isa<OpaqueAttr>());
+  ExpectRoundTrip(m);
+}
+
 TEST(JaxExportTest, TokenArgumentsAndControlFlow) {
   Module m = MustParse(R"(
 func.func public @main(%arg0: !stablehlo.token {jax.token = true}, %arg1: tensor<i32>, %arg2: tensor<f32>) -> (!stablehlo.token, tensor<f32>) {

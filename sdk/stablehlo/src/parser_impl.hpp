@@ -193,6 +193,7 @@ class Parser {
   size_t pos_ = 0;
   int first_line_ = 1;
   bool verify_ = false;
+  int max_depth_ = kMaxNestingDepth;
   int depth_ = 0;
   std::vector<size_t> line_starts_;
   Module module_;

@@ -172,6 +172,24 @@ TEST(BrokenInputTest, ModerateRegionNestingWorks) {
   EXPECT_TRUE(ParseStatus(text).ok()) << ParseStatus(text).ToString();
 }
 
+TEST(BrokenInputTest, NestingLimitCanBeLoweredForSmallStacks) {
+  const int depth = 40;
+  std::string text = "func.func @main(%p: tensor<i1>) {\n";
+  for (int i = 0; i < depth; ++i) text += "\"stablehlo.if\"(%p) ({\n";
+  text += "stablehlo.return\n";
+  for (int i = 0; i < depth; ++i) {
+    text += "}, {\nstablehlo.return\n}) : (tensor<i1>) -> ()\n";
+    text += i + 1 < depth ? "stablehlo.return\n" : "";
+  }
+  text += "return\n}\n";
+  ParseOptions options;
+  EXPECT_TRUE(ParseModule(text, "test.mlir", options).ok());
+  options.max_nesting_depth = 32;
+  ExpectDiagnostic(ParseModule(text, "test.mlir", options).status(), "nesting is deeper than 32 levels");
+  options.max_nesting_depth = 100000;  // clamped to 256
+  EXPECT_TRUE(ParseModule(text, "test.mlir", options).ok());
+}
+
 TEST(BrokenInputTest, DeepAttributeTypeAndLiteralNestingIsAnError) {
   const int depth = 100000;
   std::string arrays = "func.func @main() attributes {a = " + std::string(depth, '[') + "} { return }";

@@ -180,7 +180,7 @@ std::vector<uint8_t> DenseElementsAttr::ExpandedData() const {
 
 bool DenseElementsAttr::CopyTo(void* dst, size_t size) const {
   int64_t n = num_elements();
-  size_t element_bytes = StorageBytes(element_type());
+  size_t element_bytes = StorageBytes(storage_type());
   if (n < 0 || size != static_cast<size_t>(n) * element_bytes) return false;
   if (!splat_) {
     if (size) std::memcpy(dst, data_.data(), size);
@@ -205,9 +205,9 @@ T Load(const uint8_t* p) {
 }  // namespace
 
 int64_t DenseElementsAttr::IntAt(int64_t i) const {
-  size_t bytes = StorageBytes(element_type());
+  size_t bytes = StorageBytes(storage_type());
   const uint8_t* p = data_.data() + (splat_ ? 0 : static_cast<size_t>(i) * bytes);
-  switch (element_type()) {
+  switch (storage_type()) {
     case ElementType::kI1:
     case ElementType::kUI2:
     case ElementType::kUI4:
@@ -227,7 +227,7 @@ int64_t DenseElementsAttr::IntAt(int64_t i) const {
 }
 
 double DenseElementsAttr::FloatAt(int64_t i) const {
-  ElementType type = element_type();
+  ElementType type = storage_type();
   size_t bytes = StorageBytes(type);
   const uint8_t* p = data_.data() + (splat_ ? 0 : static_cast<size_t>(i) * bytes);
   switch (type) {

@@ -168,14 +168,16 @@ Value* IrBuilder::AddArgument(Block* block, Type type, std::string_view name) {
 }
 
 Operation* IrBuilder::NewOp(OpKind kind, const Location& loc, std::span<Value* const> operands,
-                            std::span<const Type> result_types, std::vector<NamedAttribute> attrs,
-                            std::vector<Region*> regions, std::string_view result_name) {
+                            std::span<const Type> result_types,
+                            std::span<const NamedAttribute> attrs,
+                            std::span<Region* const> regions, std::string_view result_name) {
   Operation* op = &s_.ops.emplace_back();
   op->kind_ = kind;
   op->loc_ = loc;
-  op->operands_.assign(operands.begin(), operands.end());
-  op->uses_.resize(operands.size());
+  op->operands_ = s_.arena.AllocArray<Value*>(operands.size());
+  op->uses_ = s_.arena.AllocArray<OpOperand>(operands.size());
   for (size_t i = 0; i < operands.size(); ++i) {
+    op->operands_[i] = operands[i];
     OpOperand& use = op->uses_[i];
     use.value = operands[i];
     use.owner = op;
@@ -183,19 +185,97 @@ Operation* IrBuilder::NewOp(OpKind kind, const Location& loc, std::span<Value* c
     use.next_use = operands[i]->first_use_;
     operands[i]->first_use_ = &use;
   }
-  op->results_.reserve(result_types.size());
+  op->results_ = s_.arena.AllocArray<Value*>(result_types.size());
   for (size_t i = 0; i < result_types.size(); ++i) {
     Value* v = &s_.values.emplace_back();
     v->type_ = result_types[i];
     v->def_op_ = op;
     v->index_ = static_cast<uint32_t>(i);
     v->name_ = result_name;
-    op->results_.push_back(v);
+    op->results_[i] = v;
   }
-  op->attrs_ = std::move(attrs);
-  op->regions_ = std::move(regions);
+  op->attrs_ = s_.arena.AllocArray<NamedAttribute>(attrs.size());
+  std::copy(attrs.begin(), attrs.end(), op->attrs_.begin());
+  op->regions_ = s_.arena.AllocArray<Region*>(regions.size());
+  std::copy(regions.begin(), regions.end(), op->regions_.begin());
   for (Region* r : op->regions_) r->parent_op_ = op;
   return op;
+}
+
+namespace {
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+}  // namespace
+
+const IntegerAttr* IrBuilder::Int(int64_t value, ElementType type) {
+  uint64_t key = Mix(Mix(1, static_cast<uint64_t>(value)), static_cast<uint64_t>(type));
+  auto& bucket = s_.interned_attrs[key];
+  for (const Attribute* a : bucket) {
+    auto* i = a->dyn_cast<IntegerAttr>();
+    if (i && i->value() == value && i->type() == type) return i;
+  }
+  const IntegerAttr* made = Make<IntegerAttr>(value, type);
+  bucket.push_back(made);
+  return made;
+}
+
+const EnumAttr* IrBuilder::Enum(EnumKind kind, uint8_t value) {
+  uint64_t key = Mix(Mix(2, static_cast<uint64_t>(kind)), value);
+  auto& bucket = s_.interned_attrs[key];
+  for (const Attribute* a : bucket) {
+    auto* e = a->dyn_cast<EnumAttr>();
+    if (e && e->enum_kind() == kind && e->value() == value) return e;
+  }
+  const EnumAttr* made = Make<EnumAttr>(kind, value);
+  bucket.push_back(made);
+  return made;
+}
+
+const DenseArrayAttr* IrBuilder::I64Array(std::span<const int64_t> values) {
+  uint64_t key = Mix(3, values.size());
+  for (int64_t v : values) key = Mix(key, static_cast<uint64_t>(v));
+  auto& bucket = s_.interned_attrs[key];
+  for (const Attribute* a : bucket) {
+    auto* d = a->dyn_cast<DenseArrayAttr>();
+    if (d && d->element_type() == ElementType::kSI64 && std::ranges::equal(d->ints(), values)) {
+      return d;
+    }
+  }
+  const DenseArrayAttr* made = Make<DenseArrayAttr>(
+      ElementType::kSI64, std::vector<int64_t>(values.begin(), values.end()), std::vector<double>{});
+  bucket.push_back(made);
+  return made;
+}
+
+const StringAttr* IrBuilder::Str(std::string_view value) {
+  uint64_t key = Mix(4, std::hash<std::string_view>()(value));
+  auto& bucket = s_.interned_attrs[key];
+  for (const Attribute* a : bucket) {
+    auto* str = a->dyn_cast<StringAttr>();
+    if (str && str->value() == value) return str;
+  }
+  const StringAttr* made = Make<StringAttr>(std::string(value));
+  bucket.push_back(made);
+  return made;
+}
+
+void* Arena::Allocate(size_t bytes, size_t align) {
+  size_t pad = (align - reinterpret_cast<uintptr_t>(next_) % align) % align;
+  if (!next_ || pad + bytes > left_) {
+    size_t size = std::max<size_t>(bytes + align, 64 * 1024);
+    blocks_.push_back(std::make_unique<char[]>(size));
+    next_ = blocks_.back().get();
+    left_ = size;
+    pad = (align - reinterpret_cast<uintptr_t>(next_) % align) % align;
+  }
+  char* p = next_ + pad;
+  next_ = p + bytes;
+  left_ -= pad + bytes;
+  return p;
 }
 
 void IrBuilder::Append(Block* block, Operation* op) {

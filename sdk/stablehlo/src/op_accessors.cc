@@ -57,7 +57,9 @@ std::string_view Operation::GetSymbol(std::string_view name) const {
 std::vector<std::pair<int64_t, int64_t>> Operation::GetPairs(std::string_view name) const {
   std::vector<std::pair<int64_t, int64_t>> out;
   const DenseElementsAttr* d = GetDense(name);
-  if (!d || d->type().rank() != 2 || d->type().dim(1) != 2) return out;
+  if (!d || d->type().rank() != 2 || d->type().dim(1) != 2 || d->num_elements() > (1 << 24)) {
+    return out;
+  }
   std::vector<int64_t> v = d->ToInt64Vector();
   for (size_t i = 0; i + 1 < v.size(); i += 2) out.emplace_back(v[i], v[i + 1]);
   return out;
@@ -117,7 +119,7 @@ std::optional<ChannelHandle> Operation::channel_handle() const {
 std::vector<std::vector<int64_t>> Operation::replica_groups() const {
   std::vector<std::vector<int64_t>> out;
   const DenseElementsAttr* d = GetDense("replica_groups");
-  if (!d || d->type().rank() != 2) return out;
+  if (!d || d->type().rank() != 2 || d->num_elements() > (1 << 24)) return out;
   int64_t rows = d->type().dim(0);
   int64_t cols = d->type().dim(1);
   std::vector<int64_t> v = d->ToInt64Vector();

@@ -37,7 +37,7 @@ double RoundToType(double v, ElementType type) {
 }  // namespace
 
 const Attribute* Parser::MakeI64Array(std::vector<int64_t> values) {
-  return b_.Make<DenseArrayAttr>(ElementType::kSI64, std::move(values), std::vector<double>{});
+  return b_.I64Array(values);
 }
 
 const Attribute* Parser::MakeI64Matrix(const std::vector<int64_t>& flat, int64_t rows,
@@ -78,7 +78,7 @@ Status Parser::ParseAttribute(const Attribute** out, bool typed_numbers) {
     case '"': {
       std::string s;
       BERTH_RETURN_IF_ERROR(LexString(&s));
-      *out = b_.Make<StringAttr>(std::move(s));
+      *out = b_.Str(s);
       return OkStatus();
     }
     case '@': {
@@ -101,6 +101,14 @@ Status Parser::ParseAttribute(const Attribute** out, bool typed_numbers) {
     }
     case '#':
       return ParseHashAttr(out);
+    case '<': {
+      // A dialect attribute body without its prefix, kept as text.
+      size_t end;
+      BERTH_RETURN_IF_ERROR(ScanBalanced(&end));
+      pos_ = end;
+      *out = b_.Make<OpaqueAttr>(std::string(src_.substr(start, end - start)));
+      return OkStatus();
+    }
     case '(':
     case '!': {
       Type t;
@@ -192,7 +200,6 @@ Status Parser::ParseNumberAttr(const Attribute** out, bool typed_numbers) {
     BERTH_RETURN_IF_ERROR(LexNumber(&lit));
   }
   ElementType type = is_special || lit.is_float ? ElementType::kF64 : ElementType::kSI64;
-  bool typed = false;
   if (typed_numbers && Peek() == ':' && PeekAt(1) != ':') {
     ++pos_;
     SkipWs();
@@ -202,9 +209,7 @@ Status Parser::ParseNumberAttr(const Attribute** out, bool typed_numbers) {
     if (type == ElementType::kOpaque || IsComplex(type)) {
       return ErrorAt(type_pos, "expected an integer or float type for a number");
     }
-    typed = true;
   }
-  (void)typed;
   if (is_special) {
     if (!IsFloat(type)) return ErrorAt(start, "inf and nan need a float type");
     *out = b_.Make<FloatAttr>(RoundToType(special, type), type);
@@ -241,10 +246,10 @@ Status Parser::ParseNumberAttr(const Attribute** out, bool typed_numbers) {
   }
   int64_t value = lit.negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
   if (type == ElementType::kI1) {
-    *out = b_.Make<IntegerAttr>(value != 0 ? 1 : 0, type);
+    *out = b_.Int(value != 0 ? 1 : 0, type);
     return OkStatus();
   }
-  *out = b_.Make<IntegerAttr>(value, type);
+  *out = b_.Int(value, type);
   return OkStatus();
 }
 
@@ -395,7 +400,7 @@ Status Parser::ParseEnumBody(std::string_view dialect, size_t start, const Attri
                                   "' in #" + std::string(dialect) + "<...>");
   }
   BERTH_RETURN_IF_ERROR(Expect('>', "to close the enum attribute"));
-  *out = b_.Make<EnumAttr>(kind, *value);
+  *out = b_.Enum(kind, *value);
   return OkStatus();
 }
 

@@ -19,6 +19,9 @@ constexpr std::array<std::string_view, 21> kI64ArrayNames = {
     "window_dimensions",  "window_strides",       "known_non_expanding_dimensions",
 };
 
+// Splats larger than this stay dense literals (the verifier rejects them).
+constexpr int64_t kMaxExpanded = int64_t{1} << 20;
+
 bool IsI64ArrayName(OpKind kind, std::string_view name) {
   // dynamic_slice / real_dynamic_slice take start indices as operands.
   if (name == "start_indices" || name == "limit_indices" || name == "strides") {
@@ -36,7 +39,8 @@ Status Parser::Canonicalize(OpState& st) {
   for (NamedAttribute& a : st.attrs) {
     if (a.name == "window_reversal") {
       if (auto* dense = a.value->dyn_cast<DenseElementsAttr>()) {
-        if (dense->type().rank() == 1 && IsBool(dense->element_type())) {
+        if (dense->type().rank() == 1 && IsBool(dense->element_type()) &&
+            dense->num_elements() <= kMaxExpanded) {
           a.value = b_.Make<DenseArrayAttr>(ElementType::kI1, dense->ToInt64Vector(),
                                             std::vector<double>{});
         }
@@ -46,7 +50,8 @@ Status Parser::Canonicalize(OpState& st) {
     if (!IsI64ArrayName(st.kind, a.name)) continue;
     if (auto* dense = a.value->dyn_cast<DenseElementsAttr>()) {
       ElementType e = dense->element_type();
-      if (dense->type().rank() == 1 && (IsInteger(e) || e == ElementType::kIndex)) {
+      if (dense->type().rank() == 1 && (IsInteger(e) || e == ElementType::kIndex) &&
+          dense->num_elements() <= kMaxExpanded) {
         a.value = MakeI64Array(dense->ToInt64Vector());
       }
     } else if (auto* array = a.value->dyn_cast<ArrayAttr>()) {

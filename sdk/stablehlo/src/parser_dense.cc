@@ -278,11 +278,20 @@ Status Parser::ParseDense(const Attribute** out) {
   Type type;
   BERTH_RETURN_IF_ERROR(ParseType(&type));
   if (!type.IsTensor()) return ErrorAt(type_pos, "a dense literal needs a tensor type");
-  if (type.IsQuantized()) {
-    return ErrorAt(type_pos, "dense literals of quantized types are not supported");
-  }
   if (!type.HasStaticShape()) return ErrorAt(type_pos, "a dense literal needs a static shape");
   ElementType element = type.element_type();
+  if (type.IsQuantized()) {
+    // !quant.uniform<i8:f32, ...> or <i8<-127:127>:f32, ...>: the literal
+    // holds storage integers.
+    std::string_view text = type.opaque_text();
+    size_t open = text.find('<');
+    size_t stop = open == std::string_view::npos ? open : text.find_first_of(":<", open + 1);
+    if (!text.starts_with("!quant.") || stop == std::string_view::npos ||
+        !ElementTypeFromKeyword(text.substr(open + 1, stop - open - 1), &element) ||
+        !IsInteger(element)) {
+      return ErrorAt(type_pos, "unsupported quantized element type in a dense literal");
+    }
+  }
   if (!(IsBool(element) || IsInteger(element) || IsFloat(element) || IsComplex(element) ||
         element == ElementType::kIndex)) {
     return ErrorAt(type_pos, "unsupported element type in a dense literal");
@@ -296,7 +305,7 @@ Status Parser::ParseDense(const Attribute** out) {
   // dense<>: no elements.
   if (first == '\0') {
     if (count != 0) return ErrorAt(start, "dense<> needs a tensor type without elements");
-    *out = b_.Make<DenseElementsAttr>(type, false, std::vector<uint8_t>());
+    *out = b_.Make<DenseElementsAttr>(type, false, std::vector<uint8_t>(), element);
     return OkStatus();
   }
   // dense<"0x...">: the raw little-endian bytes of all elements (or one).
@@ -358,7 +367,7 @@ Status Parser::ParseDense(const Attribute** out) {
       }
     }
     pos_ = after;
-    *out = b_.Make<DenseElementsAttr>(type, splat, std::move(raw));
+    *out = b_.Make<DenseElementsAttr>(type, splat, std::move(raw), element);
     return OkStatus();
   }
   // A single value: a splat.
@@ -368,7 +377,7 @@ Status Parser::ParseDense(const Attribute** out) {
     if (!reader.Element(0)) return ErrorAt(reader.error_pos(), reader.error());
     if (reader.Peek() != '\0') return ErrorAt(reader.pos(), "unexpected text after the dense value");
     pos_ = after;
-    *out = b_.Make<DenseElementsAttr>(type, true, std::move(data));
+    *out = b_.Make<DenseElementsAttr>(type, true, std::move(data), element);
     return OkStatus();
   }
   // Nested lists. Their shape is inferred from the nesting (every sublist of
@@ -473,7 +482,7 @@ Status Parser::ParseDense(const Attribute** out) {
   }
   if (reader.Peek() != '\0') return ErrorAt(reader.pos(), "unexpected text after the dense list");
   pos_ = after;
-  *out = b_.Make<DenseElementsAttr>(type, false, std::move(data));
+  *out = b_.Make<DenseElementsAttr>(type, false, std::move(data), element);
   return OkStatus();
 }
 

@@ -5,6 +5,7 @@
 #define BERTH_STABLEHLO_SRC_PARSER_IMPL_HPP_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "berth/status.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "src/storage.hpp"
+#include "src/value_map.hpp"
 
 namespace berth::stablehlo::detail {
 
@@ -37,6 +39,14 @@ struct OpState {
   std::vector<Type> result_types;
   std::vector<NamedAttribute> attrs;
   std::vector<Region*> regions;
+  // Empties the vectors but keeps their capacity for the next op.
+  void Clear() {
+    operands.clear();
+    operand_pos.clear();
+    result_types.clear();
+    attrs.clear();
+    regions.clear();
+  }
 };
 
 // How a pretty form's `: T1, T2` type list (not a function type) is applied.
@@ -118,6 +128,7 @@ class Parser {
   Status ParseFunc();
   Status ParseGenericFunc();
   Status ParseSdyMesh();
+  Status ParseGenericTopLevelOp();
   Status AddFunction(std::string_view name, size_t pos, Visibility visibility, Type type,
                      std::vector<const DictionaryAttr*> arg_attrs,
                      std::vector<const DictionaryAttr*> res_attrs,
@@ -165,6 +176,7 @@ class Parser {
   Status ParsePrettyConvolution(OpState& st, size_t num_results);
   Status ParsePrettyReduce(OpState& st, size_t num_results);
   Status ParsePrettyWhile(OpState& st, size_t num_results);
+  Status ParsePrettyIf(OpState& st, size_t num_results);
   Status ParsePrettyTopK(OpState& st, size_t num_results);
   Status ParsePrettyScan(OpState& st, size_t num_results);
   Status ParsePrettySharding(OpState& st, size_t num_results);
@@ -181,6 +193,7 @@ class Parser {
   size_t pos_ = 0;
   int first_line_ = 1;
   bool verify_ = false;
+  int max_depth_ = kMaxNestingDepth;
   int depth_ = 0;
   std::vector<size_t> line_starts_;
   Module module_;
@@ -193,12 +206,16 @@ class Parser {
     Value* const* group = nullptr;   // `count` results of one op
     uint32_t count = 1;
   };
-  std::unordered_map<std::string_view, ValueEntry> values_;
+  StringViewMap<ValueEntry> values_;
   std::vector<std::string_view> scope_names_;
   std::vector<size_t> scope_marks_;
   std::unordered_map<std::string, const Attribute*> attr_aliases_;
   std::unordered_map<std::string, Type> type_aliases_;
   std::unordered_map<std::string_view, Type> type_cache_;
+  // Reused per nesting level so parsing an op allocates little.
+  std::vector<std::unique_ptr<OpState>> op_states_;
+  std::vector<std::unique_ptr<std::vector<ResultName>>> result_names_;
+  size_t op_depth_ = 0;
 };
 
 // Helpers shared by the parser files.

@@ -62,7 +62,9 @@ bool ParseUnsigned(std::string_view digits, bool hex, uint64_t* out) {
 }
 
 Parser::Parser(std::string_view text, std::string_view filename, const ParseOptions& options)
-    : src_(text), first_line_(options.first_line), verify_(options.verify), b_(module_.storage()) {
+    : src_(text), first_line_(options.first_line), verify_(options.verify),
+      max_depth_(std::clamp(options.max_nesting_depth, 1, kMaxNestingDepth)),
+      b_(module_.storage()) {
   module_.storage().filename = std::string(filename);
   line_starts_.push_back(0);
   const char* data = text.data();
@@ -100,8 +102,8 @@ Status Parser::Error(std::string_view message) {
 }
 
 Status Parser::EnterNesting() {
-  if (++depth_ > kMaxNestingDepth) {
-    return Error("nesting is deeper than 256 levels");
+  if (++depth_ > max_depth_) {
+    return Error("nesting is deeper than " + std::to_string(max_depth_) + " levels");
   }
   return OkStatus();
 }

@@ -37,10 +37,10 @@ Status Parser::ParseTopLevel() {
         BERTH_RETURN_IF_ERROR(ParseGenericModule());
         continue;
       }
-      if (name == "func.func") {
+      if (name == "func.func" || name == "sdy.mesh") {
         if (module_seen_) return ErrorAt(start, "only one module per file (chunk) is supported");
         implicit_module_ = true;
-        BERTH_RETURN_IF_ERROR(ParseGenericFunc());
+        BERTH_RETURN_IF_ERROR(name == "sdy.mesh" ? ParseGenericTopLevelOp() : ParseGenericFunc());
         continue;
       }
       return ErrorAt(start, "expected 'module' or 'func.func' at the top level, found \"" +
@@ -123,7 +123,7 @@ Status Parser::ParseModuleBody() {
       ++pos_;
       return OkStatus();
     }
-    if (c == '\0') return Error("expected '}' to close the module");
+    if (c == '\0' && pos_ >= src_.size()) return Error("expected '}' to close the module");
     size_t start = pos_;
     if (c == '"') {
       std::string name;
@@ -134,6 +134,10 @@ Status Parser::ParseModuleBody() {
         continue;
       }
       if (name == "builtin.module") return ErrorAt(start, "nested modules are not supported");
+      if (name == "sdy.mesh") {
+        BERTH_RETURN_IF_ERROR(ParseGenericTopLevelOp());
+        continue;
+      }
       return ErrorAt(start, "expected a function in the module body, found \"" + name + "\"");
     }
     std::string_view word = PeekBareId();
@@ -286,7 +290,7 @@ Status Parser::ParseFunc() {
       return ErrorAt(start, "a function with a body needs named arguments (%name: type)");
     }
     // Functions are isolated: nothing from outside is visible inside.
-    values_.clear();
+    values_.Clear();
     scope_names_.clear();
     scope_marks_.clear();
     body = b_.NewRegion();
@@ -318,7 +322,7 @@ Status Parser::ParseGenericFunc() {
     BERTH_RETURN_IF_ERROR(ParseAttrDict(&attrs));
     BERTH_RETURN_IF_ERROR(Expect('>', "to close the properties"));
   }
-  values_.clear();
+  values_.Clear();
   scope_names_.clear();
   scope_marks_.clear();
   std::vector<Region*> regions;
@@ -389,6 +393,25 @@ Status Parser::ParseGenericFunc() {
                      std::move(rest), body);
 }
 
+// "sdy.mesh"() {mesh = #sdy.mesh<...>, sym_name = "mesh"} : () -> ()
+Status Parser::ParseGenericTopLevelOp() {
+  OpState st;
+  st.pos = pos_;
+  std::string name;
+  BERTH_RETURN_IF_ERROR(LexString(&name));
+  st.kind = OpKind::kSdyMesh;
+  BERTH_RETURN_IF_ERROR(ParseGenericOp(st));
+  BERTH_RETURN_IF_ERROR(SkipTrailingLocation());
+  if (!st.operands.empty() || !st.result_types.empty() || !st.regions.empty()) {
+    return ErrorAt(st.pos, "sdy.mesh takes no operands, results or regions");
+  }
+  std::string_view dup = SortAttributes(st.attrs);
+  if (!dup.empty()) return ErrorAt(st.pos, "duplicate attribute '" + std::string(dup) + "'");
+  Operation* op = b_.NewOp(st.kind, LocationAt(st.pos), {}, {}, st.attrs, {}, {});
+  b_.storage().top_level_ops.push_back(op);
+  return OkStatus();
+}
+
 // sdy.mesh @name = <["x"=2, "y"=4]>
 Status Parser::ParseSdyMesh() {
   size_t start = pos_;
@@ -409,7 +432,7 @@ Status Parser::ParseSdyMesh() {
   attrs.push_back({"sym_name", b_.Make<StringAttr>(std::string(name))});
   std::string_view dup = SortAttributes(attrs);
   if (!dup.empty()) return ErrorAt(start, "duplicate attribute '" + std::string(dup) + "'");
-  Operation* op = b_.NewOp(OpKind::kSdyMesh, LocationAt(start), {}, {}, std::move(attrs), {}, {});
+  Operation* op = b_.NewOp(OpKind::kSdyMesh, LocationAt(start), {}, {}, attrs, {}, {});
   b_.storage().top_level_ops.push_back(op);
   return SkipTrailingLocation();
 }

@@ -17,14 +17,15 @@ void Parser::PushScope() { scope_marks_.push_back(scope_names_.size()); }
 void Parser::PopScope() {
   size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
-  for (size_t i = mark; i < scope_names_.size(); ++i) values_.erase(scope_names_[i]);
+  for (size_t i = mark; i < scope_names_.size(); ++i) values_.Erase(scope_names_[i]);
   scope_names_.resize(mark);
 }
 
 Status Parser::DefineValue(std::string_view name, size_t pos, Value* value, Value* const* group,
                            uint32_t count) {
-  auto [it, inserted] = values_.emplace(name, ValueEntry{value, group, count});
-  if (!inserted) return ErrorAt(pos, "redefinition of SSA value '%" + std::string(name) + "'");
+  if (!values_.Insert(name, ValueEntry{value, group, count})) {
+    return ErrorAt(pos, "redefinition of SSA value '%" + std::string(name) + "'");
+  }
   scope_names_.push_back(name);
   return OkStatus();
 }
@@ -48,11 +49,9 @@ Status Parser::ParseValueUse(Value** out) {
     pos_ = e;
     index = static_cast<int64_t>(v);
   }
-  auto it = values_.find(name);
-  if (it == values_.end()) {
-    return ErrorAt(start, "use of undefined value '%" + std::string(name) + "'");
-  }
-  const ValueEntry& entry = it->second;
+  const ValueEntry* found = values_.Lookup(name);
+  if (!found) return ErrorAt(start, "use of undefined value '%" + std::string(name) + "'");
+  const ValueEntry& entry = *found;
   uint32_t i = index < 0 ? 0 : static_cast<uint32_t>(index);
   if (i >= entry.count) {
     return ErrorAt(start, "'%" + std::string(name) + "' has only " + std::to_string(entry.count) +
@@ -87,7 +86,7 @@ Status Parser::ParseBlockBody(Block* block) {
       ++pos_;
       return OkStatus();
     }
-    if (c == '\0') return Error("expected '}' to close the region");
+    if (c == '\0' && pos_ >= src_.size()) return Error("expected '}' to close the region");
     if (c == '^') return Error("regions with more than one block are not supported");
     BERTH_RETURN_IF_ERROR(ParseOperation(block));
   }
@@ -95,7 +94,19 @@ Status Parser::ParseBlockBody(Block* block) {
 
 Status Parser::ParseOperation(Block* block) {
   SkipWs();
-  std::vector<ResultName> names;
+  if (op_depth_ == op_states_.size()) {
+    op_states_.push_back(std::make_unique<OpState>());
+    result_names_.push_back(std::make_unique<std::vector<ResultName>>());
+  }
+  OpState& st = *op_states_[op_depth_];
+  std::vector<ResultName>& names = *result_names_[op_depth_];
+  ++op_depth_;
+  struct Release {
+    size_t& depth;
+    ~Release() { --depth; }
+  } release{op_depth_};
+  st.Clear();
+  names.clear();
   size_t num_results = 0;
   if (Peek() == '%') {
     do {
@@ -119,7 +130,6 @@ Status Parser::ParseOperation(Block* block) {
     BERTH_RETURN_IF_ERROR(Expect('=', "after the result list"));
   }
   SkipWs();
-  OpState st;
   st.pos = pos_;
   if (Peek() == '"') {
     std::string name;
@@ -155,8 +165,8 @@ Status Parser::FinishOp(OpState& st, Block* block, std::span<const ResultName> n
   std::string_view dup = SortAttributes(st.attrs);
   if (!dup.empty()) return ErrorAt(st.pos, "duplicate attribute '" + std::string(dup) + "'");
   std::string_view first_name = names.empty() ? std::string_view() : b_.Save(names[0].name);
-  Operation* op = b_.NewOp(st.kind, LocationAt(st.pos), st.operands, st.result_types,
-                           std::move(st.attrs), std::move(st.regions), first_name);
+  Operation* op = b_.NewOp(st.kind, LocationAt(st.pos), st.operands, st.result_types, st.attrs,
+                           st.regions, first_name);
   b_.Append(block, op);
   uint32_t offset = 0;
   for (size_t g = 0; g < names.size(); ++g) {
@@ -315,6 +325,12 @@ Status Parser::ParseTypeClause(OpState& st, TypePolicy policy, size_t num_result
     return ErrorAt(types_pos, "expected " + std::to_string(n) + " type(s) here, found " +
                                   std::to_string(types.size()));
   };
+  // One type stands for one result; more results need a function type.
+  if (num_results > 1 && (policy == TypePolicy::kSame || policy == TypePolicy::kCompare ||
+                          policy == TypePolicy::kSelect)) {
+    return ErrorAt(types_pos, "an op with " + std::to_string(num_results) +
+                                  " results needs a function type '(...) -> (...)'");
+  }
   switch (policy) {
     case TypePolicy::kSame: {
       BERTH_RETURN_IF_ERROR(expect_count(1));

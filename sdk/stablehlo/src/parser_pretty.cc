@@ -25,10 +25,8 @@ TypePolicy PolicyFor(OpKind kind) {
 
 }  // namespace
 
+// Duplicates are reported when the op is finished (after sorting).
 Status Parser::AddAttr(OpState& st, std::string_view name, const Attribute* value) {
-  for (const NamedAttribute& a : st.attrs) {
-    if (a.name == name) return ErrorAt(st.pos, "duplicate attribute '" + std::string(name) + "'");
-  }
   st.attrs.push_back({name, value});
   return OkStatus();
 }
@@ -54,6 +52,7 @@ Status Parser::ParsePrettyOp(OpState& st, size_t num_results) {
     case OpKind::kDynamicConv: return ParsePrettyConvolution(st, num_results);
     case OpKind::kReduce: return ParsePrettyReduce(st, num_results);
     case OpKind::kWhile: return ParsePrettyWhile(st, num_results);
+    case OpKind::kIf: return ParsePrettyIf(st, num_results);
     case OpKind::kChloTopK: return ParsePrettyTopK(st, num_results);
     case OpKind::kChloScan: return ParsePrettyScan(st, num_results);
     case OpKind::kSdyShardingConstraint:
@@ -67,7 +66,9 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
   bool has_dot_dims = false;
   char c = Peek();
-  bool has_items = c == '%' || (IsBareIdStart(c) && PeekBareId() != "loc");
+  bool terminator = st.kind == OpKind::kReturn || st.kind == OpKind::kFuncReturn;
+  // A terminator's items are values only; a bare word after it is the next op.
+  bool has_items = c == '%' || (!terminator && IsBareIdStart(c) && PeekBareId() != "loc");
   if (has_items) {
     do {
       SkipWs();
@@ -96,7 +97,6 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
         AddAttr(st, "dot_dimension_numbers", b_.Make<DotDimensionNumbersAttr>(std::move(dims))));
   }
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
-  bool terminator = st.kind == OpKind::kReturn || st.kind == OpKind::kFuncReturn;
   if (terminator && st.operands.empty() && Peek() != ':') return OkStatus();
   return ParseTypeClause(st, PolicyFor(st.kind), num_results);
 }
@@ -115,7 +115,7 @@ Status Parser::ParseKeywordItem(OpState& st, std::string_view key, size_t key_po
   auto int_value = [&](std::string_view name) -> Status {
     int64_t v;
     BERTH_RETURN_IF_ERROR(LexInt64(&v, context));
-    return AddAttr(st, name, b_.Make<IntegerAttr>(v, ElementType::kSI64));
+    return AddAttr(st, name, b_.Int(v, ElementType::kSI64));
   };
   auto enum_value = [&](EnumKind kind, std::string_view name) -> Status {
     size_t p = pos_;
@@ -127,7 +127,7 @@ Status Parser::ParseKeywordItem(OpState& st, std::string_view key, size_t key_po
       return ErrorAt(p, "unknown " + std::string(EnumKindName(kind)) + " '" + std::string(word) +
                             "'");
     }
-    return AddAttr(st, name, b_.Make<EnumAttr>(kind, *v));
+    return AddAttr(st, name, b_.Enum(kind, *v));
   };
   if (key == "dims") {
     std::string_view name = (k == OpKind::kBroadcastInDim || k == OpKind::kDynamicBroadcastInDim)
@@ -174,7 +174,7 @@ Status Parser::ParseKeywordItem(OpState& st, std::string_view key, size_t key_po
         std::string_view word = LexBareId();
         std::optional<uint8_t> v = EnumValue(EnumKind::kPrecision, word);
         if (!v) return ErrorAt(p, "unknown precision '" + std::string(word) + "'");
-        values.push_back(b_.Make<EnumAttr>(EnumKind::kPrecision, *v));
+        values.push_back(b_.Enum(EnumKind::kPrecision, *v));
       } while (TryConsume(','));
       BERTH_RETURN_IF_ERROR(Expect(']', context));
     }
@@ -204,14 +204,14 @@ Status Parser::ParseKeywordItem(OpState& st, std::string_view key, size_t key_po
       return ErrorAt(p, "expected a format such as e5m10");
     }
     BERTH_RETURN_IF_ERROR(AddAttr(
-        st, "exponent_bits", b_.Make<IntegerAttr>(static_cast<int64_t>(e_bits), ElementType::kSI32)));
+        st, "exponent_bits", b_.Int(static_cast<int64_t>(e_bits), ElementType::kSI32)));
     return AddAttr(st, "mantissa_bits",
-                   b_.Make<IntegerAttr>(static_cast<int64_t>(m_bits), ElementType::kSI32));
+                   b_.Int(static_cast<int64_t>(m_bits), ElementType::kSI32));
   }
   if (key == "config" && (k == OpKind::kEinsum || k == OpKind::kUnaryEinsum)) {
     std::string s;
     BERTH_RETURN_IF_ERROR(LexString(&s));
-    return AddAttr(st, "einsum_config", b_.Make<StringAttr>(std::move(s)));
+    return AddAttr(st, "einsum_config", b_.Str(s));
   }
   if (key == "tolerance") {
     const Attribute* a;
@@ -267,7 +267,7 @@ Status Parser::ParsePrettyCompare(OpState& st, size_t num_results) {
   std::optional<uint8_t> d = EnumValue(EnumKind::kComparisonDirection, dir);
   if (!d) return ErrorAt(p, "expected a comparison direction (EQ, NE, GE, GT, LE, LT)");
   BERTH_RETURN_IF_ERROR(AddAttr(st, "comparison_direction",
-                                b_.Make<EnumAttr>(EnumKind::kComparisonDirection, *d)));
+                                b_.Enum(EnumKind::kComparisonDirection, *d)));
   BERTH_RETURN_IF_ERROR(Expect(',', "after the comparison direction"));
   BERTH_RETURN_IF_ERROR(ParseOperand(st));
   BERTH_RETURN_IF_ERROR(Expect(',', "between the compared values"));
@@ -279,7 +279,7 @@ Status Parser::ParsePrettyCompare(OpState& st, size_t num_results) {
     std::optional<uint8_t> t = EnumValue(EnumKind::kComparisonType, word);
     if (!t) return ErrorAt(tp, "expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)");
     BERTH_RETURN_IF_ERROR(
-        AddAttr(st, "compare_type", b_.Make<EnumAttr>(EnumKind::kComparisonType, *t)));
+        AddAttr(st, "compare_type", b_.Enum(EnumKind::kComparisonType, *t)));
   }
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   return ParseTypeClause(st, TypePolicy::kCompare, num_results);
@@ -331,7 +331,7 @@ Status Parser::ParsePrettyGetTupleElement(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(LexInt64(&index, "for the tuple index"));
   if (index < 0 || index > INT32_MAX) return Error("tuple index is out of range");
   BERTH_RETURN_IF_ERROR(Expect(']', "after the tuple index"));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "index", b_.Make<IntegerAttr>(index, ElementType::kSI32)));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "index", b_.Int(index, ElementType::kSI32)));
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   return ParseTypeClause(st, TypePolicy::kResultOnly, num_results);
 }
@@ -359,7 +359,7 @@ Status Parser::ParsePrettyCustomCall(OpState& st, size_t num_results) {
     BERTH_RETURN_IF_ERROR(Expect(')', "to close the custom call operands"));
   }
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "call_target_name", b_.Make<StringAttr>(std::move(target))));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "call_target_name", b_.Str(target)));
   return ParseTypeClause(st, TypePolicy::kSame, num_results);
 }
 
@@ -367,7 +367,7 @@ Status Parser::ParsePrettyCustomCall(OpState& st, size_t num_results) {
 Status Parser::ParsePrettyComposite(OpState& st, size_t num_results) {
   std::string name;
   BERTH_RETURN_IF_ERROR(LexString(&name));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "name", b_.Make<StringAttr>(std::move(name))));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "name", b_.Str(name)));
   if (Peek() == '%') {
     do {
       BERTH_RETURN_IF_ERROR(ParseOperand(st));

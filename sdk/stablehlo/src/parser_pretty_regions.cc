@@ -220,6 +220,20 @@ Status Parser::ParsePrettyWhile(OpState& st, size_t num_results) {
   return OkStatus();
 }
 
+// stablehlo.if %pred -> (T, ...) { ... } else { ... }
+Status Parser::ParsePrettyIf(OpState& st, size_t num_results) {
+  BERTH_RETURN_IF_ERROR(ParseOperand(st));
+  if (TryConsumeArrow()) BERTH_RETURN_IF_ERROR(ParseFunctionResults(&st.result_types));
+  Region* then_region;
+  BERTH_RETURN_IF_ERROR(ParseRegion(&then_region));
+  BERTH_RETURN_IF_ERROR(ExpectKeyword("else", "after the true branch of stablehlo.if"));
+  Region* else_region;
+  BERTH_RETURN_IF_ERROR(ParseRegion(&else_region));
+  st.regions = {then_region, else_region};
+  (void)num_results;
+  return OkStatus();
+}
+
 // chlo.top_k(%x, k = 4) {attrs} : T -> (V, I)
 Status Parser::ParsePrettyTopK(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('(', "after chlo.top_k"));
@@ -229,7 +243,7 @@ Status Parser::ParsePrettyTopK(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('=', "after 'k'"));
   int64_t k;
   BERTH_RETURN_IF_ERROR(LexInt64(&k, "for k"));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "k", b_.Make<IntegerAttr>(k, ElementType::kSI64)));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "k", b_.Int(k, ElementType::kSI64)));
   BERTH_RETURN_IF_ERROR(Expect(')', "to close chlo.top_k"));
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   return ParseTypeClause(st, TypePolicy::kSame, num_results);
@@ -257,7 +271,7 @@ Status Parser::ParsePrettyScan(OpState& st, size_t num_results) {
   BERTH_RETURN_IF_ERROR(Expect('=', "after 'dimension'"));
   int64_t dim;
   BERTH_RETURN_IF_ERROR(LexInt64(&dim, "for the scan dimension"));
-  BERTH_RETURN_IF_ERROR(AddAttr(st, "dimension", b_.Make<IntegerAttr>(dim, ElementType::kSI64)));
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "dimension", b_.Int(dim, ElementType::kSI64)));
   if (TryKeyword("attributes")) BERTH_RETURN_IF_ERROR(ParseAttrDict(&st.attrs));
   Region* body;
   BERTH_RETURN_IF_ERROR(ParseRegion(&body));

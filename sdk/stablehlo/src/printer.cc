@@ -28,11 +28,26 @@ class Printer {
     out += " {\n";
     for (Operation* op : module.top_level_ops()) {
       Indent(1);
-      PrintOp(*op, 1);
+      PrintTopLevelOp(*op);
       out += '\n';
     }
     for (Function* f : module.functions()) PrintFunction(*f);
     out += "}\n";
+  }
+
+  // sdy.mesh in its own syntax: `sdy.mesh @name = <...>`.
+  void PrintTopLevelOp(const Operation& op) {
+    auto* name = op.attr_as<StringAttr>("sym_name");
+    auto* mesh = op.attr_as<OpaqueAttr>("mesh");
+    std::string_view text = mesh ? mesh->text() : std::string_view();
+    if (op.kind() == OpKind::kSdyMesh && name && text.starts_with("#sdy.mesh<")) {
+      out += "sdy.mesh ";
+      AppendSymbol(out, name->value());
+      out += " = ";
+      out += text.substr(9);
+      return;
+    }
+    PrintOp(op, 1);
   }
 
   void PrintFunction(const Function& f) {

@@ -205,7 +205,7 @@ void AppendDenseElement(std::string& out, ElementType type, const uint8_t* p) {
 
 void AppendDense(std::string& out, const DenseElementsAttr& dense) {
   Type type = dense.type();
-  ElementType element = type.element_type();
+  ElementType element = dense.storage_type();
   size_t bytes = StorageBytes(element);
   int64_t n = dense.num_elements();
   std::span<const uint8_t> data = dense.raw_data();

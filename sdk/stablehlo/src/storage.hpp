@@ -5,6 +5,8 @@
 
 #include <deque>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +48,26 @@ class TypeContext {
   std::unordered_map<std::string, std::unique_ptr<TypeStorage>> interned_;
 };
 
+// Bump allocation of arrays of trivially destructible objects that live as
+// long as the module (op operands, results, attributes); freed in bulk.
+class Arena {
+ public:
+  template <typename T>
+  std::span<T> AllocArray(size_t n) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    if (n == 0) return {};
+    T* p = static_cast<T*>(Allocate(n * sizeof(T), alignof(T)));
+    for (size_t i = 0; i < n; ++i) new (p + i) T();
+    return std::span<T>(p, n);
+  }
+
+ private:
+  void* Allocate(size_t bytes, size_t align);
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+};
+
 // Copies strings into stable storage with few allocations.
 class StringArena {
  public:
@@ -62,6 +84,7 @@ struct ModuleStorage {
   std::string_view name;
   TypeContext types;
   StringArena strings;
+  Arena arena;
   std::deque<Value> values;
   std::deque<Operation> ops;
   std::deque<Block> blocks;
@@ -72,6 +95,8 @@ struct ModuleStorage {
   std::vector<Function*> functions;
   std::unordered_map<std::string_view, Function*> function_map;
   std::vector<Operation*> top_level_ops;
+  // Small attributes are interned: equal ones are shared.
+  std::unordered_map<uint64_t, std::vector<const Attribute*>> interned_attrs;
   // Shared frequently used attributes.
   const Attribute* unit_attr = nullptr;
   const Attribute* true_attr = nullptr;
@@ -94,6 +119,11 @@ class IrBuilder {
     return raw;
   }
   const Attribute* Unit() const { return s_.unit_attr; }
+  // Interned attributes (shared between ops; attributes are immutable).
+  const IntegerAttr* Int(int64_t value, ElementType type);
+  const EnumAttr* Enum(EnumKind kind, uint8_t value);
+  const DenseArrayAttr* I64Array(std::span<const int64_t> values);
+  const StringAttr* Str(std::string_view value);
   const Attribute* Bool(bool v) const { return v ? s_.true_attr : s_.false_attr; }
   std::string_view Save(std::string_view text) { return s_.strings.Save(text); }
 
@@ -102,8 +132,8 @@ class IrBuilder {
   Value* AddArgument(Block* block, Type type, std::string_view name);
   // Creates an op (not yet in a block). `attrs` must be sorted by name.
   Operation* NewOp(OpKind kind, const Location& loc, std::span<Value* const> operands,
-                   std::span<const Type> result_types, std::vector<NamedAttribute> attrs,
-                   std::vector<Region*> regions, std::string_view result_name);
+                   std::span<const Type> result_types, std::span<const NamedAttribute> attrs,
+                   std::span<Region* const> regions, std::string_view result_name);
   void Append(Block* block, Operation* op);
   void SetName(Value* value, std::string_view name);
   void SetParent(Region* region, Operation* op);

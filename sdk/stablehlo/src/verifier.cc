@@ -25,6 +25,10 @@ std::string Str(std::span<const int64_t> values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i) out += ", ";
+    if (i == 16 && values.size() > 20) {
+      out += "... (" + std::to_string(values.size()) + " values)";
+      break;
+    }
     out += values[i] == kDynamic ? std::string("?") : std::to_string(values[i]);
   }
   out += ']';
@@ -99,22 +103,28 @@ Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t>
 
 Status ExpectDimsInRange(const Operation& op, std::span<const int64_t> dims, int64_t rank,
                          std::string_view what, bool unique) {
+  std::vector<bool> seen(rank > 0 ? static_cast<size_t>(rank) : 0, false);
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0 || dims[i] >= rank) {
       return OpError(op, std::string(what) + " " + Str(dims) + " has " +
                              std::to_string(dims[i]) + ", outside [0, " + std::to_string(rank) +
                              ")");
     }
-    if (unique) {
-      for (size_t j = 0; j < i; ++j) {
-        if (dims[j] == dims[i]) {
-          return OpError(op, std::string(what) + " " + Str(dims) + " repeats " +
-                                 std::to_string(dims[i]));
-        }
-      }
+    if (unique && seen[static_cast<size_t>(dims[i])]) {
+      return OpError(op, std::string(what) + " " + Str(dims) + " repeats " +
+                             std::to_string(dims[i]));
     }
+    seen[static_cast<size_t>(dims[i])] = true;
   }
   return OkStatus();
+}
+
+std::vector<bool> DimMask(std::span<const int64_t> dims, int64_t rank) {
+  std::vector<bool> mask(rank > 0 ? static_cast<size_t>(rank) : 0, false);
+  for (int64_t d : dims) {
+    if (d >= 0 && d < rank) mask[static_cast<size_t>(d)] = true;
+  }
+  return mask;
 }
 
 Status GetI64ArrayAttr(const Operation& op, std::string_view name, bool required,
@@ -213,29 +223,32 @@ bool AllowsIndexElements(OpKind kind) {
          kind == OpKind::kCustomCall;
 }
 
-Status CheckValueType(const Operation& op, Type t, std::string_view what) {
-  if (!t) return OpError(op, std::string(what) + " has no type");
+// `what` and `index` name the value ("operand", 2) for messages only.
+Status CheckValueType(const Operation& op, Type t, const char* what, size_t index) {
+  auto name = [&]() { return std::string(what) + " #" + std::to_string(index); };
+  if (!t) return OpError(op, name() + " has no type");
   switch (t.kind()) {
     case TypeKind::kTensor: {
+      ElementType e = t.element_type();
+      if (e <= ElementType::kComplex128) return OkStatus();  // the common case
       if (t.IsQuantized()) {
-        return OpError(op, std::string(what) + " has quantized type " + Str(t) +
+        return OpError(op, name() + " has quantized type " + Str(t) +
                                "; quantized types are not supported");
       }
-      ElementType e = t.element_type();
       if (e == ElementType::kTF32 || (e == ElementType::kIndex && !AllowsIndexElements(op.kind()))) {
-        return OpError(op, std::string(what) + " has element type " +
-                               std::string(ElementTypeName(e)) + ", which values cannot have");
+        return OpError(op, name() + " has element type " + std::string(ElementTypeName(e)) +
+                               ", which values cannot have");
       }
       return OkStatus();
     }
     case TypeKind::kToken:
       return OkStatus();
     case TypeKind::kTuple:
-      for (Type inner : t.types()) BERTH_RETURN_IF_ERROR(CheckValueType(op, inner, what));
+      for (Type inner : t.types()) BERTH_RETURN_IF_ERROR(CheckValueType(op, inner, what, index));
       return OkStatus();
     default:
       if (op.kind() == OpKind::kCustomCall) return OkStatus();
-      return OpError(op, std::string(what) + " has type " + Str(t) +
+      return OpError(op, name() + " has type " + Str(t) +
                              ", which is not a tensor, token or tuple");
   }
 }
@@ -328,10 +341,10 @@ class Verifier {
 
   Status VerifyOp(const Operation& op) {
     for (size_t i = 0; i < op.num_operands(); ++i) {
-      BERTH_RETURN_IF_ERROR(CheckValueType(op, OperandType(op, i), "operand #" + std::to_string(i)));
+      BERTH_RETURN_IF_ERROR(CheckValueType(op, OperandType(op, i), "operand", i));
     }
     for (size_t i = 0; i < op.num_results(); ++i) {
-      BERTH_RETURN_IF_ERROR(CheckValueType(op, ResultType(op, i), "result #" + std::to_string(i)));
+      BERTH_RETURN_IF_ERROR(CheckValueType(op, ResultType(op, i), "result", i));
     }
     int expected = ExpectedRegions(op.kind());
     if (expected >= 0 && op.num_regions() != static_cast<size_t>(expected)) {
@@ -349,7 +362,7 @@ class Verifier {
         return OpError(op, "region #" + std::to_string(r) + " must end with 'stablehlo.return'");
       }
       for (Value* arg : block.arguments()) {
-        BERTH_RETURN_IF_ERROR(CheckValueType(op, arg->type(), "a region argument"));
+        BERTH_RETURN_IF_ERROR(CheckValueType(op, arg->type(), "region argument", arg->index()));
       }
     }
     BERTH_RETURN_IF_ERROR(VerifyElementwiseOp(op));

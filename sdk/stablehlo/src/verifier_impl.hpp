@@ -3,6 +3,7 @@
 #ifndef BERTH_STABLEHLO_SRC_VERIFIER_IMPL_HPP_
 #define BERTH_STABLEHLO_SRC_VERIFIER_IMPL_HPP_
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,15 @@ std::string Str(Type type);
 std::string Str(std::span<const int64_t> values);
 inline std::string Str(const std::vector<int64_t>& values) {
   return Str(std::span<const int64_t>(values));
+}
+
+// Shape arithmetic is done wide and narrowed with clamping, so attribute
+// values near the int64 limits give a mismatch, never an overflow.
+__extension__ typedef __int128 Wide;
+inline int64_t Narrow(Wide v) {
+  if (v > INT64_MAX) return INT64_MAX;
+  if (v < INT64_MIN + 1) return INT64_MIN + 1;  // INT64_MIN is kDynamic
+  return static_cast<int64_t>(v);
 }
 
 inline bool DimsCompatible(int64_t a, int64_t b) { return a == kDynamic || b == kDynamic || a == b; }
@@ -43,6 +53,9 @@ Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t>
 // `dims` lie in [0, rank) (and are unique when asked).
 Status ExpectDimsInRange(const Operation& op, std::span<const int64_t> dims, int64_t rank,
                          std::string_view what, bool unique = true);
+// mask[d] is true for each d of `dims` that lies in [0, rank).
+std::vector<bool> DimMask(std::span<const int64_t> dims, int64_t rank);
+
 // An i64 array attribute, required or optional.
 Status GetI64ArrayAttr(const Operation& op, std::string_view name, bool required,
                        std::vector<int64_t>* out, bool* present = nullptr);

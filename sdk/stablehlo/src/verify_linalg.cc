@@ -89,11 +89,10 @@ Status DotGeneral(const Operation& op) {
   for (int64_t d : dims->lhs_batching_dimensions) expected.push_back(lhs.dim(d));
   auto free_dims = [&](Type t, const std::vector<int64_t>& batch,
                        const std::vector<int64_t>& contract) {
+    std::vector<bool> b = DimMask(batch, t.rank());
+    std::vector<bool> c = DimMask(contract, t.rank());
     for (int64_t d = 0; d < t.rank(); ++d) {
-      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-          std::find(contract.begin(), contract.end(), d) == contract.end()) {
-        expected.push_back(t.dim(d));
-      }
+      if (!b[d] && !c[d]) expected.push_back(t.dim(d));
     }
   };
   free_dims(lhs, dims->lhs_batching_dimensions, dims->lhs_contracting_dimensions);
@@ -199,11 +198,11 @@ Status Convolution(const Operation& op) {
     int64_t in = lhs.dim(dn->input_spatial_dimensions[i]);
     int64_t k = rhs.dim(dn->kernel_spatial_dimensions[i]);
     if (in == kDynamic || k == kDynamic) continue;
-    int64_t dilated_in = in == 0 ? 0 : (in - 1) * lhs_dil[i] + 1;
-    int64_t padded = dilated_in + padding[i].first + padding[i].second;
-    int64_t dilated_k = k == 0 ? 0 : (k - 1) * rhs_dil[i] + 1;
-    int64_t size = padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
-    expected[dn->output_spatial_dimensions[i]] = size;
+    Wide dilated_in = in == 0 ? 0 : Wide(in - 1) * lhs_dil[i] + 1;
+    Wide padded = dilated_in + padding[i].first + padding[i].second;
+    Wide dilated_k = k == 0 ? 0 : Wide(k - 1) * rhs_dil[i] + 1;
+    Wide size = padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
+    expected[dn->output_spatial_dimensions[i]] = Narrow(size);
   }
   return ExpectResultShape(op, 0, expected);
 }

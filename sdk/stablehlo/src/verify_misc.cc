@@ -1,9 +1,14 @@
 // Checks for collectives, tokens and host transfers, custom calls, the test
 // harness ops (check.*, interpreter.*), and CHLO / Shardy ops.
+#include <algorithm>
+
 #include "src/verifier_impl.hpp"
 
 namespace berth::stablehlo::detail {
 namespace {
+
+// Attributes whose elements the verifier reads one by one are capped.
+constexpr int64_t kMaxCheckedElements = int64_t{1} << 22;
 
 // replica_groups: a rank-2 integer tensor (or a mesh-axes attribute kept
 // opaque). Returns the group size, or -1 when unknown.
@@ -19,17 +24,17 @@ Status ReplicaGroups(const Operation& op, bool required, int64_t* group_size) {
   if (!d || d->type().rank() != 2 || !IsInteger(d->element_type())) {
     return OpError(op, "replica_groups must be a rank-2 integer tensor");
   }
+  if (d->num_elements() > kMaxCheckedElements) return OpError(op, "replica_groups is too large");
   std::vector<int64_t> ids = d->ToInt64Vector();
   bool ragged = false;
   for (int64_t id : ids) {
     if (id < -1) return OpError(op, "replica_groups ids must be -1 (padding) or non-negative");
     ragged |= id == -1;
   }
-  for (size_t i = 0; i < ids.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (ids[i] >= 0 && ids[i] == ids[j]) {
-        return OpError(op, "replica_groups repeats id " + std::to_string(ids[i]));
-      }
+  std::sort(ids.begin(), ids.end());
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] >= 0 && ids[i] == ids[i - 1]) {
+      return OpError(op, "replica_groups repeats id " + std::to_string(ids[i]));
     }
   }
   // The process group is the replica group only in the cross-replica and
@@ -88,7 +93,7 @@ Status AllGather(const Operation& op) {
                           ? ResultType(op, i).dim(dim)
                           : kDynamic;
     if (group > 0 && expected[dim] != kDynamic) {
-      expected[dim] *= group;
+      expected[dim] = Narrow(Wide(expected[dim]) * group);
     } else {
       if (out_dim != kDynamic && expected[dim] != kDynamic &&
           (expected[dim] == 0 ? out_dim != 0 : out_dim % expected[dim] != 0)) {
@@ -161,7 +166,7 @@ Status AllToAll(const Operation& op) {
       }
       expected[split] /= count;
     }
-    if (expected[concat] != kDynamic) expected[concat] *= count;
+    if (expected[concat] != kDynamic) expected[concat] = Narrow(Wide(expected[concat]) * count);
     BERTH_RETURN_IF_ERROR(ExpectResultShape(op, i, expected));
   }
   return OkStatus();
@@ -174,15 +179,23 @@ Status CollectivePermute(const Operation& op) {
   if (!pairs || pairs->type().rank() != 2 || pairs->type().dim(1) != 2) {
     return OpError(op, "source_target_pairs must be an Nx2 integer tensor");
   }
+  if (pairs->num_elements() > kMaxCheckedElements) {
+    return OpError(op, "source_target_pairs is too large");
+  }
   std::vector<std::pair<int64_t, int64_t>> p = op.GetPairs("source_target_pairs");
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i].first < 0 || p[i].second < 0) {
-      return OpError(op, "source_target_pairs ids must not be negative");
-    }
-    for (size_t j = 0; j < i; ++j) {
-      if (p[i].first == p[j].first) return OpError(op, "source_target_pairs repeats a source");
-      if (p[i].second == p[j].second) return OpError(op, "source_target_pairs repeats a target");
-    }
+  std::vector<int64_t> sources, targets;
+  for (const auto& [source, target] : p) {
+    if (source < 0 || target < 0) return OpError(op, "source_target_pairs ids must not be negative");
+    sources.push_back(source);
+    targets.push_back(target);
+  }
+  std::sort(sources.begin(), sources.end());
+  std::sort(targets.begin(), targets.end());
+  if (std::adjacent_find(sources.begin(), sources.end()) != sources.end()) {
+    return OpError(op, "source_target_pairs repeats a source");
+  }
+  if (std::adjacent_find(targets.begin(), targets.end()) != targets.end()) {
+    return OpError(op, "source_target_pairs repeats a target");
   }
   return SameTypesInOut(op, 1);
 }

@@ -76,8 +76,9 @@ Status Reduce(const Operation& op) {
   std::vector<ElementType> elems;
   BERTH_RETURN_IF_ERROR(ReducerBody(op, 0, n, &elems));
   std::vector<int64_t> expected;
+  std::vector<bool> reduced = DimMask(dims, in.rank());
   for (int64_t d = 0; d < in.rank(); ++d) {
-    if (!Contains(dims, d)) expected.push_back(in.dim(d));
+    if (!reduced[d]) expected.push_back(in.dim(d));
   }
   for (size_t i = 0; i < n; ++i) {
     Type init = OperandType(op, n + i);
@@ -106,10 +107,12 @@ std::vector<int64_t> WindowedShape(std::span<const int64_t> shape, const std::ve
       out[i] = kDynamic;
       continue;
     }
-    int64_t dilated = shape[i] == 0 ? 0 : (shape[i] - 1) * base_dil[i] + 1;
-    int64_t padded = dilated + padding[i].first + padding[i].second;
-    int64_t dilated_window = (window[i] - 1) * win_dil[i] + 1;
-    out[i] = (padded <= 0 || dilated_window > padded) ? 0 : (padded - dilated_window) / strides[i] + 1;
+    Wide dilated = shape[i] == 0 ? 0 : Wide(shape[i] - 1) * base_dil[i] + 1;
+    Wide padded = dilated + padding[i].first + padding[i].second;
+    Wide dilated_window = Wide(window[i] - 1) * win_dil[i] + 1;
+    out[i] = Narrow((padded <= 0 || dilated_window > padded)
+                        ? 0
+                        : (padded - dilated_window) / strides[i] + 1);
   }
   return out;
 }
@@ -334,14 +337,15 @@ Status Gather(const Operation& op) {
   if (static_cast<int64_t>(sizes.size()) != r) {
     return OpError(op, "slice_sizes " + Str(sizes) + " needs " + std::to_string(r) + " entries");
   }
+  std::vector<bool> collapsed = DimMask(dn->collapsed_slice_dims, r);
+  std::vector<bool> batching = DimMask(dn->operand_batching_dims, r);
   for (int64_t i = 0; i < r; ++i) {
     int64_t d = operand.dim(i);
     if (sizes[i] < 0 || (d != kDynamic && sizes[i] > d)) {
       return OpError(op, "slice_sizes " + Str(sizes) + " exceed the operand shape " +
                              Str(operand.shape()));
     }
-    if ((Contains(dn->collapsed_slice_dims, i) || Contains(dn->operand_batching_dims, i)) &&
-        sizes[i] > 1) {
+    if ((collapsed[i] || batching[i]) && sizes[i] > 1) {
       return OpError(op, "slice_sizes of collapsed and batching dimensions must be 0 or 1");
     }
   }
@@ -351,14 +355,13 @@ Status Gather(const Operation& op) {
   }
   std::vector<int64_t> offset_sizes;
   for (int64_t i = 0; i < r; ++i) {
-    if (!Contains(dn->collapsed_slice_dims, i) && !Contains(dn->operand_batching_dims, i)) {
-      offset_sizes.push_back(sizes[i]);
-    }
+    if (!collapsed[i] && !batching[i]) offset_sizes.push_back(sizes[i]);
   }
   std::vector<int64_t> expected(static_cast<size_t>(result_rank));
+  std::vector<bool> offset = DimMask(dn->offset_dims, result_rank);
   size_t b = 0, o = 0;
   for (int64_t i = 0; i < result_rank; ++i) {
-    expected[i] = Contains(dn->offset_dims, i) ? offset_sizes[o++] : batch_sizes[b++];
+    expected[i] = offset[i] ? offset_sizes[o++] : batch_sizes[b++];
   }
   return ExpectResultShape(op, 0, expected);
 }
@@ -427,15 +430,16 @@ Status Scatter(const Operation& op) {
     if (i != dn->index_vector_dim) scatter_sizes.push_back(indices.dim(i));
   }
   std::vector<int64_t> window_bounds;
+  std::vector<bool> inserted = DimMask(dn->inserted_window_dims, r);
+  std::vector<bool> batching = DimMask(dn->input_batching_dims, r);
   for (int64_t i = 0; i < r; ++i) {
-    if (!Contains(dn->inserted_window_dims, i) && !Contains(dn->input_batching_dims, i)) {
-      window_bounds.push_back(input.dim(i));
-    }
+    if (!inserted[i] && !batching[i]) window_bounds.push_back(input.dim(i));
   }
+  std::vector<bool> window = DimMask(dn->update_window_dims, u);
   size_t sc = 0, w = 0;
   for (int64_t i = 0; i < u; ++i) {
     int64_t d = updates.dim(i);
-    if (Contains(dn->update_window_dims, i)) {
+    if (window[i]) {
       int64_t bound = window_bounds[w++];
       if (d != kDynamic && bound != kDynamic && d > bound) {
         return OpError(op, "update window dimension " + std::to_string(i) + " (size " +

@@ -137,7 +137,7 @@ Status Slice(const Operation& op) {
                              (d == kDynamic ? std::string("?") : std::to_string(d)) + "]");
     }
     if (strides[i] <= 0) return OpError(op, "strides must be positive, are " + Str(strides));
-    expected[i] = (limit[i] - start[i] + strides[i] - 1) / strides[i];
+    expected[i] = limit[i] == start[i] ? 0 : (limit[i] - start[i] - 1) / strides[i] + 1;
   }
   return ExpectResultShape(op, 0, expected);
 }
@@ -249,7 +249,7 @@ Status Concatenate(const Operation& op) {
       }
     }
     if (expected[dim] != kDynamic) {
-      expected[dim] = t.dim(dim) == kDynamic ? kDynamic : expected[dim] + t.dim(dim);
+      expected[dim] = t.dim(dim) == kDynamic ? kDynamic : Narrow(Wide(expected[dim]) + t.dim(dim));
     }
   }
   BERTH_RETURN_IF_ERROR(SameElement(op, first, ResultType(op, 0)));
@@ -281,7 +281,7 @@ Status Pad(const Operation& op) {
       expected[i] = kDynamic;
       continue;
     }
-    int64_t size = low[i] + high[i] + d + std::max<int64_t>(d - 1, 0) * interior[i];
+    int64_t size = Narrow(Wide(low[i]) + high[i] + d + Wide(std::max<int64_t>(d - 1, 0)) * interior[i]);
     if (size < 0) return OpError(op, "padding makes dimension " + std::to_string(i) + " negative");
     expected[i] = size;
   }

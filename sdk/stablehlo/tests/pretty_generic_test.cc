@@ -213,6 +213,24 @@ TEST(PrettyGenericTest, WhileLoop) {
   return %0#1 : tensor<i64>)");
 }
 
+TEST(PrettyGenericTest, IfWithElse) {
+  Same("%p: tensor<i1>, %a: tensor<f32>", "tensor<f32>",
+       R"(  %0 = stablehlo.if %p -> (tensor<f32>) {
+    stablehlo.return %a : tensor<f32>
+  } else {
+    %n = stablehlo.negate %a : tensor<f32>
+    stablehlo.return %n : tensor<f32>
+  }
+  return %0 : tensor<f32>)",
+       R"(  %0 = "stablehlo.if"(%p) ({
+    stablehlo.return %a : tensor<f32>
+  }, {
+    %n = stablehlo.negate %a : tensor<f32>
+    stablehlo.return %n : tensor<f32>
+  }) : (tensor<i1>) -> tensor<f32>
+  return %0 : tensor<f32>)");
+}
+
 TEST(PrettyGenericTest, Convolution) {
   Same("%lhs: tensor<1x4x4x1xf32>, %rhs: tensor<3x3x1x1xf32>", "tensor<1x2x2x1xf32>",
        R"(  %0 = stablehlo.convolution(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [4, 4], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1], reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>

@@ -46,6 +46,15 @@ inline void ExpectRoundTrip(const Module& m) {
   EXPECT_TRUE(StructurallyEqual(m, *again, &diff)) << diff << "\n" << printed;
 }
 
+// The same without verifying (for IR the verifier rejects).
+inline void ExpectRoundTripUnverified(const Module& m) {
+  std::string printed = Print(m);
+  Result<Module> again = ParseModule(printed, "printed.mlir");
+  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << printed;
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(m, *again, &diff)) << diff << "\n" << printed;
+}
+
 // The first op of the entry function.
 inline const Operation& FirstOp(const Module& m) {
   return *m.entry_function()->entry_block().operations().front();

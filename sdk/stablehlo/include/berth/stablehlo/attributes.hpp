@@ -178,14 +178,20 @@ class DenseArrayAttr final : public Attribute {
 // uint16 bit patterns; f4/f6/f8 as one byte holding the bit pattern; f32 as
 // float, f64 as double; complex as (real, imaginary) pairs. A splat stores a
 // single element; ExpandedData() yields the full buffer either way.
+// Literals of quantized types hold their storage integers (storage_type()).
 class DenseElementsAttr final : public Attribute {
  public:
   static constexpr AttrKind kKind = AttrKind::kDenseElements;
   DenseElementsAttr(Type type, bool splat, std::vector<uint8_t> data)
-      : Attribute(kKind), type_(type), splat_(splat), data_(std::move(data)) {}
+      : DenseElementsAttr(type, splat, std::move(data), type.element_type()) {}
+  DenseElementsAttr(Type type, bool splat, std::vector<uint8_t> data, ElementType storage)
+      : Attribute(kKind), type_(type), splat_(splat), data_(std::move(data)), storage_(storage) {}
 
   Type type() const { return type_; }
   ElementType element_type() const { return type_.element_type(); }
+  // The layout of the data: element_type(), or the storage integer type of a
+  // quantized element type.
+  ElementType storage_type() const { return storage_; }
   int64_t num_elements() const { return type_.NumElements(); }
   bool is_splat() const { return splat_; }
   // The stored bytes: one element when is_splat(), all elements otherwise.
@@ -207,6 +213,7 @@ class DenseElementsAttr final : public Attribute {
   Type type_;
   bool splat_;
   std::vector<uint8_t> data_;
+  ElementType storage_;
 };
 
 // `{a = 1 : i64, b}`, entries sorted by name.

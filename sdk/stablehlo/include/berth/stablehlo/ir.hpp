@@ -176,11 +176,12 @@ class Operation {
  private:
   friend class detail::IrBuilder;
   OpKind kind_ = OpKind::kAbs;
-  std::vector<Value*> operands_;
-  std::vector<OpOperand> uses_;
-  std::vector<Value*> results_;
-  std::vector<NamedAttribute> attrs_;
-  std::vector<Region*> regions_;
+  // Arrays in the Module's arena.
+  std::span<Value*> operands_;
+  std::span<OpOperand> uses_;
+  std::span<Value*> results_;
+  std::span<NamedAttribute> attrs_;
+  std::span<Region*> regions_;
   Location loc_;
   Block* parent_ = nullptr;
 };

@@ -16,6 +16,12 @@ struct ParseOptions {
   int first_line = 1;
   // Run Verify() after parsing and return its first error.
   bool verify = false;
+  // Deepest nesting of regions, attributes and types the recursive parser
+  // accepts (clamped to 1..256). Each level costs at most ~4 KB of stack in
+  // optimized builds (several times that under sanitizers); lower it when
+  // parsing on a thread with a small stack. Literal and opaque-attribute
+  // nesting is scanned without recursion and always allows 256 levels.
+  int max_nesting_depth = 256;
 };
 
 // Parses `text` (a `module`, or bare `func.func`s forming an implicit module).

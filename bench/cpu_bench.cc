@@ -15,55 +15,12 @@
 #include <vector>
 
 #include "berth/berth.hpp"
+#include "cpu_client_fixture.hpp"
 
 namespace {
 
 constexpr int64_t kElements = int64_t{1} << 24;  // 16M f32 = 64 MiB per tensor
 constexpr size_t kTensorBytes = static_cast<size_t>(kElements) * sizeof(float);
-
-// A host and a cpu client loaded from the built plugin through a manifest in
-// a temp folder (removed when the object goes away).
-class CpuClient {
- public:
-  CpuClient() {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("berth-bench-cpu-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(folder_);
-    std::ofstream(folder_ / "cpu.json")
-        << R"({"file_format_version": "1.0.0", "plugin": {"name": "cpu", "library_path": ")"
-        << BERTH_CPU_PLUGIN << R"(", "api_version": "1.0", "platform": "cpu"}})";
-    setenv("BERTH_PLUGIN_PATH", folder_.c_str(), 1);
-    berth::Result<berth::Host> host = berth::Host::Create();
-    unsetenv("BERTH_PLUGIN_PATH");
-    if (!host.ok()) {
-      error_ = host.status().ToString();
-      return;
-    }
-    host_.emplace(std::move(host).value());
-    berth::Result<berth::Client> client = host_->CreateClient("cpu");
-    if (!client.ok()) {
-      error_ = client.status().ToString();
-      return;
-    }
-    client_.emplace(std::move(client).value());
-  }
-  ~CpuClient() {
-    client_.reset();
-    host_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(folder_, ec);
-  }
-
-  // Empty when the client was created.
-  const std::string& error() const { return error_; }
-  berth::Client& client() { return *client_; }
-
- private:
-  std::filesystem::path folder_;
-  std::string error_;
-  std::optional<berth::Host> host_;
-  std::optional<berth::Client> client_;
-};
 
 std::string FmaProgram() {
   const std::string t = "tensor<" + std::to_string(kElements) + "xf32>";
@@ -75,7 +32,7 @@ std::string FmaProgram() {
 
 // x * y + z on the cpu plugin: three 64 MiB inputs read, one written per run.
 void RunBerth(benchmark::State& state) {
-  CpuClient cpu;
+  berth::bench::CpuClientFixture cpu("cpu");
   if (!cpu.error().empty()) {
     state.SkipWithError(cpu.error().c_str());
     return;

@@ -20,6 +20,7 @@
 #endif
 
 #include "berth/berth.hpp"
+#include "cpu_client_fixture.hpp"
 
 namespace {
 
@@ -60,48 +61,6 @@ void BM_MatmulEigen(benchmark::State& state) {
   state.counters["threads"] = Eigen::nbThreads();
 }
 
-// A host with one cpu client (one device), from a temp manifest.
-class CpuClient {
- public:
-  CpuClient() {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("berth-bench-matmul-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(folder_);
-    std::ofstream(folder_ / "cpu.json")
-        << R"({"file_format_version": "1.0.0", "plugin": {"name": "cpu", "library_path": ")"
-        << BERTH_CPU_PLUGIN << R"(", "api_version": "1.0", "platform": "cpu"}})";
-    setenv("BERTH_PLUGIN_PATH", folder_.c_str(), 1);
-    berth::Result<berth::Host> host = berth::Host::Create();
-    unsetenv("BERTH_PLUGIN_PATH");
-    if (!host.ok()) {
-      status_ = host.status();
-      return;
-    }
-    host_.emplace(std::move(host).value());
-    berth::Result<berth::Client> client = host_->CreateClient("cpu");
-    if (!client.ok()) {
-      status_ = client.status();
-      return;
-    }
-    client_.emplace(std::move(client).value());
-  }
-  ~CpuClient() {
-    client_.reset();
-    host_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(folder_, ec);
-  }
-
-  const berth::Status& status() const { return status_; }
-  berth::Client& client() { return *client_; }
-
- private:
-  std::filesystem::path folder_;
-  berth::Status status_;
-  std::optional<berth::Host> host_;
-  std::optional<berth::Client> client_;
-};
-
 constexpr char kMatmul[] = R"(
 func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
@@ -111,9 +70,9 @@ func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<
 )";
 
 void BM_MatmulBerth(benchmark::State& state) {
-  CpuClient cpu;
-  if (!cpu.status().ok()) {
-    state.SkipWithError(cpu.status().ToString().c_str());
+  berth::bench::CpuClientFixture cpu("matmul");
+  if (!cpu.error().empty()) {
+    state.SkipWithError(cpu.error().c_str());
     return;
   }
   berth::Result<berth::Executable> executable = cpu.client().Compile(kMatmul);

@@ -14,6 +14,8 @@ const std::vector<Command>& Commands() {
       {"plugins", "list plugin and extension manifests (--load opens them)", RunPlugins},
       {"info", "show one plugin: manifest, ABI, attributes, devices", RunInfo},
       {"validate", "check manifest files", RunValidate},
+      {"run", "compile and run a program, print its results", RunRun},
+      {"check", "run test files (StableHLO interpreter test format)", RunCheck},
   };
   return commands;
 }

@@ -37,6 +37,8 @@ const std::vector<Command>& Commands();
 int RunPlugins(const std::vector<std::string>& args, Context& context);
 int RunInfo(const std::vector<std::string>& args, Context& context);
 int RunValidate(const std::vector<std::string>& args, Context& context);
+int RunRun(const std::vector<std::string>& args, Context& context);
+int RunCheck(const std::vector<std::string>& args, Context& context);
 
 // Parses `args` against `options` (and `positional`). On --help prints usage
 // and returns kExitOk through `exit_code`; on a usage error prints it and

@@ -1,0 +1,115 @@
+// berth run PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/host_array.hpp"
+#include "cli/session.hpp"
+
+namespace berth::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+Result<HostArray> ParseArgument(const std::string& value) {
+  if (value.rfind("dense", 0) == 0) return ParseMlirLiteral(value);
+  std::filesystem::path path(value);
+  if (path.extension() == ".npy" || std::filesystem::exists(path)) return ReadNpy(path);
+  return InvalidArgumentError("argument '" + value +
+                              "' is neither an MLIR literal (dense<...> : tensor<...>) nor a .npy file");
+}
+
+// FILE.npy for one result; FILE_<i>.npy for several.
+std::filesystem::path OutPath(const std::filesystem::path& out, size_t index, size_t count) {
+  if (count == 1) return out;
+  std::filesystem::path path = out;
+  path.replace_filename(out.stem().string() + "_" + std::to_string(index) + out.extension().string());
+  return path;
+}
+
+}  // namespace
+
+int RunRun(const std::vector<std::string>& args, Context& context) {
+  po::options_description options("options");
+  std::string program_path, plugin, entry, out;
+  std::vector<std::string> arg_values;
+  options.add_options()
+      ("program", po::value<std::string>(&program_path)->required(), "program file (.mlir)")
+      ("plugin", po::value<std::string>(&plugin), "plugin to run on (default: highest priority)")
+      ("entry", po::value<std::string>(&entry), "function to run (default: main)")
+      ("arg", po::value<std::vector<std::string>>(&arg_values),
+       "an argument: an MLIR literal such as 'dense<[1.0, 2.0]> : tensor<2xf32>', or a .npy file")
+      ("json", "print results as JSON")
+      ("out", po::value<std::string>(&out), "write results to this .npy file (FILE_i.npy if several)");
+  po::positional_options_description positional;
+  positional.add("program", 1);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("run", "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]",
+                 options, &positional, args, vm, context, exit_code)) {
+    return exit_code;
+  }
+  std::ifstream in(program_path, std::ios::binary);
+  if (!in) {
+    context.err << "berth run: cannot read " << program_path << "\n";
+    return kExitFailure;
+  }
+  std::stringstream code;
+  code << in.rdbuf();
+
+  std::vector<HostArray> arguments;
+  for (size_t i = 0; i < arg_values.size(); ++i) {
+    Result<HostArray> argument = ParseArgument(arg_values[i]);
+    if (!argument.ok()) {
+      context.err << "berth run: --arg " << i << ": " << argument.status().message() << "\n";
+      return kExitUsage;
+    }
+    arguments.push_back(std::move(argument).value());
+  }
+  Result<Session> session = Session::Open(plugin);
+  if (!session.ok()) {
+    context.err << "berth run: " << session.status().message() << "\n";
+    return kExitFailure;
+  }
+  Result<RunOutput> output = session->Run(code.str(), program_path, entry, arguments);
+  if (!output.ok()) {
+    context.err << "berth run: " << output.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  const std::vector<HostArray>& first = output->results.front();
+  if (!out.empty()) {
+    for (size_t i = 0; i < first.size(); ++i) {
+      if (Status status = WriteNpy(OutPath(out, i, first.size()), first[i]); !status.ok()) {
+        context.err << "berth run: " << status.message() << "\n";
+        return kExitFailure;
+      }
+    }
+  }
+  if (vm.count("json")) {
+    auto results_json = [](const std::vector<HostArray>& arrays) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const HostArray& array : arrays) list.push_back(ArrayToJson(array));
+      return list;
+    };
+    nlohmann::json report = {{"results", results_json(first)}};
+    if (output->results.size() > 1) {
+      nlohmann::json devices = nlohmann::json::array();
+      for (size_t d = 0; d < output->results.size(); ++d) {
+        devices.push_back({{"device", output->device_ids[d]}, {"results", results_json(output->results[d])}});
+      }
+      report["devices"] = devices;
+    }
+    PrintJson(context.out, report);
+    return kExitOk;
+  }
+  for (size_t d = 0; d < output->results.size(); ++d) {
+    if (output->results.size() > 1) context.out << "device " << output->device_ids[d] << ":\n";
+    for (const HostArray& array : output->results[d]) context.out << FormatMlirLiteral(array) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace berth::cli

@@ -1,0 +1,57 @@
+#include "cli/session.hpp"
+
+#include "cli/command.hpp"
+
+namespace berth::cli {
+
+Result<Session> Session::Open(const std::string& plugin) {
+  Session session;
+  BERTH_ASSIGN_OR_RETURN(Host host, MakeHost());
+  session.host_ = std::make_unique<Host>(std::move(host));
+  if (plugin.empty()) {
+    BERTH_ASSIGN_OR_RETURN(session.plugin_name_, session.host_->DefaultPlugin());
+  } else {
+    session.plugin_name_ = plugin;
+  }
+  BERTH_ASSIGN_OR_RETURN(Client client, session.host_->CreateClient(session.plugin_name_));
+  session.client_.emplace(std::move(client));
+  return session;
+}
+
+Result<RunOutput> Session::Run(std::string_view code, const std::string& source_name,
+                               const std::string& entry, const std::vector<HostArray>& args) {
+  CompileOptions options;
+  options.entry_name = entry;
+  options.options["source_name"] = source_name;
+  BERTH_ASSIGN_OR_RETURN(Executable executable, client_->Compile(code, options));
+  RunOutput output;
+  const std::vector<Device>& devices = executable.addressable_devices();
+  std::vector<std::vector<Buffer>> buffers(devices.size());
+  std::vector<std::vector<const Buffer*>> lists(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    output.device_ids.push_back(devices[d].id());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const HostArray& arg = args[i];
+      Result<Buffer> buffer = client_->BufferFromHost(arg.bytes.data(), arg.type, arg.dims, devices[d]);
+      if (!buffer.ok()) return buffer.status().WithContext("argument " + std::to_string(i));
+      buffers[d].push_back(std::move(buffer).value());
+    }
+    for (const Buffer& buffer : buffers[d]) lists[d].push_back(&buffer);
+  }
+  BERTH_ASSIGN_OR_RETURN(ExecuteResult result, executable.Execute(lists));
+  for (size_t d = 0; d < devices.size(); ++d) {
+    BERTH_RETURN_IF_ERROR(result.completion[d].Await());
+    std::vector<HostArray> arrays;
+    for (const Buffer& buffer : result.outputs[d]) {
+      HostArray array;
+      array.type = buffer.element_type();
+      array.dims = buffer.dims();
+      BERTH_ASSIGN_OR_RETURN(array.bytes, buffer.ToHostBytes());
+      arrays.push_back(std::move(array));
+    }
+    output.results.push_back(std::move(arrays));
+  }
+  return output;
+}
+
+}  // namespace berth::cli

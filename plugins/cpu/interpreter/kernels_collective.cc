@@ -134,13 +134,14 @@ Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Reducer fast = DetectReducer(call.op.region(0));
   for (size_t m = 1; m < parts.size(); ++m) {
     if (fast != Reducer::kNone) {
-      DispatchElementType(acc.type(), "all_reduce", [&]<typename T>() {
+      BERTH_RETURN_IF_ERROR(DispatchElementType(acc.type(), call.op.name(), [&]<typename T>() {
         DispatchReducer(fast, [&]<Reducer R>() {
           T* a = acc.data<T>();
           const T* b = parts[m].data<T>();
           for (int64_t i = 0; i < acc.num_elements(); ++i) a[i] = Combine<R, T>(a[i], b[i]);
         });
-      });
+        return OkStatus();
+      }));
       continue;
     }
     // General body: run the region on each pair of elements.

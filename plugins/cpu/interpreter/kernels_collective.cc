@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "interpreter/collective_group.hpp"
+#include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/kernel.hpp"
 #include "interpreter/reduction.hpp"
@@ -57,7 +58,9 @@ Result<std::vector<int64_t>> ProcessGroup(const DeviceContext& d, Strategy strat
     for (const auto& group : groups) {
       if (std::find(group.begin(), group.end(), id) != group.end()) return group;
     }
-    return InvalidArgumentError("the replica groups do not contain id " + std::to_string(id));
+    // NOT_FOUND: collective_broadcast gives such a process zeros; the other
+    // collectives report it as an error.
+    return NotFoundError("the replica groups do not contain id " + std::to_string(id));
   };
   std::vector<int64_t> members;
   switch (strategy) {
@@ -312,12 +315,47 @@ Status CollectivePermute(KernelCall& call) {
   return OkStatus();
 }
 
+// Every process of a group gets the data of the group's source: its first
+// process, or with `has_dynamic_root` the one at the index that the last
+// operand (one root per data operand, or one for all) names. A process in no
+// group gets zeros.
 Status CollectiveBroadcast(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands[0]}));
-  call.results.push_back(all.front().at(0));
+  const bool dynamic_root = call.op.attr("has_dynamic_root") != nullptr;
+  const size_t num_data = call.operands.size() - (dynamic_root ? 1 : 0);
+  std::vector<Tensor> data(call.operands.begin(),
+                           call.operands.begin() + static_cast<std::ptrdiff_t>(num_data));
+  Result<std::vector<int64_t>> members =
+      ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups());
+  if (!members.ok()) {
+    if (members.status().code() != StatusCode::kNotFound) return members.status();
+    for (const Tensor& t : data) {
+      BERTH_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(t.type(), t.dims()));
+      std::memset(zeros.bytes(), 0, zeros.byte_size());
+      call.results.push_back(std::move(zeros));
+    }
+    return OkStatus();
+  }
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, *members, data));
+  for (size_t i = 0; i < num_data; ++i) {
+    int64_t root = 0;
+    if (dynamic_root) {
+      const Tensor& roots = call.operands.back();
+      if (roots.num_elements() == 0) return InvalidArgumentError("the root operand is empty");
+      const int64_t at = roots.num_elements() == 1 ? 0 : static_cast<int64_t>(i);
+      if (at >= roots.num_elements()) {
+        return InvalidArgumentError("the root operand has " + std::to_string(roots.num_elements()) +
+                                    " elements for " + std::to_string(num_data) + " operands");
+      }
+      root = IndexAt(roots, at);
+      if (root < 0 || root >= static_cast<int64_t>(all.size())) {
+        return InvalidArgumentError("root index " + std::to_string(root) +
+                                    " is outside the process group of " +
+                                    std::to_string(all.size()));
+      }
+    }
+    call.results.push_back(all[static_cast<size_t>(root)].at(i));
+  }
   return OkStatus();
 }
 

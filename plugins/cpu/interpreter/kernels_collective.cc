@@ -210,14 +210,30 @@ Status ScalarId(KernelCall& call, int64_t id) {
 Status ReplicaId(KernelCall& call) { return ScalarId(call, call.ctx.device().replica_id); }
 Status PartitionId(KernelCall& call) { return ScalarId(call, call.ctx.device().partition_id); }
 
-Status AllReduce(KernelCall& call) {
-  const DeviceContext& d = call.ctx.device();
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
+// The operands of every member of this instance's replica group (the
+// strategy of all_reduce, all_gather and reduce_scatter), regrouped per
+// operand: parts[i][m] is operand i of member m, in group order.
+struct GroupOperands {
+  std::vector<int64_t> members;
+  std::vector<std::vector<Tensor>> parts;
+};
+
+Result<GroupOperands> ExchangeOperandsInGroup(KernelCall& call) {
+  GroupOperands group;
+  BERTH_ASSIGN_OR_RETURN(group.members, ProcessGroup(call.ctx.device(), ReplicaGroupStrategy(call.op),
+                                                     call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, group.members,
+                                            {call.operands.begin(), call.operands.end()}));
+  group.parts.resize(call.operands.size());
   for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+    for (const auto& member : all) group.parts[i].push_back(member.at(i));
+  }
+  return group;
+}
+
+Status AllReduce(KernelCall& call) {
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
     call.results.push_back(std::move(reduced));
   }
@@ -225,14 +241,9 @@ Status AllReduce(KernelCall& call) {
 }
 
 Status AllGather(KernelCall& call) {
-  const DeviceContext& d = call.ctx.device();
   int64_t dim = call.op.GetInt("all_gather_dim").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
-  for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor gathered, ConcatAlong(parts, dim));
     call.results.push_back(std::move(gathered));
   }
@@ -242,16 +253,14 @@ Status AllGather(KernelCall& call) {
 Status ReduceScatter(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
   int64_t dim = call.op.GetInt("scatter_dimension").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
-  const size_t self = IndexIn(members, Logical(d, d.replica_id, d.partition_id));
-  for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  const int64_t count = static_cast<int64_t>(group.members.size());
+  const int64_t self =
+      static_cast<int64_t>(IndexIn(group.members, Logical(d, d.replica_id, d.partition_id)));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
-    int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / static_cast<int64_t>(members.size());
-    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, static_cast<int64_t>(self) * extent, extent));
+    int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / count;
+    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, self * extent, extent));
     call.results.push_back(std::move(mine));
   }
   return OkStatus();

@@ -41,9 +41,14 @@ class CpuClient final : public plugin::Client {
   // the same order (instances of two launches never wait on each other).
   void EnqueueLaunch(const std::vector<plugin::Device*>& devices,
                      std::vector<std::function<void()>> work);
+  // A one-device launch run on the caller's thread when the device's stream
+  // is idle (see DeviceStream::TryRunInline), queued otherwise.
+  void RunInlineOrEnqueue(plugin::Device* device, std::function<void()> work);
 
  private:
   explicit CpuClient(CpuClientOptions options);
+  // The stream of `device`, started on first use; launch_mutex_ held.
+  DeviceStream& StreamLocked(const plugin::Device& device);
 
   CpuClientOptions options_;
   std::string platform_name_ = "cpu";

@@ -133,6 +133,27 @@ TEST(CpuCollectiveTest, UnknownCustomCallTargetFailsAtCompileNamingIt) {
   EXPECT_THAT(executable.status().message(), HasSubstr("custom call target 'my.secret_op'"));
 }
 
+TEST(CpuCollectiveTest, MeshAxesReplicaGroupsFailAtCompileAsUnimplemented) {
+  CompileOptions options;
+  options.num_replicas = 2;
+  Result<Executable> executable = CpuRunner::Get().client().Compile(R"(
+    func.func @main(%x: tensor<2xi64>) -> tensor<1xi64> {
+      %r = "stablehlo.reduce_scatter"(%x) ({
+        ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+          %s = stablehlo.add %a, %b : tensor<i64>
+          stablehlo.return %s : tensor<i64>
+      }) {
+        scatter_dimension = 0 : i64,
+        replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>]>, axes = [#stablehlo.axis_ref<name = "x">]>
+      } : (tensor<2xi64>) -> tensor<1xi64>
+      return %r : tensor<1xi64>
+    })", options);
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(executable.status().message(),
+              HasSubstr("'stablehlo.reduce_scatter' with replica_groups other than a tensor"));
+}
+
 // Every chunk of the sample files whose ops this test binary can run.
 class ConformanceSampleTest : public ::testing::TestWithParam<std::string> {};
 

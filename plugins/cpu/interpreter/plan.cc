@@ -66,6 +66,13 @@ class PlanBuilder {
         if (op->kind() == stablehlo::OpKind::kCustomCall) {
           BERTH_RETURN_IF_ERROR(ValidateCustomCall(*op));
         }
+        if (const stablehlo::Attribute* groups = op->attr("replica_groups");
+            groups != nullptr && groups->isa<stablehlo::OpaqueAttr>()) {
+          // Such as #stablehlo.replica_group_mesh_axes<...>: only explicit
+          // groups (a rank-2 tensor of ids) are supported.
+          return Unsupported(*op, "with replica_groups other than a tensor of ids is not "
+                                  "supported by the cpu plugin");
+        }
         for (const Value* operand : op->operands()) {
           BERTH_ASSIGN_OR_RETURN(ValueRef ref, Resolve(operand, scope, *op));
           step.operands.push_back(ref);

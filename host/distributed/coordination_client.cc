@@ -74,6 +74,7 @@ struct CoordinationClient::Impl {
   bool leaving = false;       // Shutdown() was called: no more watching or callbacks
   bool disconnected = false;  // Shutdown() returned: no more heartbeats
   std::optional<Status> error;
+  bool reported = false;  // this node called ReportError
   std::set<grpc::ClientContext*> calls;  // calls in flight, cancelled on a fatal error
   grpc::ClientContext* watch_call = nullptr;
   grpc::ClientContext* heartbeat_call = nullptr;
@@ -114,19 +115,26 @@ struct CoordinationClient::Impl {
                                 std::string(what) + "): " + s.message());
   }
 
-  // Runs one unary call. `fail_fast` calls (the ones that wait) give the
-  // fatal error at once when there is one.
+  // How a call behaves when a fatal error comes.
+  enum class OnError {
+    kFailFast,  // a waiting call: fails at once, and is cancelled if in flight
+    kCancel,    // cancelled if in flight when the service is lost
+    kFinish,    // always runs to its own answer or deadline (ReportError, Shutdown)
+  };
+
+  // Runs one unary call.
   template <typename Fn>
-  Status Invoke(std::string_view what, Duration timeout, bool fail_fast, Fn&& fn) {
+  Status Invoke(std::string_view what, Duration timeout, OnError on_error, Fn&& fn) {
     grpc::ClientContext ctx;
+    const bool tracked = on_error != OnError::kFinish;
     {
       std::lock_guard lock(mu);
-      if (fail_fast && error) return *error;
+      if (on_error == OnError::kFailFast && error) return *error;
       Prepare(ctx, timeout, /*wait_for_ready=*/!error.has_value());
-      calls.insert(&ctx);
+      if (tracked) calls.insert(&ctx);
     }
     grpc::Status status = fn(&ctx);
-    {
+    if (tracked) {
       std::lock_guard lock(mu);
       calls.erase(&ctx);
       if (!status.ok() && status.error_code() == grpc::StatusCode::CANCELLED && error) {
@@ -136,13 +144,21 @@ struct CoordinationClient::Impl {
     return Translate(status, ctx, what, timeout);
   }
 
-  void FireError(const Status& status) {
+  // Records the first fatal error and calls the callback. `service_lost`:
+  // the service cannot answer any more, so calls in flight are cancelled
+  // (for a job error the service fails its waits itself).
+  // `own_report`: the job failed because this node reported an error; it
+  // knows already, so the error is recorded but the callback not called.
+  void FireError(const Status& status, bool service_lost, bool own_report = false) {
     ErrorCallback callback;
     {
       std::lock_guard lock(mu);
       if (error || leaving || stopping) return;
       error = status;
-      for (grpc::ClientContext* call : calls) call->TryCancel();
+      if (service_lost) {
+        for (grpc::ClientContext* call : calls) call->TryCancel();
+      }
+      if (own_report) return;
       callback = options.error_callback;
     }
     cv.notify_all();
@@ -183,7 +199,8 @@ struct CoordinationClient::Impl {
         lock.unlock();
         FireError(Status(s.code(), "coordination service at " + options.address +
                                        " refused the heartbeat of " + Name() + ": " +
-                                       s.message()));
+                                       s.message()),
+                  /*service_lost=*/false);
         return;
       }
       if (now - last_ok >= heartbeat_timeout) {
@@ -191,7 +208,8 @@ struct CoordinationClient::Impl {
         FireError(UnavailableError("coordination service at " + options.address +
                                    " unreachable for " + FormatSeconds(now - last_ok) +
                                    " (last error: " + s.ToString() + "); " + Name() +
-                                   " cannot continue"));
+                                   " cannot continue"),
+                  /*service_lost=*/true);
         return;
       }
     }
@@ -215,14 +233,17 @@ struct CoordinationClient::Impl {
       if (status.ok()) {
         backoff = std::chrono::milliseconds(100);
         if (response.job_failed()) {
+          const bool own_report = reported && response.error_node_id() == options.node_id;
           lock.unlock();
-          FireError(Status(StatusCodeFromInt(response.error_code()), response.error_message()));
+          FireError(Status(StatusCodeFromInt(response.error_code()), response.error_message()),
+                    /*service_lost=*/false, own_report);
           return;
         }
         if (response.service_stopping()) {
           lock.unlock();
           FireError(UnavailableError("the coordination service at " + options.address +
-                                     " shut down while " + Name() + " was still connected"));
+                                     " shut down while " + Name() + " was still connected"),
+                    /*service_lost=*/true);
           return;
         }
         continue;
@@ -231,7 +252,8 @@ struct CoordinationClient::Impl {
       if (FromService(ctx) && IsRefusal(s.code())) {
         lock.unlock();
         FireError(Status(s.code(), "coordination service at " + options.address + " refused " +
-                                       Name() + ": " + s.message()));
+                                       Name() + ": " + s.message()),
+                  /*service_lost=*/false);
         return;
       }
       // A transport failure: whether the service is gone for good is the
@@ -362,7 +384,7 @@ Status CoordinationClient::Set(std::string_view key, std::string_view value,
   request.set_value(std::string(value));
   request.set_allow_overwrite(allow_overwrite);
   pb::SetResponse response;
-  return impl_->Invoke("Set(" + Quote(key) + ")", impl_->options.rpc_timeout, false,
+  return impl_->Invoke("Set(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
                        [&](grpc::ClientContext* ctx) {
                          return impl_->stub->Set(ctx, request, &response);
                        });
@@ -374,7 +396,7 @@ Result<std::string> CoordinationClient::Get(std::string_view key, Duration timeo
   request.set_key(std::string(key));
   request.set_timeout_ms(ToMillisCeil(timeout));
   pb::GetResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("Get(" + Quote(key) + ")", timeout + kWaitGrace, true,
+  BERTH_RETURN_IF_ERROR(impl_->Invoke("Get(" + Quote(key) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
                                       [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->Get(ctx, request, &response);
                                       }));
@@ -387,7 +409,7 @@ Result<std::string> CoordinationClient::TryGet(std::string_view key) {
   request.set_key(std::string(key));
   pb::TryGetResponse response;
   BERTH_RETURN_IF_ERROR(impl_->Invoke("TryGet(" + Quote(key) + ")", impl_->options.rpc_timeout,
-                                      false, [&](grpc::ClientContext* ctx) {
+                                      Impl::OnError::kCancel, [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->TryGet(ctx, request, &response);
                                       }));
   return std::move(*response.mutable_value());
@@ -400,7 +422,7 @@ Result<std::vector<std::pair<std::string, std::string>>> CoordinationClient::Get
   request.set_prefix(std::string(prefix));
   pb::GetDirResponse response;
   BERTH_RETURN_IF_ERROR(impl_->Invoke("GetDir(" + Quote(prefix) + ")",
-                                      impl_->options.rpc_timeout, false,
+                                      impl_->options.rpc_timeout, Impl::OnError::kCancel,
                                       [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->GetDir(ctx, request, &response);
                                       }));
@@ -417,7 +439,7 @@ Status CoordinationClient::Delete(std::string_view key) {
   *request.mutable_node() = impl_->Self();
   request.set_key(std::string(key));
   pb::DeleteResponse response;
-  return impl_->Invoke("Delete(" + Quote(key) + ")", impl_->options.rpc_timeout, false,
+  return impl_->Invoke("Delete(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
                        [&](grpc::ClientContext* ctx) {
                          return impl_->stub->Delete(ctx, request, &response);
                        });
@@ -430,7 +452,7 @@ Result<int64_t> CoordinationClient::Increment(std::string_view key, int64_t delt
   request.set_delta(delta);
   pb::IncrementResponse response;
   BERTH_RETURN_IF_ERROR(impl_->Invoke("Increment(" + Quote(key) + ")",
-                                      impl_->options.rpc_timeout, false,
+                                      impl_->options.rpc_timeout, Impl::OnError::kCancel,
                                       [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->Increment(ctx, request, &response);
                                       }));
@@ -445,7 +467,7 @@ Status CoordinationClient::Barrier(std::string_view barrier_id, Duration timeout
   request.set_timeout_ms(ToMillisCeil(timeout));
   for (int p : participants) request.add_participants(p);
   pb::BarrierResponse response;
-  return impl_->Invoke("Barrier(" + Quote(barrier_id) + ")", timeout + kWaitGrace, true,
+  return impl_->Invoke("Barrier(" + Quote(barrier_id) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
                        [&](grpc::ClientContext* ctx) {
                          return impl_->stub->Barrier(ctx, request, &response);
                        });
@@ -455,7 +477,7 @@ Result<std::vector<NodeInfo>> CoordinationClient::GetLiveNodes() {
   pb::GetLiveNodesRequest request;
   *request.mutable_node() = impl_->Self();
   pb::GetLiveNodesResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("GetLiveNodes", impl_->options.rpc_timeout, false,
+  BERTH_RETURN_IF_ERROR(impl_->Invoke("GetLiveNodes", impl_->options.rpc_timeout, Impl::OnError::kCancel,
                                       [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->GetLiveNodes(ctx, request, &response);
                                       }));
@@ -470,12 +492,16 @@ Status CoordinationClient::ReportError(const Status& error) {
   if (error.ok()) {
     return InvalidArgumentError("ReportError needs a failure status, not OK");
   }
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->reported = true;
+  }
   pb::ReportErrorRequest request;
   *request.mutable_node() = impl_->Self();
   request.set_error_code(static_cast<int>(error.code()));
   request.set_error_message(error.message());
   pb::ReportErrorResponse response;
-  return impl_->Invoke("ReportError", impl_->options.rpc_timeout, false,
+  return impl_->Invoke("ReportError", impl_->options.rpc_timeout, Impl::OnError::kFinish,
                        [&](grpc::ClientContext* ctx) {
                          return impl_->stub->ReportError(ctx, request, &response);
                        });
@@ -496,7 +522,7 @@ Status CoordinationClient::Shutdown(Duration timeout) {
   request.set_timeout_ms(ToMillisCeil(timeout));
   pb::ShutdownResponse response;
   // Heartbeats go on while the barrier waits: this node is still alive.
-  Status status = impl_->Invoke("Shutdown", timeout + kWaitGrace, false,
+  Status status = impl_->Invoke("Shutdown", timeout + kWaitGrace, Impl::OnError::kFinish,
                                 [&](grpc::ClientContext* ctx) {
                                   return impl_->stub->Shutdown(ctx, request, &response);
                                 });

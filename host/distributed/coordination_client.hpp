@@ -81,7 +81,9 @@ class CoordinationClient {
 
   Result<std::vector<NodeInfo>> GetLiveNodes();
 
-  // Fails the job: every node's error callback gets ABORTED naming this node.
+  // Fails the job: every other node's error callback gets ABORTED naming this
+  // node. This node's own callback is not called for its own report (error()
+  // still records it).
   Status ReportError(const Status& error);
 
   // Passes the shutdown barrier with every other connected node, then stops
@@ -97,8 +99,10 @@ class CoordinationClient {
   const std::string& address() const;
 
   // Threading: every method may be called from any thread, concurrently.
-  // Get and Barrier fail at once with error() after a fatal error; calls in
-  // flight when it happens are cancelled and return it.
+  // Get and Barrier fail at once with error() after a fatal error. When the
+  // service itself is lost (unreachable, shut down) calls in flight are
+  // cancelled and return that error; after a job error the service ends its
+  // waits itself.
 
  private:
   struct Impl;

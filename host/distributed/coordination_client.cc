@@ -74,7 +74,7 @@ struct CoordinationClient::Impl {
   bool leaving = false;       // Shutdown() was called: no more watching or callbacks
   bool disconnected = false;  // Shutdown() returned: no more heartbeats
   std::optional<Status> error;
-  bool reported = false;  // this node called ReportError
+  bool reported = false;                 // this node called ReportError
   std::set<grpc::ClientContext*> calls;  // calls in flight, cancelled on a fatal error
   grpc::ClientContext* watch_call = nullptr;
   grpc::ClientContext* heartbeat_call = nullptr;
@@ -167,9 +167,8 @@ struct CoordinationClient::Impl {
   }
 
   void HeartbeatLoop() {
-    const Duration rpc_timeout =
-        std::min(heartbeat_timeout, std::max<Duration>(options.heartbeat_interval,
-                                                       std::chrono::seconds(1)));
+    const Duration rpc_timeout = std::min(
+        heartbeat_timeout, std::max<Duration>(options.heartbeat_interval, std::chrono::seconds(1)));
     Steady::time_point last_ok = Steady::now();
     Steady::time_point next = last_ok + options.heartbeat_interval;
     std::unique_lock lock(mu);
@@ -198,18 +197,17 @@ struct CoordinationClient::Impl {
       if (FromService(ctx) && IsRefusal(s.code())) {
         lock.unlock();
         FireError(Status(s.code(), "coordination service at " + options.address +
-                                       " refused the heartbeat of " + Name() + ": " +
-                                       s.message()),
+                                       " refused the heartbeat of " + Name() + ": " + s.message()),
                   /*service_lost=*/false);
         return;
       }
       if (now - last_ok >= heartbeat_timeout) {
         lock.unlock();
-        FireError(UnavailableError("coordination service at " + options.address +
-                                   " unreachable for " + FormatSeconds(now - last_ok) +
-                                   " (last error: " + s.ToString() + "); " + Name() +
-                                   " cannot continue"),
-                  /*service_lost=*/true);
+        FireError(
+            UnavailableError("coordination service at " + options.address + " unreachable for " +
+                             FormatSeconds(now - last_ok) + " (last error: " + s.ToString() +
+                             "); " + Name() + " cannot continue"),
+            /*service_lost=*/true);
         return;
       }
     }
@@ -279,8 +277,9 @@ Result<std::unique_ptr<CoordinationClient>> CoordinationClient::Connect(
   if (options.heartbeat_interval <= Duration::zero() ||
       options.connect_timeout <= Duration::zero() || options.rpc_timeout <= Duration::zero() ||
       options.heartbeat_timeout < Duration::zero()) {
-    return InvalidArgumentError(who + ": heartbeat interval, connect timeout and call timeout "
-                                      "must be positive");
+    return InvalidArgumentError(who +
+                                ": heartbeat interval, connect timeout and call timeout "
+                                "must be positive");
   }
   if (Status bad = ValidateToken(options.token); !bad.ok()) return bad.WithContext(who);
 
@@ -300,8 +299,7 @@ Result<std::unique_ptr<CoordinationClient>> CoordinationClient::Connect(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  impl->channel =
-      grpc::CreateCustomChannel(opts.address, grpc::InsecureChannelCredentials(), args);
+  impl->channel = grpc::CreateCustomChannel(opts.address, grpc::InsecureChannelCredentials(), args);
   impl->stub = pb::CoordinationService::NewStub(impl->channel);
 
   grpc::ClientContext ctx;
@@ -319,8 +317,8 @@ Result<std::unique_ptr<CoordinationClient>> CoordinationClient::Connect(
           "); check that the coordinator is running (node 0 hosts it, or `berth coordinator`), "
           "that BERTH_COORDINATOR names its host and port, and that no firewall blocks the port");
     }
-    return Status(s.code(), "coordination service at " + opts.address + " refused " + who +
-                                ": " + s.message());
+    return Status(s.code(), "coordination service at " + opts.address + " refused " + who + ": " +
+                                s.message());
   }
   impl->num_nodes = response.num_nodes();
   if (opts.num_nodes > 0 && opts.num_nodes != impl->num_nodes) {
@@ -336,8 +334,8 @@ Result<std::unique_ptr<CoordinationClient>> CoordinationClient::Connect(
   if (opts.heartbeat_interval * 2 > service_timeout) {
     Log(LogLevel::kWarning, kLogCategory,
         who + ": heartbeat interval " + FormatSeconds(opts.heartbeat_interval) +
-            " is more than half the service's heartbeat timeout " +
-            FormatSeconds(service_timeout) + "; one late heartbeat may get this node declared dead");
+            " is more than half the service's heartbeat timeout " + FormatSeconds(service_timeout) +
+            "; one late heartbeat may get this node declared dead");
   }
   Log(LogLevel::kInfo, kLogCategory,
       who + " registered with the coordination service at " + opts.address + " (incarnation " +
@@ -365,18 +363,16 @@ CoordinationClient::~CoordinationClient() {
   if (impl_->watch_thread.joinable()) impl_->watch_thread.join();
 }
 
-Status CoordinationClient::Set(std::string_view key, std::string_view value,
-                               bool allow_overwrite) {
+Status CoordinationClient::Set(std::string_view key, std::string_view value, bool allow_overwrite) {
   if (value.size() > impl_->options.max_value_bytes) {
-    return InvalidArgumentError("value of " + FormatBytes(value.size()) + " for key " +
-                                Quote(key) + " is over the limit of " +
+    return InvalidArgumentError("value of " + FormatBytes(value.size()) + " for key " + Quote(key) +
+                                " is over the limit of " +
                                 FormatBytes(impl_->options.max_value_bytes));
   }
   if (key.size() > impl_->options.max_key_bytes) {
-    return InvalidArgumentError("key of " + std::to_string(key.size()) +
-                                " bytes is over the limit of " +
-                                std::to_string(impl_->options.max_key_bytes) + " bytes: " +
-                                Quote(key));
+    return InvalidArgumentError(
+        "key of " + std::to_string(key.size()) + " bytes is over the limit of " +
+        std::to_string(impl_->options.max_key_bytes) + " bytes: " + Quote(key));
   }
   pb::SetRequest request;
   *request.mutable_node() = impl_->Self();
@@ -384,10 +380,9 @@ Status CoordinationClient::Set(std::string_view key, std::string_view value,
   request.set_value(std::string(value));
   request.set_allow_overwrite(allow_overwrite);
   pb::SetResponse response;
-  return impl_->Invoke("Set(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
-                       [&](grpc::ClientContext* ctx) {
-                         return impl_->stub->Set(ctx, request, &response);
-                       });
+  return impl_->Invoke(
+      "Set(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Set(ctx, request, &response); });
 }
 
 Result<std::string> CoordinationClient::Get(std::string_view key, Duration timeout) {
@@ -396,10 +391,9 @@ Result<std::string> CoordinationClient::Get(std::string_view key, Duration timeo
   request.set_key(std::string(key));
   request.set_timeout_ms(ToMillisCeil(timeout));
   pb::GetResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("Get(" + Quote(key) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
-                                      [&](grpc::ClientContext* ctx) {
-                                        return impl_->stub->Get(ctx, request, &response);
-                                      }));
+  BERTH_RETURN_IF_ERROR(impl_->Invoke(
+      "Get(" + Quote(key) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Get(ctx, request, &response); }));
   return std::move(*response.mutable_value());
 }
 
@@ -408,10 +402,9 @@ Result<std::string> CoordinationClient::TryGet(std::string_view key) {
   *request.mutable_node() = impl_->Self();
   request.set_key(std::string(key));
   pb::TryGetResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("TryGet(" + Quote(key) + ")", impl_->options.rpc_timeout,
-                                      Impl::OnError::kCancel, [&](grpc::ClientContext* ctx) {
-                                        return impl_->stub->TryGet(ctx, request, &response);
-                                      }));
+  BERTH_RETURN_IF_ERROR(impl_->Invoke(
+      "TryGet(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->TryGet(ctx, request, &response); }));
   return std::move(*response.mutable_value());
 }
 
@@ -421,11 +414,9 @@ Result<std::vector<std::pair<std::string, std::string>>> CoordinationClient::Get
   *request.mutable_node() = impl_->Self();
   request.set_prefix(std::string(prefix));
   pb::GetDirResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("GetDir(" + Quote(prefix) + ")",
-                                      impl_->options.rpc_timeout, Impl::OnError::kCancel,
-                                      [&](grpc::ClientContext* ctx) {
-                                        return impl_->stub->GetDir(ctx, request, &response);
-                                      }));
+  BERTH_RETURN_IF_ERROR(impl_->Invoke(
+      "GetDir(" + Quote(prefix) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->GetDir(ctx, request, &response); }));
   std::vector<std::pair<std::string, std::string>> entries;
   entries.reserve(static_cast<size_t>(response.entries_size()));
   for (auto& entry : *response.mutable_entries()) {
@@ -439,10 +430,9 @@ Status CoordinationClient::Delete(std::string_view key) {
   *request.mutable_node() = impl_->Self();
   request.set_key(std::string(key));
   pb::DeleteResponse response;
-  return impl_->Invoke("Delete(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
-                       [&](grpc::ClientContext* ctx) {
-                         return impl_->stub->Delete(ctx, request, &response);
-                       });
+  return impl_->Invoke(
+      "Delete(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Delete(ctx, request, &response); });
 }
 
 Result<int64_t> CoordinationClient::Increment(std::string_view key, int64_t delta) {
@@ -451,11 +441,9 @@ Result<int64_t> CoordinationClient::Increment(std::string_view key, int64_t delt
   request.set_key(std::string(key));
   request.set_delta(delta);
   pb::IncrementResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("Increment(" + Quote(key) + ")",
-                                      impl_->options.rpc_timeout, Impl::OnError::kCancel,
-                                      [&](grpc::ClientContext* ctx) {
-                                        return impl_->stub->Increment(ctx, request, &response);
-                                      }));
+  BERTH_RETURN_IF_ERROR(impl_->Invoke(
+      "Increment(" + Quote(key) + ")", impl_->options.rpc_timeout, Impl::OnError::kCancel,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Increment(ctx, request, &response); }));
   return response.value();
 }
 
@@ -467,18 +455,17 @@ Status CoordinationClient::Barrier(std::string_view barrier_id, Duration timeout
   request.set_timeout_ms(ToMillisCeil(timeout));
   for (int p : participants) request.add_participants(p);
   pb::BarrierResponse response;
-  return impl_->Invoke("Barrier(" + Quote(barrier_id) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
-                       [&](grpc::ClientContext* ctx) {
-                         return impl_->stub->Barrier(ctx, request, &response);
-                       });
+  return impl_->Invoke(
+      "Barrier(" + Quote(barrier_id) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Barrier(ctx, request, &response); });
 }
 
 Result<std::vector<NodeInfo>> CoordinationClient::GetLiveNodes() {
   pb::GetLiveNodesRequest request;
   *request.mutable_node() = impl_->Self();
   pb::GetLiveNodesResponse response;
-  BERTH_RETURN_IF_ERROR(impl_->Invoke("GetLiveNodes", impl_->options.rpc_timeout, Impl::OnError::kCancel,
-                                      [&](grpc::ClientContext* ctx) {
+  BERTH_RETURN_IF_ERROR(impl_->Invoke("GetLiveNodes", impl_->options.rpc_timeout,
+                                      Impl::OnError::kCancel, [&](grpc::ClientContext* ctx) {
                                         return impl_->stub->GetLiveNodes(ctx, request, &response);
                                       }));
   std::vector<NodeInfo> nodes;
@@ -501,10 +488,9 @@ Status CoordinationClient::ReportError(const Status& error) {
   request.set_error_code(static_cast<int>(error.code()));
   request.set_error_message(error.message());
   pb::ReportErrorResponse response;
-  return impl_->Invoke("ReportError", impl_->options.rpc_timeout, Impl::OnError::kFinish,
-                       [&](grpc::ClientContext* ctx) {
-                         return impl_->stub->ReportError(ctx, request, &response);
-                       });
+  return impl_->Invoke(
+      "ReportError", impl_->options.rpc_timeout, Impl::OnError::kFinish,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->ReportError(ctx, request, &response); });
 }
 
 Status CoordinationClient::Shutdown(Duration timeout) {
@@ -522,10 +508,9 @@ Status CoordinationClient::Shutdown(Duration timeout) {
   request.set_timeout_ms(ToMillisCeil(timeout));
   pb::ShutdownResponse response;
   // Heartbeats go on while the barrier waits: this node is still alive.
-  Status status = impl_->Invoke("Shutdown", timeout + kWaitGrace, Impl::OnError::kFinish,
-                                [&](grpc::ClientContext* ctx) {
-                                  return impl_->stub->Shutdown(ctx, request, &response);
-                                });
+  Status status = impl_->Invoke(
+      "Shutdown", timeout + kWaitGrace, Impl::OnError::kFinish,
+      [&](grpc::ClientContext* ctx) { return impl_->stub->Shutdown(ctx, request, &response); });
   {
     std::lock_guard lock(impl_->mu);
     impl_->disconnected = true;

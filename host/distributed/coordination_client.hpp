@@ -76,8 +76,7 @@ class CoordinationClient {
 
   // Waits until every participant (empty: every node) reached `barrier_id`.
   // Every participant should pass the same timeout; the first caller's counts.
-  Status Barrier(std::string_view barrier_id, Duration timeout,
-                 std::vector<int> participants = {});
+  Status Barrier(std::string_view barrier_id, Duration timeout, std::vector<int> participants = {});
 
   Result<std::vector<NodeInfo>> GetLiveNodes();
 

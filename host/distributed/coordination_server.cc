@@ -160,12 +160,11 @@ class Service final : public pb::CoordinationService::CallbackService {
     if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
       return Refuse(reactor, refused);
     }
-    reactor->Started(state_->GetAsync(
-        request->key(), FromMillis(request->timeout_ms()),
-        [reactor, response](Result<std::string> value) {
-          if (value.ok()) response->set_value(std::move(*value));
-          reactor->Finish(ToGrpcStatus(value.status()));
-        }));
+    reactor->Started(state_->GetAsync(request->key(), FromMillis(request->timeout_ms()),
+                                      [reactor, response](Result<std::string> value) {
+                                        if (value.ok()) response->set_value(std::move(*value));
+                                        reactor->Finish(ToGrpcStatus(value.status()));
+                                      }));
     return reactor;
   }
 
@@ -226,12 +225,11 @@ class Service final : public pb::CoordinationService::CallbackService {
     if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
       return Refuse(reactor, refused);
     }
-    std::vector<int> participants(request->participants().begin(),
-                                  request->participants().end());
-    reactor->Started(state_->BarrierAsync(
-        request->node().node_id(), request->barrier_id(), FromMillis(request->timeout_ms()),
-        std::move(participants),
-        [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
+    std::vector<int> participants(request->participants().begin(), request->participants().end());
+    reactor->Started(
+        state_->BarrierAsync(request->node().node_id(), request->barrier_id(),
+                             FromMillis(request->timeout_ms()), std::move(participants),
+                             [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
     return reactor;
   }
 
@@ -256,9 +254,9 @@ class Service final : public pb::CoordinationService::CallbackService {
     if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
       return Refuse(reactor, refused);
     }
-    reactor->Started(state_->ShutdownAsync(
-        request->node().node_id(), FromMillis(request->timeout_ms()),
-        [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
+    reactor->Started(
+        state_->ShutdownAsync(request->node().node_id(), FromMillis(request->timeout_ms()),
+                              [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
     return reactor;
   }
 
@@ -380,8 +378,9 @@ Result<std::unique_ptr<CoordinationServer>> CoordinationServer::Start(
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {
-    return UnavailableError(where + ": cannot listen there (port in use, or not an address of "
-                                    "this machine?)");
+    return UnavailableError(where +
+                            ": cannot listen there (port in use, or not an address of "
+                            "this machine?)");
   }
   auto [host, port_text] = SplitHostPort(options.listen_address);
   if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
@@ -420,8 +419,8 @@ void CoordinationServer::Shutdown() {
   }
   // Answer every long poll and blocked call first, so Shutdown below does not
   // have to wait for them.
-  impl_->state->Stop(UnavailableError("the coordination service at " + impl_->address +
-                                      " is shutting down"));
+  impl_->state->Stop(
+      UnavailableError("the coordination service at " + impl_->address + " is shutting down"));
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->server->Wait();
   Log(LogLevel::kInfo, kLogCategory, "coordination service on " + impl_->address + " stopped");

@@ -2,13 +2,12 @@
 // several clients (nodes) in this process, each client on its own threads.
 // Heartbeat settings are short so failure detection fits in a few seconds.
 #include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -22,12 +21,12 @@
 namespace berth::distributed {
 namespace {
 
+using std::chrono::milliseconds;
+using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
 using Steady = std::chrono::steady_clock;
 
 double SecondsSince(Steady::time_point start) {
@@ -260,7 +259,8 @@ TEST_F(CoordinationServiceTest, OversizedKeysAndValuesAreRejectedClearly) {
   // Checked by the client before sending.
   Status status = client->Set("big", std::string(5 * 1024 * 1024, 'x'));
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("value of 5.0 MiB for key 'big' is over the limit of 4.0 MiB"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("value of 5.0 MiB for key 'big' is over the limit of 4.0 MiB"));
   status = client->Set(std::string(5000, 'k'), "v");
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("key of 5000 bytes is over the limit of 4096 bytes"));
@@ -309,8 +309,8 @@ TEST_F(CoordinationServiceTest, BarrierTimeoutNamesTheMissingNodes) {
   auto c0 = MustConnect(0);
   auto c1 = MustConnect(1);
   auto c2 = MustConnect(2);
-  auto other = std::async(std::launch::async,
-                          [&] { return c2->Barrier("sync", milliseconds(500)); });
+  auto other =
+      std::async(std::launch::async, [&] { return c2->Barrier("sync", milliseconds(500)); });
   Status status = c0->Barrier("sync", milliseconds(500));
   EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(status.message(), HasSubstr("barrier 'sync' timed out after 0.50 s; nodes 1, 3 did "
@@ -388,8 +388,8 @@ TEST_F(CoordinationServiceTest, AnUnreachableCoordinatorIsDetectedByHeartbeats) 
   std::optional<Status> error = recorder.WaitFor(seconds(5));
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->code(), StatusCode::kUnavailable);
-  EXPECT_THAT(error->message(), HasSubstr("coordination service at " + options.address +
-                                          " unreachable for"));
+  EXPECT_THAT(error->message(),
+              HasSubstr("coordination service at " + options.address + " unreachable for"));
   EXPECT_LT(SecondsSince(start), 1.0 + 2.5);
   // The call in flight is cancelled and gives the same error.
   ASSERT_EQ(blocked.wait_for(seconds(3)), std::future_status::ready);
@@ -424,7 +424,8 @@ TEST_F(CoordinationServiceTest, ADuplicateNodeIdIsRefused) {
   auto second = CoordinationClient::Connect(options);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
-  EXPECT_THAT(second.status().message(), HasSubstr("node 1 is already registered by a live process"));
+  EXPECT_THAT(second.status().message(),
+              HasSubstr("node 1 is already registered by a live process"));
   EXPECT_THAT(second.status().message(), HasSubstr("duplicate node id?"));
 }
 
@@ -458,9 +459,9 @@ TEST_F(CoordinationServiceTest, ConnectingToADeadAddressFailsClearlyAfterTheConn
   const double elapsed = SecondsSince(start);
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.status().code(), StatusCode::kUnavailable);
-  EXPECT_THAT(client.status().message(),
-              HasSubstr("node 1 could not reach the coordination service at " + address +
-                        " within 1.0 s"));
+  EXPECT_THAT(
+      client.status().message(),
+      HasSubstr("node 1 could not reach the coordination service at " + address + " within 1.0 s"));
   EXPECT_THAT(client.status().message(), HasSubstr("check that the coordinator is running"));
   EXPECT_GE(elapsed, 0.9);
   EXPECT_LT(elapsed, 3.0);
@@ -522,11 +523,13 @@ TEST_F(CoordinationServiceTest, LiveNodesAndACleanShutdownRaiseNoErrors) {
   ASSERT_EQ(live->size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ((*live)[static_cast<size_t>(i)].node_id, i);
-    EXPECT_EQ((*live)[static_cast<size_t>(i)].incarnation, clients[static_cast<size_t>(i)]->incarnation());
+    EXPECT_EQ((*live)[static_cast<size_t>(i)].incarnation,
+              clients[static_cast<size_t>(i)]->incarnation());
   }
   std::vector<std::future<Status>> done;
   for (auto& client : clients) {
-    done.push_back(std::async(std::launch::async, [&client] { return client->Shutdown(seconds(5)); }));
+    done.push_back(
+        std::async(std::launch::async, [&client] { return client->Shutdown(seconds(5)); }));
   }
   for (auto& d : done) EXPECT_TRUE(d.get().ok());
   EXPECT_TRUE(server_->state().GetLiveNodes().empty());
@@ -534,6 +537,18 @@ TEST_F(CoordinationServiceTest, LiveNodesAndACleanShutdownRaiseNoErrors) {
   EXPECT_FALSE(server_->state().GetJobError().has_value());
   for (auto& r : recorders) EXPECT_EQ(r.calls(), 0);
   EXPECT_EQ(clients[0]->Shutdown().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(CoordinationServiceTest, DestroyingAClientIsPrompt) {
+  StartServer(1);
+  CoordinationClientOptions options = ClientOptions(0);
+  options.heartbeat_interval = seconds(1);
+  auto client = CoordinationClient::Connect(options);
+  ASSERT_TRUE(client.ok());
+  std::this_thread::sleep_for(milliseconds(300));  // a watch long poll is in flight
+  const auto start = Steady::now();
+  client->reset();
+  EXPECT_LT(SecondsSince(start), 0.5);
 }
 
 // With 16 nodes each holding a watch, a barrier and a get open on the
@@ -547,7 +562,8 @@ TEST_F(CoordinationServiceTest, SixteenNodesAllBlockedDoNotStarveTheService) {
   std::vector<std::future<Status>> barriers;
   for (int i = 0; i < kNodes; ++i) {
     CoordinationClient* client = clients[static_cast<size_t>(i)].get();
-    gets.push_back(std::async(std::launch::async, [client] { return client->Get("go", seconds(20)); }));
+    gets.push_back(
+        std::async(std::launch::async, [client] { return client->Get("go", seconds(20)); }));
     if (i < kNodes - 1) {
       barriers.push_back(
           std::async(std::launch::async, [client] { return client->Barrier("all", seconds(20)); }));

@@ -1,64 +1,14 @@
 #include "distributed/coordination_state.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "berth/log.hpp"
+#include "distributed/coordination_state_internal.hpp"
 #include "distributed/format.hpp"
 
 namespace berth::distributed {
-namespace {
-
-constexpr std::string_view kLogCategory = "distributed";
-
-TimePoint DeadlineAfter(TimePoint now, Duration timeout) {
-  if (timeout <= Duration::zero()) return now;
-  if (timeout >= TimePoint::max() - now) return TimePoint::max();
-  return now + timeout;
-}
-
-// Blocks until a callback delivers one value. The waits it serves are ended
-// by other threads (a Set, the checker, Stop), so real time is fine here.
-template <typename T>
-class OneShot {
- public:
-  void Set(T value) {
-    {
-      std::lock_guard lock(mu_);
-      value_.emplace(std::move(value));
-    }
-    cv_.notify_all();
-  }
-  T Wait() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return value_.has_value(); });
-    return std::move(*value_);
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<T> value_;
-};
-
-std::vector<int> Difference(const std::vector<int>& all, const std::set<int>& arrived) {
-  std::vector<int> missing;
-  for (int node : all) {
-    if (!arrived.contains(node)) missing.push_back(node);
-  }
-  return missing;
-}
-
-std::string FormatNodeSet(const std::vector<int>& nodes) {
-  std::string out = "(";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(nodes[i]);
-  }
-  return out + ")";
-}
-
-}  // namespace
+using internal::DeadlineAfter;
+using internal::kLogCategory;
 
 // ------------------------------------------------------------------ Deferred
 
@@ -172,8 +122,8 @@ void CoordinationState::ExpireWaiterLocked(WaitId id, Deferred& deferred) {
       auto barrier = barriers_.find(waiter.key);
       if (barrier != barriers_.end() && barrier->second.instance == waiter.instance &&
           !barrier->second.result) {
-        CompleteBarrierLocked(barrier->second,
-                              BarrierTimeoutStatusLocked(barrier->first, barrier->second), deferred);
+        CompleteBarrierLocked(
+            barrier->second, BarrierTimeoutStatusLocked(barrier->first, barrier->second), deferred);
       } else {
         FinishStatusLocked(id, DeadlineExceededError("barrier " + Quote(waiter.key) + " timed out"),
                            deferred);
@@ -185,12 +135,11 @@ void CoordinationState::ExpireWaiterLocked(WaitId id, Deferred& deferred) {
       for (size_t i = 0; i < nodes_.size(); ++i) {
         if (nodes_[i].state == NodeState::kConnected) connected.push_back(static_cast<int>(i));
       }
-      std::vector<int> missing = Difference(connected, shutdown_.arrived);
-      CompleteShutdownLocked(
-          DeadlineExceededError("shutdown barrier timed out after " +
-                                FormatSeconds(shutdown_.timeout) + "; " +
-                                FormatNodeList(missing) + " did not arrive"),
-          deferred);
+      std::vector<int> missing = internal::Missing(connected, shutdown_.arrived);
+      CompleteShutdownLocked(DeadlineExceededError("shutdown barrier timed out after " +
+                                                   FormatSeconds(shutdown_.timeout) + "; " +
+                                                   FormatNodeList(missing) + " did not arrive"),
+                             deferred);
       return;
     }
     case Waiter::Kind::kWatch:
@@ -247,7 +196,8 @@ void CoordinationState::StartNewEpochLocked(int node_id, Deferred& deferred) {
   for (const auto& [id, waiter] : waiters_) ids.push_back(id);
   for (WaitId id : ids) {
     if (waiters_.at(id).kind == Waiter::Kind::kWatch) {
-      FinishWatchLocked(id, WatchEvent{WatchEvent::Kind::kJobFailed, JobError{ended, -1}}, deferred);
+      FinishWatchLocked(id, WatchEvent{WatchEvent::Kind::kJobFailed, JobError{ended, -1}},
+                        deferred);
     } else {
       FinishWaiterLocked(id, ended, deferred);
     }
@@ -270,9 +220,8 @@ Status CoordinationState::Register(int node_id, uint64_t incarnation) {
   BERTH_RETURN_IF_ERROR(ValidateNodeId(node_id));
   Deferred deferred;
   std::lock_guard lock(mu_);
-  const bool any_connected = std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) {
-    return n.state == NodeState::kConnected;
-  });
+  const bool any_connected = std::any_of(
+      nodes_.begin(), nodes_.end(), [](const Node& n) { return n.state == NodeState::kConnected; });
   if (!any_connected && epoch_used_) StartNewEpochLocked(node_id, deferred);
 
   Node& node = nodes_[static_cast<size_t>(node_id)];
@@ -467,7 +416,7 @@ void CoordinationState::FinishWaiterLocked(WaitId id, const Status& status, Defe
     case Waiter::Kind::kWatch: {
       WatchEvent event;
       event.kind = status.code() == StatusCode::kCancelled ? WatchEvent::Kind::kCancelled
-                                                            : WatchEvent::Kind::kServiceStopping;
+                                                           : WatchEvent::Kind::kServiceStopping;
       event.error = JobError{status, -1};
       FinishWatchLocked(id, std::move(event), deferred);
       return;
@@ -495,394 +444,6 @@ void CoordinationState::Stop(const Status& reason) {
 size_t CoordinationState::NumPendingWaits() const {
   std::lock_guard lock(mu_);
   return waiters_.size();
-}
-
-// ----------------------------------------------------------- key-value store
-
-Status CoordinationState::ValidateKey(std::string_view key, std::string_view what) const {
-  if (key.empty()) return InvalidArgumentError(std::string(what) + " is empty");
-  if (key.size() > options_.max_key_bytes) {
-    return InvalidArgumentError(std::string(what) + " of " + std::to_string(key.size()) +
-                                " bytes is over the limit of " +
-                                std::to_string(options_.max_key_bytes) + " bytes: " + Quote(key));
-  }
-  return OkStatus();
-}
-
-Status CoordinationState::Set(std::string_view key, std::string_view value, bool allow_overwrite) {
-  BERTH_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  if (value.size() > options_.max_value_bytes) {
-    return InvalidArgumentError("value of " + FormatBytes(value.size()) + " for key " + Quote(key) +
-                                " is over the limit of " + FormatBytes(options_.max_value_bytes));
-  }
-  Deferred deferred;
-  std::lock_guard lock(mu_);
-  auto it = kv_.find(key);
-  size_t old_bytes = 0;
-  if (it != kv_.end()) {
-    if (!allow_overwrite) {
-      return AlreadyExistsError("key " + Quote(key) +
-                                " already exists (set it with allow_overwrite to replace it)");
-    }
-    old_bytes = it->first.size() + it->second.size();
-  }
-  const size_t new_total = kv_bytes_ - old_bytes + key.size() + value.size();
-  if (new_total > options_.max_total_bytes) {
-    return ResourceExhaustedError("setting key " + Quote(key) + " would grow the store to " +
-                                  FormatBytes(new_total) + ", over its limit of " +
-                                  FormatBytes(options_.max_total_bytes));
-  }
-  kv_bytes_ = new_total;
-  if (it != kv_.end()) {
-    it->second.assign(value);
-  } else {
-    kv_.emplace(std::string(key), std::string(value));
-  }
-  std::vector<WaitId> woken;
-  auto [first, last] = key_waiters_.equal_range(key);
-  for (auto w = first; w != last; ++w) woken.push_back(w->second);
-  for (WaitId id : woken) FinishGetLocked(id, std::string(value), deferred);
-  return OkStatus();
-}
-
-Result<std::string> CoordinationState::TryGet(std::string_view key) const {
-  BERTH_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  std::lock_guard lock(mu_);
-  auto it = kv_.find(key);
-  if (it == kv_.end()) return NotFoundError("key " + Quote(key) + " not found");
-  return it->second;
-}
-
-CoordinationState::WaitId CoordinationState::GetAsync(std::string_view key, Duration timeout,
-                                                      ValueCallback done) {
-  Deferred deferred;
-  Status invalid = ValidateKey(key, "key");
-  if (!invalid.ok()) {
-    deferred.Add([done = std::move(done), invalid]() { done(invalid); });
-    return 0;
-  }
-  std::lock_guard lock(mu_);
-  auto it = kv_.find(key);
-  std::optional<Result<std::string>> now_result;
-  if (it != kv_.end()) {
-    now_result.emplace(it->second);
-  } else if (stopped_) {
-    now_result.emplace(*stopped_);
-  } else if (job_error_) {
-    now_result.emplace(job_error_->status);
-  } else if (timeout <= Duration::zero()) {
-    now_result.emplace(DeadlineExceededError("key " + Quote(key) + " is not set (timeout 0)"));
-  }
-  if (now_result) {
-    deferred.Add([done = std::move(done), r = std::move(*now_result)]() mutable { done(std::move(r)); });
-    return 0;
-  }
-  Waiter waiter;
-  waiter.kind = Waiter::Kind::kGet;
-  waiter.key = std::string(key);
-  waiter.deadline = DeadlineAfter(clock_.Now(), timeout);
-  waiter.timeout = timeout;
-  waiter.on_value = std::move(done);
-  return AddWaiterLocked(std::move(waiter));
-}
-
-Result<std::string> CoordinationState::Get(std::string_view key, Duration timeout) {
-  auto slot = std::make_shared<OneShot<Result<std::string>>>();
-  GetAsync(key, timeout, [slot](Result<std::string> r) { slot->Set(std::move(r)); });
-  return slot->Wait();
-}
-
-Result<std::vector<std::pair<std::string, std::string>>> CoordinationState::GetDir(
-    std::string_view prefix) const {
-  while (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
-  if (prefix.size() > options_.max_key_bytes) {
-    return InvalidArgumentError("directory of " + std::to_string(prefix.size()) +
-                                " bytes is over the key limit of " +
-                                std::to_string(options_.max_key_bytes) + " bytes");
-  }
-  std::lock_guard lock(mu_);
-  std::vector<std::pair<std::string, std::string>> entries;
-  if (prefix.empty()) {
-    entries.assign(kv_.begin(), kv_.end());
-    return entries;
-  }
-  const std::string dir = std::string(prefix) + "/";
-  for (auto it = kv_.lower_bound(dir); it != kv_.end() && it->first.starts_with(dir); ++it) {
-    entries.emplace_back(it->first, it->second);
-  }
-  return entries;
-}
-
-Status CoordinationState::Delete(std::string_view key) {
-  BERTH_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  std::lock_guard lock(mu_);
-  auto erase = [this](auto it) {
-    kv_bytes_ -= it->first.size() + it->second.size();
-    return kv_.erase(it);
-  };
-  if (auto it = kv_.find(key); it != kv_.end()) erase(it);
-  const std::string dir = std::string(key) + "/";
-  for (auto it = kv_.lower_bound(dir); it != kv_.end() && it->first.starts_with(dir);) {
-    it = erase(it);
-  }
-  return OkStatus();
-}
-
-Result<int64_t> CoordinationState::Increment(std::string_view key, int64_t delta) {
-  BERTH_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  Deferred deferred;
-  std::lock_guard lock(mu_);
-  int64_t current = 0;
-  auto it = kv_.find(key);
-  if (it != kv_.end()) {
-    const std::string& text = it->second;
-    const char* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, current);
-    if (text.empty() || ec != std::errc() || ptr != end) {
-      return InvalidArgumentError("cannot increment key " + Quote(key) +
-                                  ": its value is not a decimal int64: " + Quote(text));
-    }
-  }
-  int64_t next = 0;
-  if (__builtin_add_overflow(current, delta, &next)) {
-    return OutOfRangeError("incrementing key " + Quote(key) + " (" + std::to_string(current) +
-                           ") by " + std::to_string(delta) + " overflows int64");
-  }
-  std::string text = std::to_string(next);
-  if (it != kv_.end()) {
-    kv_bytes_ = kv_bytes_ - it->second.size() + text.size();
-    it->second = text;
-  } else {
-    kv_bytes_ += key.size() + text.size();
-    kv_.emplace(std::string(key), text);
-  }
-  std::vector<WaitId> woken;
-  auto [first, last] = key_waiters_.equal_range(key);
-  for (auto w = first; w != last; ++w) woken.push_back(w->second);
-  for (WaitId id : woken) FinishGetLocked(id, text, deferred);
-  return next;
-}
-
-// ------------------------------------------------------------------ barriers
-
-Status CoordinationState::BarrierTimeoutStatusLocked(std::string_view barrier_id,
-                                                     const BarrierRecord& barrier) const {
-  std::vector<int> missing = Difference(barrier.participants, barrier.arrived);
-  std::string message = "barrier " + Quote(barrier_id) + " timed out after " +
-                        FormatSeconds(barrier.timeout) + "; " + FormatNodeList(missing) +
-                        " did not arrive";
-  std::vector<int> unregistered;
-  for (int node : missing) {
-    if (nodes_[static_cast<size_t>(node)].state == NodeState::kUnregistered) {
-      unregistered.push_back(node);
-    }
-  }
-  if (!unregistered.empty()) {
-    message += " (" + FormatNodeList(unregistered) +
-               (unregistered.size() == 1 ? " has" : " have") + " not registered)";
-  }
-  return DeadlineExceededError(message);
-}
-
-void CoordinationState::CompleteBarrierLocked(BarrierRecord& barrier, Status result,
-                                              Deferred& deferred) {
-  barrier.result = result;
-  std::vector<WaitId> waiters;
-  waiters.swap(barrier.waiters);
-  for (WaitId id : waiters) FinishStatusLocked(id, result, deferred);
-}
-
-CoordinationState::WaitId CoordinationState::BarrierAsync(int node_id, std::string_view barrier_id,
-                                                          Duration timeout,
-                                                          std::vector<int> participants,
-                                                          StatusCallback done) {
-  Deferred deferred;
-  auto fail = [&deferred, &done](Status status) {
-    deferred.Add([done = std::move(done), status = std::move(status)]() { done(status); });
-    return WaitId{0};
-  };
-  if (Status s = ValidateNodeId(node_id); !s.ok()) return fail(s);
-  if (Status s = ValidateKey(barrier_id, "barrier id"); !s.ok()) return fail(s);
-  for (int p : participants) {
-    if (p < 0 || p >= options_.num_nodes) {
-      return fail(InvalidArgumentError("barrier " + Quote(barrier_id) + ": participant " +
-                                       std::to_string(p) + " is out of range (the job has " +
-                                       std::to_string(options_.num_nodes) + " nodes)"));
-    }
-  }
-  std::sort(participants.begin(), participants.end());
-  participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
-  if (participants.empty()) {
-    for (int i = 0; i < options_.num_nodes; ++i) participants.push_back(i);
-  }
-  if (!std::binary_search(participants.begin(), participants.end(), node_id)) {
-    return fail(InvalidArgumentError("node " + std::to_string(node_id) + " called barrier " +
-                                     Quote(barrier_id) + " but is not one of its participants " +
-                                     FormatNodeSet(participants)));
-  }
-
-  std::lock_guard lock(mu_);
-  if (stopped_) return fail(*stopped_);
-  if (nodes_[static_cast<size_t>(node_id)].state != NodeState::kConnected) {
-    return fail(FailedPreconditionError("node " + std::to_string(node_id) + " called barrier " +
-                                        Quote(barrier_id) +
-                                        " but is not connected to the coordination service"));
-  }
-  if (job_error_) return fail(job_error_->status);
-
-  const TimePoint now = clock_.Now();
-  auto it = barriers_.find(barrier_id);
-  if (it == barriers_.end()) it = barriers_.emplace(std::string(barrier_id), BarrierRecord()).first;
-  BarrierRecord& barrier = it->second;
-  if (barrier.instance == 0 || (barrier.result && barrier.result->ok())) {
-    ++barrier.instance;
-    barrier.participants = participants;
-    barrier.timeout = timeout;
-    barrier.deadline = DeadlineAfter(now, timeout);
-    barrier.arrived.clear();
-    barrier.result.reset();
-    barrier.waiters.clear();
-  } else if (barrier.result) {
-    return fail(*barrier.result);
-  } else if (barrier.participants != participants) {
-    Status mismatch = InvalidArgumentError(
-        "barrier " + Quote(barrier_id) + ": node " + std::to_string(node_id) +
-        " named participants " + FormatNodeSet(participants) +
-        " but the barrier was started with " + FormatNodeSet(barrier.participants));
-    CompleteBarrierLocked(barrier, mismatch, deferred);
-    return fail(mismatch);
-  }
-
-  Waiter waiter;
-  waiter.kind = Waiter::Kind::kBarrier;
-  waiter.node_id = node_id;
-  waiter.key = std::string(barrier_id);
-  waiter.instance = barrier.instance;
-  waiter.deadline = barrier.deadline;
-  waiter.on_status = std::move(done);
-  const WaitId id = AddWaiterLocked(std::move(waiter));
-  barrier.waiters.push_back(id);
-  barrier.arrived.insert(node_id);
-  if (barrier.arrived.size() == barrier.participants.size()) {
-    CompleteBarrierLocked(barrier, OkStatus(), deferred);
-  } else if (now >= barrier.deadline) {
-    CompleteBarrierLocked(barrier, BarrierTimeoutStatusLocked(barrier_id, barrier), deferred);
-  }
-  return id;
-}
-
-Status CoordinationState::Barrier(int node_id, std::string_view barrier_id, Duration timeout,
-                                  std::vector<int> participants) {
-  auto slot = std::make_shared<OneShot<Status>>();
-  BarrierAsync(node_id, barrier_id, timeout, std::move(participants),
-               [slot](Status s) { slot->Set(std::move(s)); });
-  return slot->Wait();
-}
-
-// ------------------------------------------------------------------ shutdown
-
-void CoordinationState::CompleteShutdownLocked(Status result, Deferred& deferred) {
-  shutdown_.result = result;
-  std::vector<WaitId> waiters;
-  waiters.swap(shutdown_.waiters);
-  std::vector<int> left;
-  for (WaitId id : waiters) {
-    auto it = waiters_.find(id);
-    if (it == waiters_.end()) continue;
-    Node& node = nodes_[static_cast<size_t>(it->second.node_id)];
-    if (node.state == NodeState::kConnected) {
-      node.state = NodeState::kDisconnected;
-      left.push_back(it->second.node_id);
-    }
-    FinishStatusLocked(id, result, deferred);
-  }
-  if (!left.empty()) {
-    std::sort(left.begin(), left.end());
-    Log(result.ok() ? LogLevel::kInfo : LogLevel::kWarning, kLogCategory,
-        FormatNodeList(left) + " left the job through the shutdown barrier (" + result.ToString() +
-            ")");
-  }
-}
-
-CoordinationState::WaitId CoordinationState::ShutdownAsync(int node_id, Duration timeout,
-                                                           StatusCallback done) {
-  Deferred deferred;
-  auto fail = [&deferred, &done](Status status) {
-    deferred.Add([done = std::move(done), status = std::move(status)]() { done(status); });
-    return WaitId{0};
-  };
-  if (Status s = ValidateNodeId(node_id); !s.ok()) return fail(s);
-  std::lock_guard lock(mu_);
-  if (stopped_) return fail(*stopped_);
-  Node& node = nodes_[static_cast<size_t>(node_id)];
-  if (node.state != NodeState::kConnected) {
-    return fail(NodeRefusalLocked(node_id, node.incarnation));
-  }
-  if (job_error_ || shutdown_.result) {
-    node.state = NodeState::kDisconnected;
-    Status result = job_error_ ? job_error_->status : *shutdown_.result;
-    Log(LogLevel::kInfo, kLogCategory,
-        "node " + std::to_string(node_id) + " left the job (" + result.ToString() + ")");
-    return fail(std::move(result));
-  }
-  const TimePoint now = clock_.Now();
-  if (!shutdown_.started) {
-    shutdown_.started = true;
-    shutdown_.timeout = timeout;
-    shutdown_.deadline = DeadlineAfter(now, timeout);
-  }
-  Waiter waiter;
-  waiter.kind = Waiter::Kind::kShutdown;
-  waiter.node_id = node_id;
-  waiter.deadline = shutdown_.deadline;
-  waiter.on_status = std::move(done);
-  const WaitId id = AddWaiterLocked(std::move(waiter));
-  shutdown_.waiters.push_back(id);
-  shutdown_.arrived.insert(node_id);
-  bool all_arrived = true;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].state == NodeState::kConnected &&
-        !shutdown_.arrived.contains(static_cast<int>(i))) {
-      all_arrived = false;
-    }
-  }
-  if (all_arrived) {
-    CompleteShutdownLocked(OkStatus(), deferred);
-  } else if (now >= shutdown_.deadline) {
-    ExpireWaiterLocked(id, deferred);
-  }
-  return id;
-}
-
-Status CoordinationState::Shutdown(int node_id, Duration timeout) {
-  auto slot = std::make_shared<OneShot<Status>>();
-  ShutdownAsync(node_id, timeout, [slot](Status s) { slot->Set(std::move(s)); });
-  return slot->Wait();
-}
-
-// --------------------------------------------------------------------- watch
-
-CoordinationState::WaitId CoordinationState::WatchAsync(int node_id, Duration poll_timeout,
-                                                        WatchCallback done) {
-  Deferred deferred;
-  auto now_event = [&deferred, &done](WatchEvent event) {
-    deferred.Add([done = std::move(done), event = std::move(event)]() mutable {
-      done(std::move(event));
-    });
-    return WaitId{0};
-  };
-  if (Status s = ValidateNodeId(node_id); !s.ok()) {
-    return now_event(WatchEvent{WatchEvent::Kind::kCancelled, JobError{s, -1}});
-  }
-  std::lock_guard lock(mu_);
-  if (stopped_) return now_event(WatchEvent{WatchEvent::Kind::kServiceStopping, {*stopped_, -1}});
-  if (job_error_) return now_event(WatchEvent{WatchEvent::Kind::kJobFailed, *job_error_});
-  Waiter waiter;
-  waiter.kind = Waiter::Kind::kWatch;
-  waiter.node_id = node_id;
-  waiter.deadline = DeadlineAfter(clock_.Now(), poll_timeout);
-  waiter.on_watch = std::move(done);
-  return AddWaiterLocked(std::move(waiter));
 }
 
 }  // namespace berth::distributed

@@ -34,7 +34,7 @@ struct CoordinationStateOptions {
   int num_nodes = 0;  // node ids are 0..num_nodes-1; must be > 0
   // A connected node whose last heartbeat is this old is declared dead.
   Duration heartbeat_timeout = kDefaultHeartbeatTimeout;
-  size_t max_key_bytes = kDefaultMaxKeyBytes;      // also bounds barrier ids
+  size_t max_key_bytes = kDefaultMaxKeyBytes;  // also bounds barrier ids
   size_t max_value_bytes = kDefaultMaxValueBytes;
   // Sum of all key and value sizes; a Set beyond it is RESOURCE_EXHAUSTED.
   size_t max_total_bytes = size_t{1} << 30;
@@ -217,7 +217,7 @@ class CoordinationState {
     enum class Kind { kGet, kBarrier, kShutdown, kWatch };
     Kind kind = Kind::kGet;
     int node_id = -1;
-    std::string key;  // kGet: the key; kBarrier: the barrier id
+    std::string key;        // kGet: the key; kBarrier: the barrier id
     uint64_t instance = 0;  // kBarrier: which instance of the barrier
     TimePoint deadline = TimePoint::max();
     Duration timeout{};  // kGet: for the expiry message
@@ -283,7 +283,8 @@ class CoordinationState {
 
   void CompleteBarrierLocked(BarrierRecord& barrier, Status result, Deferred& deferred);
   void CompleteShutdownLocked(Status result, Deferred& deferred);
-  Status BarrierTimeoutStatusLocked(std::string_view barrier_id, const BarrierRecord& barrier) const;
+  Status BarrierTimeoutStatusLocked(std::string_view barrier_id,
+                                    const BarrierRecord& barrier) const;
   void ExpireWaiterLocked(WaitId id, Deferred& deferred);
 
   const CoordinationStateOptions options_;

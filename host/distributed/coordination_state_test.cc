@@ -12,12 +12,12 @@
 namespace berth::distributed {
 namespace {
 
+using std::chrono::milliseconds;
+using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
 
 class CoordinationStateTest : public ::testing::Test {
  protected:
@@ -279,7 +279,8 @@ TEST_F(CoordinationStateTest, GetDirTreatsThePrefixAsADirectory) {
 
 TEST_F(CoordinationStateTest, DeleteRemovesTheKeyAndItsSubtreeOnly) {
   auto state = Make(1);
-  for (const char* key : {"a", "a/b", "a/b/c", "ab", "b"}) ASSERT_TRUE(state->Set(key, "v", false).ok());
+  for (const char* key : {"a", "a/b", "a/b/c", "ab", "b"})
+    ASSERT_TRUE(state->Set(key, "v", false).ok());
   ASSERT_TRUE(state->Delete("a").ok());
   EXPECT_EQ(state->TryGet("a").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(state->TryGet("a/b/c").status().code(), StatusCode::kNotFound);
@@ -385,7 +386,8 @@ TEST_F(CoordinationStateTest, BarrierTimeoutSaysWhichMissingNodesNeverRegistered
   clock_.Advance(seconds(1));
   state->CheckNow();
   ASSERT_TRUE(a.value.has_value());
-  EXPECT_THAT(a.value->message(), HasSubstr("nodes 1, 2 did not arrive (node 2 has not registered)"));
+  EXPECT_THAT(a.value->message(),
+              HasSubstr("nodes 1, 2 did not arrive (node 2 has not registered)"));
 }
 
 TEST_F(CoordinationStateTest, LateCallerOfATimedOutBarrierGetsTheSameResult) {

@@ -22,8 +22,8 @@ Result<int> ParseCount(const char* name, const std::string& text, int minimum) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end || value < minimum) {
-    return InvalidArgumentError(std::string(name) + "='" + text + "' is not an integer >= " +
-                                std::to_string(minimum));
+    return InvalidArgumentError(std::string(name) + "='" + text +
+                                "' is not an integer >= " + std::to_string(minimum));
   }
   return value;
 }
@@ -55,8 +55,8 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    const std::string message = "cannot read the coordination token file '" + path +
-                                "' (" + kEnvTokenFile + "): " + std::strerror(err);
+    const std::string message = "cannot read the coordination token file '" + path + "' (" +
+                                kEnvTokenFile + "): " + std::strerror(err);
     if (err == ENOENT) return NotFoundError(message);
     if (err == EACCES) return PermissionDeniedError(message);
     return UnavailableError(message);
@@ -82,7 +82,8 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   }
   ::close(fd);
   if (content.size() > kMaxTokenFileBytes) {
-    return InvalidArgumentError("coordination token file '" + path + "' is over 64 KiB; it "
+    return InvalidArgumentError("coordination token file '" + path +
+                                "' is over 64 KiB; it "
                                 "should hold only the token");
   }
   content = Trim(std::move(content));
@@ -108,8 +109,7 @@ Result<std::optional<JobEnvironment>> DetectJobEnvironment(const host::EnvReader
     if (!rank && !size) continue;
     if (!rank || !size) {
       return InvalidArgumentError(std::string(rank ? launcher.rank_var : launcher.size_var) +
-                                  " is set but " +
-                                  (rank ? launcher.size_var : launcher.rank_var) +
+                                  " is set but " + (rank ? launcher.size_var : launcher.rank_var) +
                                   " is not; set both (node id and node count)");
     }
     JobEnvironment job;
@@ -128,9 +128,9 @@ Result<std::optional<JobEnvironment>> DetectJobEnvironment(const host::EnvReader
         return std::optional<JobEnvironment>();
       }
       return FailedPreconditionError(
-          "a " + std::to_string(job.num_nodes) + "-node job was detected (" +
-          launcher.rank_var + "=" + *rank + ", " + launcher.size_var + "=" + *size + ") but " +
-          kEnvCoordinator + " is not set; set it to the HOST:PORT of the coordination service "
+          "a " + std::to_string(job.num_nodes) + "-node job was detected (" + launcher.rank_var +
+          "=" + *rank + ", " + launcher.size_var + "=" + *size + ") but " + kEnvCoordinator +
+          " is not set; set it to the HOST:PORT of the coordination service "
           "(node 0 hosts it by default) on every node");
     }
     job.coordinator_address = *address;

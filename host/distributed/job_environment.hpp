@@ -13,7 +13,7 @@
 namespace berth::distributed {
 
 // Environment variables read and written by Berth's distributed runtime.
-inline constexpr char kEnvCoordinator[] = "BERTH_COORDINATOR";      // HOST:PORT
+inline constexpr char kEnvCoordinator[] = "BERTH_COORDINATOR";  // HOST:PORT
 inline constexpr char kEnvNodeId[] = "BERTH_NODE_ID";
 inline constexpr char kEnvNumNodes[] = "BERTH_NUM_NODES";
 inline constexpr char kEnvToken[] = "BERTH_COORDINATOR_TOKEN";

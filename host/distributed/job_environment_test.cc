@@ -74,11 +74,11 @@ TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
     const char* size;
     const char* source;
   };
-  for (const Case& c : {Case{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "openmpi"},
-                        Case{"PMI_RANK", "PMI_SIZE", "pmi"},
-                        Case{"SLURM_PROCID", "SLURM_NTASKS", "slurm"}}) {
-    auto job = DetectJobEnvironment(
-        Env({{c.rank, "1"}, {c.size, "3"}, {"BERTH_COORDINATOR", "host:99"}}));
+  for (const Case& c :
+       {Case{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "openmpi"},
+        Case{"PMI_RANK", "PMI_SIZE", "pmi"}, Case{"SLURM_PROCID", "SLURM_NTASKS", "slurm"}}) {
+    auto job =
+        DetectJobEnvironment(Env({{c.rank, "1"}, {c.size, "3"}, {"BERTH_COORDINATOR", "host:99"}}));
     ASSERT_TRUE(job.ok()) << job.status().ToString();
     ASSERT_TRUE(job->has_value()) << c.source;
     EXPECT_EQ((*job)->node_id, 1);

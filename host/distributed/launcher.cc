@@ -247,24 +247,42 @@ std::string Plural(const std::vector<int>& nodes) { return FormatNodeList(nodes)
 
 std::string SignalName(int signal) {
   switch (signal) {
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGILL: return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGKILL: return "SIGKILL";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    case SIGTERM: return "SIGTERM";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    default: return "signal " + std::to_string(signal);
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGILL:
+      return "SIGILL";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGALRM:
+      return "SIGALRM";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return "signal " + std::to_string(signal);
   }
 }
 
@@ -349,8 +367,8 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
     child.exit.node_id = i;
     int pipes[2][2] = {{-1, -1}, {-1, -1}};
     bool piped = ::pipe2(pipes[0], O_CLOEXEC) == 0 && ::pipe2(pipes[1], O_CLOEXEC) == 0;
-    Result<pid_t> pid = UnavailableError(std::string("cannot create pipes: ") +
-                                         std::strerror(errno));
+    Result<pid_t> pid =
+        UnavailableError(std::string("cannot create pipes: ") + std::strerror(errno));
     if (piped) {
       std::vector<std::string> env = base_env;
       env.push_back(std::string(kEnvNodeId) + "=" + std::to_string(i));
@@ -384,8 +402,8 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
       "launched " + std::to_string(options.num_nodes) + " nodes of " + Quote(options.command[0]) +
           " with the coordination service at " + result.coordinator_address);
 
-  const auto grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      options.grace_period);
+  const auto grace =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(options.grace_period);
   bool terminating = false;
   bool killed = false;
   SteadyTime kill_at{};
@@ -493,8 +511,8 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
     result.exit_code = 128 + interrupted_by;
     result.failure = "interrupted by " + SignalName(interrupted_by);
   } else if (first_failure) {
-    result.exit_code = first_failure->signaled ? 128 + first_failure->signal
-                                               : first_failure->exit_code;
+    result.exit_code =
+        first_failure->signaled ? 128 + first_failure->signal : first_failure->exit_code;
     result.failure = first_failure->Describe();
   }
   if (!result.failure.empty()) {

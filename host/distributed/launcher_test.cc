@@ -3,12 +3,11 @@
 // without a shell). Output is captured through temporary files.
 #include "distributed/launcher.hpp"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
@@ -20,11 +19,11 @@
 namespace berth::distributed {
 namespace {
 
+using std::chrono::milliseconds;
+using std::chrono::seconds;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
 using Steady = std::chrono::steady_clock;
 
 struct JobRun {
@@ -113,8 +112,8 @@ bool ProcessGone(pid_t pid) {
 
 TEST(LauncherTest, PrefixesEveryLineWithTheNodeAndKeepsStreamsApart) {
   JobRun run = Launch(Shell(2,
-                         "echo \"out $BERTH_NODE_ID\"; echo \"err $BERTH_NODE_ID\" >&2; "
-                         "printf \"partial $BERTH_NODE_ID\""));
+                            "echo \"out $BERTH_NODE_ID\"; echo \"err $BERTH_NODE_ID\" >&2; "
+                            "printf \"partial $BERTH_NODE_ID\""));
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   EXPECT_EQ(run.result.exit_code, 0);
   EXPECT_THAT(Lines(run.out), UnorderedElementsAre("[node 0] out 0", "[node 0] partial 0",
@@ -124,8 +123,8 @@ TEST(LauncherTest, PrefixesEveryLineWithTheNodeAndKeepsStreamsApart) {
 
 TEST(LauncherTest, LinesAreNeverInterleaved) {
   JobRun run = Launch(Shell(3,
-                         "i=0; line=$(printf '%0200d' 0); while [ $i -lt 500 ]; do "
-                         "echo \"$line\"; i=$((i+1)); done"));
+                            "i=0; line=$(printf '%0200d' 0); while [ $i -lt 500 ]; do "
+                            "echo \"$line\"; i=$((i+1)); done"));
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   const std::vector<std::string> lines = Lines(run.out);
   EXPECT_EQ(lines.size(), 1500u);
@@ -170,7 +169,8 @@ TEST(LauncherTest, AFailingNodeStopsTheOthersQuicklyAndIsNamed) {
   EXPECT_LT(run.seconds, 5.0);
   EXPECT_EQ(run.result.exit_code, 3);
   EXPECT_EQ(run.result.failure, "node 1 exited with code 3");
-  EXPECT_THAT(run.err, HasSubstr("berth launch: node 1 exited with code 3; stopping the other nodes"));
+  EXPECT_THAT(run.err,
+              HasSubstr("berth launch: node 1 exited with code 3; stopping the other nodes"));
   EXPECT_THAT(run.err, HasSubstr("berth launch: job failed: node 1 exited with code 3; nodes 0, 2 "
                                  "stopped by the launcher"));
   for (int i : {0, 2}) {
@@ -200,16 +200,20 @@ TEST(LauncherTest, ANodeIgnoringSigtermIsKilledAfterTheGracePeriod) {
   EXPECT_EQ(run.result.failure, "node 1 exited with code 1");
   EXPECT_TRUE(run.result.nodes[0].signaled);
   EXPECT_EQ(run.result.nodes[0].signal, SIGKILL);
-  EXPECT_EQ(run.result.nodes[0].Describe(), "node 0 was killed by SIGKILL (stopped by the launcher)");
+  EXPECT_EQ(run.result.nodes[0].Describe(),
+            "node 0 was killed by SIGKILL (stopped by the launcher)");
 }
 
 TEST(LauncherTest, NoProcessOfAFailedJobIsLeftBehind) {
   TempDir dir;
   const std::string d = dir.path();
-  JobRun run = Launch(Shell(3, "sleep 60 & echo $! > " + d + "/pid.$BERTH_NODE_ID; "
-                            "if [ \"$BERTH_NODE_ID\" = 1 ]; then "
-                            "  while [ ! -f " + d + "/pid.0 ] || [ ! -f " + d + "/pid.2 ]; do "
-                            "sleep 0.05; done; exit 1; fi; wait"));
+  JobRun run = Launch(Shell(3, "sleep 60 & echo $! > " + d +
+                                   "/pid.$BERTH_NODE_ID; "
+                                   "if [ \"$BERTH_NODE_ID\" = 1 ]; then "
+                                   "  while [ ! -f " +
+                                   d + "/pid.0 ] || [ ! -f " + d +
+                                   "/pid.2 ]; do "
+                                   "sleep 0.05; done; exit 1; fi; wait"));
   ASSERT_TRUE(run.status.ok());
   EXPECT_EQ(run.result.failure, "node 1 exited with code 1");
   for (int i = 0; i < 3; ++i) {
@@ -221,7 +225,8 @@ TEST(LauncherTest, NoProcessOfAFailedJobIsLeftBehind) {
 
 TEST(LauncherTest, NoProcessOfASuccessfulJobIsLeftBehind) {
   TempDir dir;
-  JobRun run = Launch(Shell(2, "sleep 60 & echo $! > " + dir.path() + "/pid.$BERTH_NODE_ID; exit 0"));
+  JobRun run =
+      Launch(Shell(2, "sleep 60 & echo $! > " + dir.path() + "/pid.$BERTH_NODE_ID; exit 0"));
   ASSERT_TRUE(run.status.ok());
   EXPECT_EQ(run.result.exit_code, 0);
   EXPECT_LT(run.seconds, 4.0);

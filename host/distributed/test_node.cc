@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto never = c.Get("never-set", std::chrono::seconds(60));
-    std::fprintf(stderr, "node %s: Get returned %s\n", id.c_str(), never.status().ToString().c_str());
+    std::fprintf(stderr, "node %s: Get returned %s\n", id.c_str(),
+                 never.status().ToString().c_str());
     std::this_thread::sleep_for(std::chrono::seconds(60));
     return 0;
   }

@@ -37,6 +37,11 @@ uint64_t RandomIncarnation() {
   return value;
 }
 
+// A waiting call's RPC deadline: its timeout plus the grace, saturating.
+Duration WithGrace(Duration timeout) {
+  return timeout > kMaxDeadline - kWaitGrace ? kMaxDeadline : timeout + kWaitGrace;
+}
+
 std::chrono::system_clock::time_point DeadlineIn(Duration timeout) {
   return std::chrono::system_clock::now() +
          std::chrono::duration_cast<std::chrono::system_clock::duration>(
@@ -218,7 +223,7 @@ struct CoordinationClient::Impl {
     std::unique_lock lock(mu);
     while (!stopping && !leaving) {
       grpc::ClientContext ctx;
-      Prepare(ctx, watch_poll_timeout + kWaitGrace, /*wait_for_ready=*/false);
+      Prepare(ctx, WithGrace(watch_poll_timeout), /*wait_for_ready=*/false);
       watch_call = &ctx;
       lock.unlock();
       pb::WatchJobRequest request;
@@ -306,6 +311,7 @@ Result<std::unique_ptr<CoordinationClient>> CoordinationClient::Connect(
   impl->Prepare(ctx, opts.connect_timeout, /*wait_for_ready=*/true);
   pb::RegisterRequest request;
   *request.mutable_node() = impl->Self();
+  request.set_expected_num_nodes(opts.num_nodes);
   pb::RegisterResponse response;
   grpc::Status status = impl->stub->Register(&ctx, request, &response);
   if (!status.ok()) {
@@ -392,7 +398,7 @@ Result<std::string> CoordinationClient::Get(std::string_view key, Duration timeo
   request.set_timeout_ms(ToMillisCeil(timeout));
   pb::GetResponse response;
   BERTH_RETURN_IF_ERROR(impl_->Invoke(
-      "Get(" + Quote(key) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
+      "Get(" + Quote(key) + ")", WithGrace(timeout), Impl::OnError::kFailFast,
       [&](grpc::ClientContext* ctx) { return impl_->stub->Get(ctx, request, &response); }));
   return std::move(*response.mutable_value());
 }
@@ -456,7 +462,7 @@ Status CoordinationClient::Barrier(std::string_view barrier_id, Duration timeout
   for (int p : participants) request.add_participants(p);
   pb::BarrierResponse response;
   return impl_->Invoke(
-      "Barrier(" + Quote(barrier_id) + ")", timeout + kWaitGrace, Impl::OnError::kFailFast,
+      "Barrier(" + Quote(barrier_id) + ")", WithGrace(timeout), Impl::OnError::kFailFast,
       [&](grpc::ClientContext* ctx) { return impl_->stub->Barrier(ctx, request, &response); });
 }
 
@@ -509,7 +515,7 @@ Status CoordinationClient::Shutdown(Duration timeout) {
   pb::ShutdownResponse response;
   // Heartbeats go on while the barrier waits: this node is still alive.
   Status status = impl_->Invoke(
-      "Shutdown", timeout + kWaitGrace, Impl::OnError::kFinish,
+      "Shutdown", WithGrace(timeout), Impl::OnError::kFinish,
       [&](grpc::ClientContext* ctx) { return impl_->stub->Shutdown(ctx, request, &response); });
   {
     std::lock_guard lock(impl_->mu);

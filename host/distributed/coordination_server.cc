@@ -84,6 +84,14 @@ class Service final : public pb::CoordinationService::CallbackService {
                                      const pb::RegisterRequest* request,
                                      pb::RegisterResponse* response) override {
     return Unary(ctx, [&]() -> Status {
+      const int expected = request->expected_num_nodes();
+      if (expected > 0 && expected != state_->num_nodes()) {
+        return InvalidArgumentError("node " + std::to_string(request->node().node_id()) +
+                                    " expects a job of " + std::to_string(expected) +
+                                    " nodes but the coordination service was started for " +
+                                    std::to_string(state_->num_nodes()) +
+                                    " (check BERTH_NUM_NODES)");
+      }
       BERTH_RETURN_IF_ERROR(
           state_->Register(request->node().node_id(), request->node().incarnation()));
       response->set_num_nodes(state_->num_nodes());

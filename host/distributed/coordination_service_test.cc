@@ -227,6 +227,7 @@ TEST_F(CoordinationServiceTest, KeyValueRoundTrip) {
   EXPECT_THAT(again.message(), HasSubstr("key 'ready' already exists"));
   EXPECT_TRUE(a->Set("ready", "no", /*allow_overwrite=*/true).ok());
   EXPECT_EQ(b->TryGet("ready").value_or(""), "no");
+  EXPECT_EQ(b->Get("ready", Duration::max()).value_or(""), "no");  // "forever" does not overflow
   EXPECT_EQ(b->TryGet("absent").status().code(), StatusCode::kNotFound);
 
   const std::string binary_key("bin/\0\xff", 6);
@@ -496,6 +497,7 @@ TEST_F(CoordinationServiceTest, ANodeCountMismatchIsRefusedAtConnect) {
   EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(client.status().message(), HasSubstr("expects a job of 4 nodes"));
   EXPECT_THAT(client.status().message(), HasSubstr("started for 2"));
+  EXPECT_TRUE(server_->state().GetLiveNodes().empty());  // refused before registering
 }
 
 TEST_F(CoordinationServiceTest, ReportErrorReachesEveryNode) {

@@ -538,5 +538,6 @@ int CoordinationClient::node_id() const { return impl_->options.node_id; }
 int CoordinationClient::num_nodes() const { return impl_->num_nodes; }
 uint64_t CoordinationClient::incarnation() const { return impl_->incarnation; }
 const std::string& CoordinationClient::address() const { return impl_->options.address; }
+Duration CoordinationClient::heartbeat_timeout() const { return impl_->heartbeat_timeout; }
 
 }  // namespace berth::distributed

@@ -96,6 +96,9 @@ class CoordinationClient {
   int num_nodes() const;
   uint64_t incarnation() const;
   const std::string& address() const;
+  // How long heartbeats may fail before this client gives up on the service
+  // (the service's own heartbeat timeout unless the options set one).
+  Duration heartbeat_timeout() const;
 
   // Threading: every method may be called from any thread, concurrently.
   // Get and Barrier fail at once with error() after a fatal error. When the

@@ -56,3 +56,7 @@ fi
 echo
 echo "== berth plugins --load"
 "$berth" plugins --load
+
+echo
+echo "== berth launch -n 2 -- berth run configs/examples/allreduce.mlir (2 processes, Gloo)"
+"$berth" launch -n 2 -- "$berth" run configs/examples/allreduce.mlir

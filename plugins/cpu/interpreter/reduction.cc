@@ -65,13 +65,6 @@ void Odometer::Seek(int64_t linear) {
   }
 }
 
-Result<Tensor> ScalarAt(const Tensor& t, int64_t offset) {
-  BERTH_ASSIGN_OR_RETURN(Tensor scalar, Tensor::Allocate(t.type(), {}));
-  size_t size = stablehlo::StorageBytes(t.type());
-  std::memcpy(scalar.bytes(), t.bytes() + static_cast<size_t>(offset) * size, size);
-  return scalar;
-}
-
 Status StoreScalar(const Tensor& scalar, Tensor& out, int64_t offset) {
   if (!scalar.is_tensor() || scalar.num_elements() != 1 || scalar.type() != out.type()) {
     return InternalError("the body returned " + scalar.TypeString() + " where a tensor<" +

@@ -1,0 +1,147 @@
+#include "distributed/gloo_collectives.hpp"
+
+#include <gloo/allgatherv.h>
+#include <gloo/allreduce.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "distributed/gloo_store.hpp"
+
+namespace berth::cpu {
+namespace {
+
+// Gloo sizes elements by a C++ type; an opaque one of the right width does.
+template <size_t N>
+struct Opaque {
+  char bytes[N];
+};
+
+template <size_t N>
+void SetBuffers(gloo::AllreduceOptions& options, const void* in, void* out, size_t count) {
+  using T = Opaque<N>;
+  // Gloo's input pointer is not const, but the input is only read.
+  if (in != out) options.setInput(static_cast<T*>(const_cast<void*>(in)), count);
+  options.setOutput(static_cast<T*>(out), count);
+}
+
+}  // namespace
+
+GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
+                                 std::string hostname, std::chrono::milliseconds timeout)
+    : store_(store), node_id_(node_id), hostname_(std::move(hostname)), timeout_(timeout) {}
+
+GlooCollectives::~GlooCollectives() {
+  // Contexts hold pairs on the device's event loop: drop them first.
+  entries_.clear();
+  device_.reset();
+}
+
+std::string GlooCollectives::Describe(std::string_view op, const std::string& group,
+                                      const std::vector<int>& nodes) const {
+  std::string list;
+  for (int node : nodes) list += (list.empty() ? "" : ", ") + std::to_string(node);
+  return std::string(op) + " across nodes " + list + " (Gloo group '" + group + "', this is node " +
+         std::to_string(node_id_) + ")";
+}
+
+Status GlooCollectives::Connect(Entry& entry, const std::string& group,
+                                const std::vector<int>& nodes) {
+  auto self = std::find(nodes.begin(), nodes.end(), node_id_);
+  if (self == nodes.end()) {
+    return InternalError(Describe("connecting", group, nodes) + ": this node is not a member");
+  }
+  const int rank = static_cast<int>(self - nodes.begin());
+  try {
+    std::shared_ptr<gloo::transport::Device> device;
+    {
+      std::lock_guard lock(mutex_);
+      if (!device_) {
+        gloo::transport::tcp::attr attr;
+        attr.hostname = hostname_;
+        device_ = gloo::transport::tcp::CreateDevice(attr);
+      }
+      device = device_;
+    }
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank, static_cast<int>(nodes.size()));
+    context->setTimeout(timeout_);
+    GlooStore store(store_, "gloo/" + group + "/", timeout_);
+    context->connectFullMesh(store, device);
+    entry.context = std::move(context);
+    return OkStatus();
+  } catch (const GlooStoreError& e) {
+    return e.status().WithContext(Describe("connecting", group, nodes));
+  } catch (const std::exception& e) {
+    return UnavailableError(Describe("connecting", group, nodes) + ": " + e.what());
+  }
+}
+
+Result<GlooCollectives::Entry*> GlooCollectives::EntryFor(const std::string& group,
+                                                          const std::vector<int>& nodes) {
+  std::lock_guard lock(mutex_);
+  std::unique_ptr<Entry>& entry = entries_[group];
+  if (!entry) entry = std::make_unique<Entry>();
+  return entry.get();
+}
+
+Status GlooCollectives::AllGather(const std::string& group, const std::vector<int>& nodes,
+                                  const void* mine, const std::vector<size_t>& sizes, void* out) {
+  BERTH_ASSIGN_OR_RETURN(Entry * entry, EntryFor(group, nodes));
+  std::lock_guard lock(entry->mutex);
+  if (!entry->failed.ok()) return entry->failed;
+  if (!entry->context) {
+    entry->failed = Connect(*entry, group, nodes);
+    if (!entry->failed.ok()) return entry->failed;
+  }
+  const size_t rank = static_cast<size_t>(entry->context->rank);
+  try {
+    gloo::AllgathervOptions options(entry->context);
+    // Gloo's input pointer is not const, but allgatherv only reads it.
+    options.setInput(static_cast<char*>(const_cast<void*>(mine)), sizes[rank]);
+    options.setOutput(static_cast<char*>(out), sizes);
+    options.setTag(entry->next_tag++);
+    options.setTimeout(timeout_);
+    gloo::allgatherv(options);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    entry->failed = UnavailableError(Describe("all-gather", group, nodes) + ": " + e.what());
+    return entry->failed;
+  }
+}
+
+Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
+                                  const void* in, void* out, size_t count, size_t element_size,
+                                  GlooReduceFn reduce) {
+  BERTH_ASSIGN_OR_RETURN(Entry * entry, EntryFor(group, nodes));
+  std::lock_guard lock(entry->mutex);
+  if (!entry->failed.ok()) return entry->failed;
+  if (!entry->context) {
+    entry->failed = Connect(*entry, group, nodes);
+    if (!entry->failed.ok()) return entry->failed;
+  }
+  try {
+    gloo::AllreduceOptions options(entry->context);
+    switch (element_size) {
+      case 1: SetBuffers<1>(options, in, out, count); break;
+      case 2: SetBuffers<2>(options, in, out, count); break;
+      case 4: SetBuffers<4>(options, in, out, count); break;
+      case 8: SetBuffers<8>(options, in, out, count); break;
+      default:
+        return InvalidArgumentError(Describe("all-reduce", group, nodes) + ": elements of " +
+                                    std::to_string(element_size) + " bytes are not supported");
+    }
+    // Gloo passes element counts.
+    options.setReduceFunction(std::move(reduce));
+    options.setTag(entry->next_tag++);
+    options.setTimeout(timeout_);
+    gloo::allreduce(options);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    entry->failed = UnavailableError(Describe("all-reduce", group, nodes) + ": " + e.what());
+    return entry->failed;
+  }
+}
+
+}  // namespace berth::cpu

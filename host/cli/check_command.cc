@@ -82,7 +82,9 @@ int RunCheck(const std::vector<std::string>& args, Context& context) {
       parse_options.verify = true;
       Result<stablehlo::Module> module = stablehlo::ParseModule(chunk.text, file, parse_options);
       Status status = module.status();
-      if (status.ok() && !parse_only) {
+      // A case without functions (comments only) has nothing to run.
+      const bool runnable = module.ok() && !module->functions().empty();
+      if (status.ok() && !parse_only && runnable) {
         // Pad with newlines so the plugin's diagnostics name lines of the file.
         std::string padded(static_cast<size_t>(chunk.first_line - 1), '\n');
         padded += chunk.text;

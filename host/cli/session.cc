@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "berth/stablehlo/parser.hpp"
 #include "cli/command.hpp"
 
 namespace berth::cli {
@@ -43,8 +44,29 @@ Result<Session> Session::Open(const std::string& plugin, bool join_job) {
   return session;
 }
 
+Status Session::EnsureDevices(std::string_view code) {
+  // A job's devices are fixed by its nodes (BERTH_DEVICES_PER_NODE each).
+  if (job_) return OkStatus();
+  // Errors are the compile's to report, with the plugin's own diagnostics.
+  Result<stablehlo::Module> module = stablehlo::ParseModule(code, "program");
+  if (!module.ok()) return OkStatus();
+  const int64_t grid = module->num_replicas().value_or(1) * module->num_partitions().value_or(1);
+  if (grid <= static_cast<int64_t>(client_->devices().size()) || grid > (int64_t{1} << 20)) {
+    return OkStatus();
+  }
+  ClientOptions options;
+  options.options["device_count"] = grid;
+  Result<Client> bigger = host_->CreateClient(plugin_name_, options);
+  if (bigger.ok()) {
+    client_.reset();
+    client_.emplace(std::move(bigger).value());
+  }
+  return OkStatus();
+}
+
 Result<RunOutput> Session::Run(std::string_view code, const std::string& source_name,
                                const std::string& entry, const std::vector<HostArray>& args) {
+  BERTH_RETURN_IF_ERROR(EnsureDevices(code));
   CompileOptions options;
   options.entry_name = entry;
   options.options["source_name"] = source_name;

@@ -35,10 +35,15 @@ class Session {
 
   // Compiles `code` (`source_name` names it in messages) and runs `entry`
   // (empty: the program's default) once on each of its devices with `args`.
+  // A program whose mhlo.num_replicas x mhlo.num_partitions exceeds the
+  // client's devices gets a client created with that "device_count" (plugins
+  // with virtual devices, like cpu, accept it; others report their error).
   Result<RunOutput> Run(std::string_view code, const std::string& source_name,
                         const std::string& entry, const std::vector<HostArray>& args);
 
  private:
+  Status EnsureDevices(std::string_view code);
+
   // Destroyed last: the client uses the job's key-value store.
   std::unique_ptr<Job> job_;
   std::unique_ptr<Host> host_;

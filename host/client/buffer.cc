@@ -16,7 +16,8 @@ Result<Buffer> Buffer::Adopt(std::shared_ptr<const host::ClientState> client,
   type.struct_size = BERTH_Buffer_ElementType_Args_STRUCT_SIZE;
   type.buffer = buffer;
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Buffer_ElementType, &type));
-  BERTH_ASSIGN_OR_RETURN(out.type_, host::CheckElementType(type.type, "BERTH_Buffer_ElementType"));
+  BERTH_ASSIGN_OR_RETURN(ElementType element_type,
+                         host::CheckElementType(type.type, "BERTH_Buffer_ElementType"));
   BERTH_Buffer_Dimensions_Args dims{};
   dims.struct_size = BERTH_Buffer_Dimensions_Args_STRUCT_SIZE;
   dims.buffer = buffer;
@@ -24,9 +25,25 @@ Result<Buffer> Buffer::Adopt(std::shared_ptr<const host::ClientState> client,
   if (dims.num_dims > 0 && dims.dims == nullptr) {
     return InternalError("BERTH_Buffer_Dimensions returned NULL dims");
   }
-  out.dims_.assign(dims.dims, dims.dims + dims.num_dims);
-  BERTH_ASSIGN_OR_RETURN(out.host_size_, DenseByteSize(out.type_, out.dims_));
+  BERTH_RETURN_IF_ERROR(out.SetShape(element_type, {dims.dims, dims.num_dims}));
   return out;
+}
+
+Result<Buffer> Buffer::AdoptWithShape(std::shared_ptr<const host::ClientState> client,
+                                      BERTH_Buffer* buffer, ElementType type,
+                                      std::span<const int64_t> dims) {
+  Buffer out;
+  out.client_ = std::move(client);
+  out.buffer_ = buffer;  // owned from here on, freed by ~Buffer on any error
+  BERTH_RETURN_IF_ERROR(out.SetShape(type, dims));
+  return out;
+}
+
+Status Buffer::SetShape(ElementType type, std::span<const int64_t> dims) {
+  type_ = type;
+  dims_.assign(dims.begin(), dims.end());
+  BERTH_ASSIGN_OR_RETURN(host_size_, DenseByteSize(type_, dims_));
+  return OkStatus();
 }
 
 Buffer::Buffer(Buffer&& other) noexcept

@@ -64,6 +64,9 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> cl
   for (size_t i = 0; i < dims.num_outputs; ++i) {
     out.output_dims_.emplace_back(dims.dims + offset, dims.dims + offset + dims.dim_sizes[i]);
     offset += dims.dim_sizes[i];
+    for (int64_t d : out.output_dims_.back()) {
+      if (d < 0) out.static_outputs_ = false;
+    }
   }
 
   BERTH_LoadedExecutable_AddressableDevices_Args devices{};
@@ -91,6 +94,7 @@ Executable& Executable::operator=(Executable&& other) noexcept {
   std::swap(num_partitions_, other.num_partitions_);
   std::swap(output_types_, other.output_types_);
   std::swap(output_dims_, other.output_dims_);
+  std::swap(static_outputs_, other.static_outputs_);
   std::swap(devices_, other.devices_);
   return *this;
 }
@@ -117,19 +121,25 @@ Result<ExecuteResult> Executable::Execute(
 Result<ExecuteResult> Executable::ExecuteOn(const Device& device,
                                             const std::vector<const Buffer*>& arguments,
                                             const ExecuteOptions& options) const {
-  return Run({arguments}, options, device.c_device());
+  return Run(std::span(&arguments, 1), options, device.c_device());
 }
 
-Result<ExecuteResult> Executable::Run(const std::vector<std::vector<const Buffer*>>& argument_lists,
+Result<ExecuteResult> Executable::Run(std::span<const std::vector<const Buffer*>> argument_lists,
                                       const ExecuteOptions& options,
                                       BERTH_Device* execute_device) const {
   if (executable_ == nullptr) {
     return FailedPreconditionError("the executable is empty (moved from)");
   }
-  size_t num_devices = argument_lists.size();
-  size_t num_args = num_devices > 0 ? argument_lists[0].size() : 0;
-  std::vector<std::vector<BERTH_Buffer*>> c_args(num_devices);
+  const size_t num_devices = argument_lists.size();
+  const size_t num_args = num_devices > 0 ? argument_lists[0].size() : 0;
+  const size_t num_outputs = output_types_.size();
+  // The C arrays, each flat: arguments and outputs of device d start at
+  // d * num_args and d * num_outputs.
+  std::vector<BERTH_Buffer*> c_args(num_devices * num_args);
   std::vector<BERTH_Buffer* const*> c_arg_lists(num_devices);
+  std::vector<BERTH_Buffer*> c_outputs(num_devices * num_outputs);
+  std::vector<BERTH_Buffer**> c_output_lists(num_devices);
+  std::vector<BERTH_Event*> c_events(num_devices, nullptr);
   for (size_t d = 0; d < num_devices; ++d) {
     if (argument_lists[d].size() != num_args) {
       return InvalidArgumentError("Execute: device " + std::to_string(d) + " has " +
@@ -142,16 +152,11 @@ Result<ExecuteResult> Executable::Run(const std::vector<std::vector<const Buffer
         return InvalidArgumentError("Execute: argument " + std::to_string(i) + " of device " +
                                     std::to_string(d) + " is empty");
       }
-      c_args[d].push_back(buffer->c_buffer());
+      c_args[d * num_args + i] = buffer->c_buffer();
     }
-    c_arg_lists[d] = c_args[d].data();
+    c_arg_lists[d] = c_args.data() + d * num_args;
+    c_output_lists[d] = c_outputs.data() + d * num_outputs;
   }
-  size_t num_outputs = output_types_.size();
-  std::vector<std::vector<BERTH_Buffer*>> c_outputs(num_devices,
-                                                    std::vector<BERTH_Buffer*>(num_outputs));
-  std::vector<BERTH_Buffer**> c_output_lists(num_devices);
-  for (size_t d = 0; d < num_devices; ++d) c_output_lists[d] = c_outputs[d].data();
-  std::vector<BERTH_Event*> c_events(num_devices, nullptr);
 
   BERTH_ExecuteOptions c_options{};
   c_options.struct_size = BERTH_ExecuteOptions_STRUCT_SIZE;
@@ -170,19 +175,25 @@ Result<ExecuteResult> Executable::Run(const std::vector<std::vector<const Buffer
 
   // Adopt everything first so nothing leaks if one output is malformed.
   ExecuteResult result;
+  result.completion.reserve(num_devices);
+  result.outputs.resize(num_devices);
   Status first_error;
   for (size_t d = 0; d < num_devices; ++d) {
     result.completion.emplace_back(client_->library, c_events[d]);
-    std::vector<Buffer> outputs;
+    std::vector<Buffer>& outputs = result.outputs[d];
+    outputs.reserve(num_outputs);
     for (size_t o = 0; o < num_outputs; ++o) {
-      Result<Buffer> buffer = Buffer::Adopt(client_, c_outputs[d][o]);
+      BERTH_Buffer* c_buffer = c_outputs[d * num_outputs + o];
+      Result<Buffer> buffer =
+          static_outputs_ && c_buffer != nullptr
+              ? Buffer::AdoptWithShape(client_, c_buffer, output_types_[o], output_dims_[o])
+              : Buffer::Adopt(client_, c_buffer);
       if (buffer.ok()) {
         outputs.push_back(std::move(buffer).value());
       } else if (first_error.ok()) {
         first_error = buffer.status();
       }
     }
-    result.outputs.push_back(std::move(outputs));
   }
   BERTH_RETURN_IF_ERROR(first_error);
   return result;

@@ -8,6 +8,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <new>
 
 #include "berth/c_api.h"
 #include "berth/log.hpp"
@@ -21,16 +22,16 @@ namespace {
 
 constexpr char kLogCategory[] = "distributed";
 
-void ReleaseMalloced(char* data) { std::free(data); }
+void ReleaseBytes(char* data) { delete[] data; }
 
 BERTH_HostBytes HostBytes(std::string_view text) {
   BERTH_HostBytes bytes{};
   if (text.empty()) return bytes;
-  bytes.data = static_cast<char*>(std::malloc(text.size()));
+  bytes.data = new (std::nothrow) char[text.size()];
   if (bytes.data == nullptr) return bytes;
   std::memcpy(bytes.data, text.data(), text.size());
   bytes.size = text.size();
-  bytes.release = ReleaseMalloced;
+  bytes.release = ReleaseBytes;
   return bytes;
 }
 

@@ -4,7 +4,10 @@
 
 #include <boost/dll/shared_library.hpp>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <system_error>
+#include <vector>
 
 #include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
@@ -224,9 +227,13 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
 
 PluginLibrary::~PluginLibrary() {
   if (no_unload_ && library_ != nullptr) {
-    // Leak the handle on purpose: the library stays mapped so sanitizer and
-    // profiler stacks can still name its functions.
-    (void)library_.release();
+    // Keep the handle for the life of the process: the library stays mapped
+    // so sanitizer and profiler stacks can still name its functions. The list
+    // is reachable from a static, so LeakSanitizer does not report it.
+    static std::mutex kept_mutex;
+    static auto* kept = new std::vector<std::unique_ptr<boost::dll::shared_library>>();
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    kept->push_back(std::move(library_));
   }
 }
 

@@ -126,12 +126,24 @@ Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::Compile(
 void CpuClient::EnqueueLaunch(const std::vector<plugin::Device*>& devices,
                               std::vector<std::function<void()>> work) {
   std::lock_guard lock(launch_mutex_);
-  for (size_t i = 0; i < devices.size(); ++i) {
-    size_t index = static_cast<size_t>(devices[i]->local_hardware_id());
-    if (streams_.size() <= index) streams_.resize(index + 1);
-    if (!streams_[index]) streams_[index] = std::make_unique<DeviceStream>();
-    streams_[index]->Enqueue(std::move(work[i]));
+  for (size_t i = 0; i < devices.size(); ++i) StreamLocked(*devices[i]).Enqueue(std::move(work[i]));
+}
+
+void CpuClient::RunInlineOrEnqueue(plugin::Device* device, std::function<void()> work) {
+  DeviceStream* stream;
+  {
+    std::lock_guard lock(launch_mutex_);
+    stream = &StreamLocked(*device);
   }
+  // Streams live as long as the client, so `stream` stays valid unlocked.
+  if (!stream->TryRunInline(work)) EnqueueLaunch({device}, {std::move(work)});
+}
+
+DeviceStream& CpuClient::StreamLocked(const plugin::Device& device) {
+  size_t index = static_cast<size_t>(device.local_hardware_id());
+  if (streams_.size() <= index) streams_.resize(index + 1);
+  if (!streams_[index]) streams_[index] = std::make_unique<DeviceStream>();
+  return *streams_[index];
 }
 
 Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(

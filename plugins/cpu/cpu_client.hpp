@@ -46,9 +46,14 @@ class CpuClient final : public plugin::Client {
   // the same order (instances of two launches never wait on each other).
   void EnqueueLaunch(const std::vector<plugin::Device*>& devices,
                      std::vector<std::function<void()>> work);
+  // A one-device launch run on the caller's thread when the device's stream
+  // is idle (see DeviceStream::TryRunInline), queued otherwise.
+  void RunInlineOrEnqueue(plugin::Device* device, std::function<void()> work);
 
  private:
   CpuClient(CpuClientOptions options, CpuTopology topology, const plugin::KeyValueStore* kv_store);
+  // The stream of `device`, started on first use; launch_mutex_ held.
+  DeviceStream& StreamLocked(const plugin::Device& device);
 
   CpuClientOptions options_;
   CpuTopology topology_;

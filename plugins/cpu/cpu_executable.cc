@@ -1,5 +1,6 @@
 #include "cpu_executable.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "berth/plugin/options.hpp"
@@ -267,7 +268,19 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
     result.outputs.push_back(std::move(output_buffers));
     result.completion.push_back(done);
   }
-  client_.EnqueueLaunch(devices, std::move(work));
+  // A short program whose inputs are ready runs at once on the caller's
+  // thread (its events are set on return): handing it to the stream thread
+  // would cost more than running it.
+  bool inline_run = grid == 1 && program_->plan->cheap() &&
+                    std::all_of(argument_lists[0].begin(), argument_lists[0].end(),
+                                [](plugin::Buffer* buffer) {
+                                  return static_cast<CpuBuffer*>(buffer)->contents()->ready().IsReady();
+                                });
+  if (inline_run) {
+    client_.RunInlineOrEnqueue(devices[0], std::move(work[0]));
+  } else {
+    client_.EnqueueLaunch(devices, std::move(work));
+  }
   return result;
 }
 

@@ -1,11 +1,17 @@
 // The CPU plugin's entry point.
 #include "berth/plugin/plugin.hpp"
 #include "cpu_client.hpp"
+#include "openmp_runtime.hpp"
 
 namespace berth::cpu {
 
 class CpuPlugin final : public plugin::Plugin {
  public:
+  Status Initialize(const plugin::HostContext& host) override {
+    PinOpenMpRuntime();
+    return plugin::Plugin::Initialize(host);
+  }
+
   NamedValueMap Attributes() const override {
     return {{"vendor", std::string("Berth")},
             {"stablehlo_support", true},

@@ -22,6 +22,10 @@ class DeviceStream {
   DeviceStream& operator=(const DeviceStream&) = delete;
 
   void Enqueue(std::function<void()> work);
+  // Runs `work` on the calling thread when nothing is queued or running on
+  // this stream, so the stream's order holds (work enqueued meanwhile waits
+  // for it); returns false without running it otherwise.
+  bool TryRunInline(const std::function<void()>& work);
 
  private:
   void Loop();
@@ -30,6 +34,7 @@ class DeviceStream {
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  bool busy_ = false;  // the thread or an inline caller runs work
   std::thread thread_;
 };
 

@@ -74,6 +74,9 @@ TEST_F(CpuBufferTest, EveryElementTypeRoundTrips) {
     SCOPED_TRACE(std::string(info.name));
     std::vector<std::byte> data(15 * info.byte_size);
     for (std::byte& b : data) b = static_cast<std::byte>(random());
+    if (info.type == ElementType::kPred) {  // predicates are stored as 0 or 1
+      for (std::byte& b : data) b = static_cast<std::byte>(static_cast<int>(b) & 1);
+    }
     Result<Buffer> buffer =
         client.BufferFromHost(data.data(), info.type, dims, client.addressable_devices()[1]);
     ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
@@ -89,6 +92,18 @@ TEST_F(CpuBufferTest, EveryElementTypeRoundTrips) {
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(*back, data);
   }
+}
+
+TEST_F(CpuBufferTest, NonZeroPredicateBytesAreStoredAsOne) {
+  Client client = MakeClient();
+  const std::byte data[4] = {std::byte{0}, std::byte{1}, std::byte{2}, std::byte{0xFF}};
+  const int64_t dims[1] = {4};
+  Result<Buffer> buffer =
+      client.BufferFromHost(data, ElementType::kPred, dims, client.addressable_devices()[0]);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  Result<std::vector<std::byte>> back = buffer->ToHostBytes();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, (std::vector<std::byte>{std::byte{0}, std::byte{1}, std::byte{1}, std::byte{1}}));
 }
 
 TEST_F(CpuBufferTest, StridedHostDataIsStoredDense) {

@@ -64,6 +64,42 @@ TEST(CpuCollectiveTest, CollectivePermuteSendsAlongPairsAndZeroesTheRest) {
   EXPECT_THAT((*out)[2][0].Values<int64_t>(), ElementsAre(20));
 }
 
+TEST(CpuCollectiveTest, CollectiveBroadcastSendsTheFirstMembersDataAndZeroesOthers) {
+  CompileOptions options;
+  options.num_replicas = 4;
+  Result<std::vector<std::vector<Literal>>> out = CpuRunner::Get().RunAll(R"(
+    func.func @main(%x: tensor<2xi64>) -> tensor<2xi64> {
+      %b = "stablehlo.collective_broadcast"(%x) {
+             replica_groups = dense<[[2, 1]]> : tensor<1x2xi64>} : (tensor<2xi64>) -> tensor<2xi64>
+      return %b : tensor<2xi64>
+    })", {{Literal::Of<int64_t>({1, 2}, {2})}, {Literal::Of<int64_t>({3, 4}, {2})},
+          {Literal::Of<int64_t>({5, 6}, {2})}, {Literal::Of<int64_t>({7, 8}, {2})}}, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_THAT((*out)[0][0].Values<int64_t>(), ElementsAre(0, 0));
+  EXPECT_THAT((*out)[1][0].Values<int64_t>(), ElementsAre(5, 6));
+  EXPECT_THAT((*out)[2][0].Values<int64_t>(), ElementsAre(5, 6));
+  EXPECT_THAT((*out)[3][0].Values<int64_t>(), ElementsAre(0, 0));
+}
+
+TEST(CpuCollectiveTest, CollectiveBroadcastWithDynamicRootsPicksASourcePerOperand) {
+  CompileOptions options;
+  options.num_replicas = 2;
+  const Literal roots = Literal::Of<int32_t>({0, 1}, {2});
+  Result<std::vector<std::vector<Literal>>> out = CpuRunner::Get().RunAll(R"(
+    func.func @main(%a: tensor<i64>, %b: tensor<i64>, %root: tensor<2xi32>) -> (tensor<i64>, tensor<i64>) {
+      %r:2 = "stablehlo.collective_broadcast"(%a, %b, %root) {
+               replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root}
+             : (tensor<i64>, tensor<i64>, tensor<2xi32>) -> (tensor<i64>, tensor<i64>)
+      return %r#0, %r#1 : tensor<i64>, tensor<i64>
+    })", {{Literal::Of<int64_t>({1}, {}), Literal::Of<int64_t>({5}, {}), roots},
+          {Literal::Of<int64_t>({3}, {}), Literal::Of<int64_t>({7}, {}), roots}}, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  for (const auto& device : *out) {
+    EXPECT_THAT(device[0].Values<int64_t>(), ElementsAre(1));
+    EXPECT_THAT(device[1].Values<int64_t>(), ElementsAre(7));
+  }
+}
+
 TEST(CpuCollectiveTest, FailingCheckReportsTheFirstDifference) {
   Result<std::vector<Literal>> out = CpuRunner::Get().Run(R"(
     func.func @main() {

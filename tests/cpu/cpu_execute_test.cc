@@ -201,5 +201,45 @@ TEST_F(CpuExecuteTest, LargeFusedChainMatchesScalarComputation) {
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], xs[i] * 0.5f + zs[i]) << i;
 }
 
+
+TEST_F(CpuExecuteTest, ShortProgramWithReadyInputsIsCompleteWhenExecuteReturns) {
+  Executable executable = Compile(kFma);
+  Buffer x = F32({1, 2, 3, 4}, {4});
+  Result<Event> x_ready = x.ReadyEvent();
+  ASSERT_TRUE(x_ready.ok() && x_ready->Await().ok());
+  Result<ExecuteResult> result = executable.Execute({{&x, &x, &x}});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  // Run on the caller's thread: no wait for a stream thread.
+  EXPECT_TRUE(result->completion[0].IsReady());
+  EXPECT_THAT(ReadF32(result->outputs[0][0]), ElementsAre(2, 6, 12, 20));
+}
+
+TEST_F(CpuExecuteTest, ShortProgramOnAPendingOutputRunsAfterItsProducer) {
+  // The producer reads 1M elements (not short: queued on the stream); the
+  // consumer is short but its input is not ready when it is launched.
+  const int64_t n = 1 << 20;
+  constexpr char kSum[] = R"(
+func.func @main(%a: tensor<1048576xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [0]
+      : (tensor<1048576xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+})";
+  constexpr char kDouble[] = R"(
+func.func @main(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %a : tensor<f32>
+  return %0 : tensor<f32>
+})";
+  Executable sum = Compile(kSum), twice = Compile(kDouble);
+  Buffer ones = F32(std::vector<float>(n, 1.0f), {n});
+  for (int i = 0; i < 20; ++i) {
+    Result<ExecuteResult> total = sum.Execute({{&ones}});
+    ASSERT_TRUE(total.ok()) << total.status().ToString();
+    Result<ExecuteResult> doubled = twice.Execute({{&total->outputs[0][0]}});
+    ASSERT_TRUE(doubled.ok()) << doubled.status().ToString();
+    ASSERT_THAT(ReadF32(doubled->outputs[0][0]), ElementsAre(2.0f * n));
+  }
+}
+
 }  // namespace
 }  // namespace berth

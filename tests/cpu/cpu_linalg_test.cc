@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-#include "reduction_test_support.hpp"
+#include "kernel_test_util.hpp"
 
 namespace berth {
 namespace {

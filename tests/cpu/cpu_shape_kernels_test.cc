@@ -18,18 +18,8 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using testing::Iota;
 using testing::Literal;
-
-std::vector<Literal> RunProgram(const std::string& program, const std::vector<Literal>& args) {
-  Result<std::vector<Literal>> out = testing::CpuRunner::Get().Run(program, args);
-  EXPECT_TRUE(out.ok()) << out.status().ToString();
-  return out.ok() ? std::move(out).value() : std::vector<Literal>{};
-}
-
-Status RunExpectingError(const std::string& program, const std::vector<Literal>& args) {
-  Result<std::vector<Literal>> out = testing::CpuRunner::Get().Run(program, args);
-  EXPECT_FALSE(out.ok());
-  return out.ok() ? OkStatus() : out.status();
-}
+using testing::RunExpectingError;
+using testing::RunProgram;
 
 // ------------------------------------------------------------------ reshape
 

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "reduction_test_support.hpp"
+#include "kernel_test_util.hpp"
 
 namespace berth {
 namespace {
@@ -257,7 +257,7 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   return %r : tensor<2x2xf32>
 }
 )";
-  BERTH_RUN_OR_SKIP(out, program, {Literal::Of<float>({1, -5, 2, -3, 4, -9}, {2, 3})});
+  BERTH_RUN(out, program, {Literal::Of<float>({1, -5, 2, -3, 4, -9}, {2, 3})});
   EXPECT_THAT(out[0].Values<float>(), ElementsAre(4, 2, 4, -9));
 }
 
@@ -281,7 +281,7 @@ func.func @main(%operand: tensor<4x2xi32>, %source: tensor<2x2xi32>) -> tensor<4
   return %r : tensor<4x2xi32>
 }
 )";
-  BERTH_RUN_OR_SKIP(out, program,
+  BERTH_RUN(out, program,
                     {Literal::Of<int32_t>({1, 5, 2, 5, 3, 6, 4, 4}, {4, 2}),
                      Literal::Of<int32_t>({5, 6, 7, 8}, {2, 2})});
   EXPECT_THAT(out[0].Values<int32_t>(), ElementsAre(0, 0, 0, 0, 5, 14, 7, 0));
@@ -322,7 +322,7 @@ func.func @main(%operand: tensor<5xf32>, %source: tensor<3xf32>) -> (tensor<5xf3
   return %fast, %slow : tensor<5xf32>, tensor<5xf32>
 }
 )";
-  BERTH_RUN_OR_SKIP(out, program,
+  BERTH_RUN(out, program,
                     {Literal::Of<float>({1, 3, 2, 5, 4}, {5}), Literal::Of<float>({10, 20, 30}, {3})});
   EXPECT_THAT(out[0].Values<float>(), ElementsAre(0.5, 10.5, 0.5, 50.5, 0.5));
   EXPECT_THAT(out[1].Values<float>(), ElementsAre(0.5, 10.5, 0.5, 50.5, 0.5));
@@ -345,7 +345,7 @@ func.func @main(%operand: tensor<4xi32>, %source: tensor<2xi32>) -> tensor<4xi32
   return %r : tensor<4xi32>
 }
 )";
-  BERTH_RUN_OR_SKIP(out, program,
+  BERTH_RUN(out, program,
                     {Literal::Of<int32_t>({7, 7, 2, 9}, {4}), Literal::Of<int32_t>({1, 2}, {2})});
   EXPECT_THAT(out[0].Values<int32_t>(), ElementsAre(1, 0, 0, 2));
 }

@@ -1,12 +1,11 @@
-// Helpers for the cpu kernel tests: running a snippet on the CPU plugin and
-// skipping a test whose program needs a kernel of another family that this
-// build does not have yet (e.g. a sort comparator's stablehlo.compare).
+// Helpers of the cpu kernel tests: running a snippet on the CPU plugin
+// (tests/support/program_runner.hpp) and building inputs and expectations.
 #ifndef BERTH_TESTS_CPU_KERNEL_TEST_UTIL_HPP_
 #define BERTH_TESTS_CPU_KERNEL_TEST_UTIL_HPP_
 
 #include <gtest/gtest.h>
 
-#include <numeric>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -14,18 +13,32 @@
 
 namespace berth::testing {
 
-// True when `status` says the program uses an op of another kernel family
-// that has no kernel in this build.
-inline bool IsMissingForeignKernel(const Status& status) {
-  if (status.code() != StatusCode::kUnimplemented) return false;
-  std::string m(status.message());
-  if (m.find("is not supported by the cpu plugin") == std::string::npos) return false;
-  for (const char* op : {"'stablehlo.compare'", "'stablehlo.maximum'", "'stablehlo.minimum'",
-                         "'stablehlo.and'", "'stablehlo.or'", "'stablehlo.select'",
-                         "'stablehlo.not'", "'stablehlo.iota'", "'stablehlo.convert'"}) {
-    if (m.find(op) != std::string::npos) return true;
-  }
-  return false;
+// Runs `program` on `args` into `std::vector<Literal> outputs`, asserting
+// success.
+#define BERTH_RUN(outputs, program, ...)                                                     \
+  auto outputs##_result = ::berth::testing::CpuRunner::Get().Run(program, __VA_ARGS__);     \
+  ASSERT_TRUE(outputs##_result.ok()) << outputs##_result.status().ToString();               \
+  std::vector<::berth::testing::Literal> outputs = std::move(outputs##_result).value()
+
+// The outputs of `program` on `args`; a failed run fails the test (non-fatal)
+// and gives no outputs.
+inline std::vector<Literal> RunProgram(const std::string& program,
+                                       const std::vector<Literal>& args) {
+  Result<std::vector<Literal>> out = CpuRunner::Get().Run(program, args);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? std::move(out).value() : std::vector<Literal>{};
+}
+
+// The status of running `program` (for error tests).
+inline Status RunStatus(const std::string& program, const std::vector<Literal>& args) {
+  return CpuRunner::Get().Run(program, args).status();
+}
+
+// As RunStatus, and the run must fail.
+inline Status RunExpectingError(const std::string& program, const std::vector<Literal>& args) {
+  Status status = RunStatus(program, args);
+  EXPECT_FALSE(status.ok());
+  return status;
 }
 
 // Values 0, 1, 2 ... converted to T.
@@ -36,21 +49,25 @@ std::vector<T> Iota(size_t n, int64_t first = 0) {
   return v;
 }
 
-}  // namespace berth::testing
+inline uint32_t FloatBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
 
-// Runs `program` on `args` into `out` (a std::vector<Literal>); skips the
-// test when a foreign kernel is missing, fails it on any other error.
-#define BERTH_RUN_OR_SKIP(out, program, args)                                             \
-  std::vector<::berth::testing::Literal> out;                                             \
-  do {                                                                                    \
-    auto berth_run_result_ = ::berth::testing::CpuRunner::Get().Run(program, args);       \
-    if (!berth_run_result_.ok() &&                                                        \
-        ::berth::testing::IsMissingForeignKernel(berth_run_result_.status())) {           \
-      GTEST_SKIP() << "needs a kernel of another family: "                                \
-                   << berth_run_result_.status().ToString();                              \
-    }                                                                                     \
-    ASSERT_TRUE(berth_run_result_.ok()) << berth_run_result_.status().ToString();         \
-    out = std::move(berth_run_result_).value();                                           \
-  } while (0)
+inline float BitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+// bfloat16 bit patterns (round to nearest even) and back.
+inline uint16_t ToBf16(float f) {
+  uint32_t bits = FloatBits(f);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+inline float FromBf16(uint16_t bits) { return BitsToFloat(static_cast<uint32_t>(bits) << 16); }
+
+}  // namespace berth::testing
 
 #endif  // BERTH_TESTS_CPU_KERNEL_TEST_UTIL_HPP_

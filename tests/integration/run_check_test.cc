@@ -75,7 +75,8 @@ TEST_F(RunCheckTest, RunReportsParseErrorsWithFileLineAndColumn) {
   std::string program = dir_.Write("bad.mlir", "func.func @main() {\n  %x = stablehlo.constant dense<1> : tensor<i32\n}\n").string();
   testing::CommandResult result = RunCommand(Berth("run " + ShellQuote(program) + " 2>&1"));
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.out, HasSubstr(program + ":2:"));
+  // The missing '>' is found at the '}' that follows it.
+  EXPECT_THAT(result.out, HasSubstr(program + ":3:1: error: "));
 }
 
 TEST_F(RunCheckTest, RunRejectsAMalformedArgumentAsUsage) {

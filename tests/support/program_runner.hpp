@@ -47,7 +47,7 @@ struct Literal {
     literal.dims = std::move(dims);
     literal.bytes.resize(values.size() * sizeof(T));
     if constexpr (std::is_same_v<T, bool>) {
-      for (size_t i = 0; i < values.size(); ++i) literal.bytes[i] = std::byte{values[i] ? 1 : 0};
+      for (size_t i = 0; i < values.size(); ++i) literal.bytes[i] = static_cast<std::byte>(values[i] ? 1 : 0);
     } else if (!values.empty()) {
       std::memcpy(literal.bytes.data(), values.data(), literal.bytes.size());
     }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "berth/c_api.h"
@@ -45,10 +46,18 @@ class Buffer {
 
   BERTH_Buffer* c_buffer() const { return buffer_; }
 
-  // Takes ownership of a C buffer of `client`.
+  // Takes ownership of a C buffer of `client`, asking the plugin for its
+  // element type and dimensions.
   static Result<Buffer> Adopt(std::shared_ptr<const host::ClientState> client, BERTH_Buffer* buffer);
+  // Takes ownership of a C buffer whose element type and (static) dimensions
+  // the plugin has already reported, such as an executable's output.
+  static Result<Buffer> AdoptWithShape(std::shared_ptr<const host::ClientState> client,
+                                       BERTH_Buffer* buffer, ElementType type,
+                                       std::span<const int64_t> dims);
 
  private:
+  Status SetShape(ElementType type, std::span<const int64_t> dims);
+
   std::shared_ptr<const host::ClientState> client_;
   BERTH_Buffer* buffer_ = nullptr;
   ElementType type_ = ElementType::kInvalid;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,7 @@ class Executable {
                                   BERTH_LoadedExecutable* executable);
 
  private:
-  Result<ExecuteResult> Run(const std::vector<std::vector<const Buffer*>>& argument_lists,
+  Result<ExecuteResult> Run(std::span<const std::vector<const Buffer*>> argument_lists,
                             const ExecuteOptions& options, BERTH_Device* execute_device) const;
   void Reset();
 
@@ -77,6 +78,9 @@ class Executable {
   int64_t num_partitions_ = 1;
   std::vector<ElementType> output_types_;
   std::vector<std::vector<int64_t>> output_dims_;
+  // Every output dimension is known (none dynamic): outputs are adopted with
+  // these shapes instead of asking the plugin per buffer.
+  bool static_outputs_ = true;
   std::vector<Device> devices_;
 };
 

@@ -78,17 +78,16 @@ Status GlooCollectives::Connect(Entry& entry, const std::string& group,
   }
 }
 
-Result<GlooCollectives::Entry*> GlooCollectives::EntryFor(const std::string& group,
-                                                          const std::vector<int>& nodes) {
+GlooCollectives::Entry& GlooCollectives::EntryFor(const std::string& group) {
   std::lock_guard lock(mutex_);
   std::unique_ptr<Entry>& entry = entries_[group];
   if (!entry) entry = std::make_unique<Entry>();
-  return entry.get();
+  return *entry;
 }
 
 Status GlooCollectives::AllGather(const std::string& group, const std::vector<int>& nodes,
                                   const void* mine, const std::vector<size_t>& sizes, void* out) {
-  BERTH_ASSIGN_OR_RETURN(Entry * entry, EntryFor(group, nodes));
+  Entry* entry = &EntryFor(group);
   std::lock_guard lock(entry->mutex);
   if (!entry->failed.ok()) return entry->failed;
   if (!entry->context) {
@@ -114,7 +113,7 @@ Status GlooCollectives::AllGather(const std::string& group, const std::vector<in
 Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
                                   const void* in, void* out, size_t count, size_t element_size,
                                   GlooReduceFn reduce) {
-  BERTH_ASSIGN_OR_RETURN(Entry * entry, EntryFor(group, nodes));
+  Entry* entry = &EntryFor(group);
   std::lock_guard lock(entry->mutex);
   if (!entry->failed.ok()) return entry->failed;
   if (!entry->context) {

@@ -59,7 +59,7 @@ class GlooCollectives {
     Status failed;  // sticky: a broken context is not reused
   };
 
-  Result<Entry*> EntryFor(const std::string& group, const std::vector<int>& nodes);
+  Entry& EntryFor(const std::string& group);
   Status Connect(Entry& entry, const std::string& group, const std::vector<int>& nodes);
   std::string Describe(std::string_view op, const std::string& group,
                        const std::vector<int>& nodes) const;

@@ -86,38 +86,19 @@ int64_t IndexAt(const Tensor& tensor, int64_t i) {
   return value;
 }
 
-Result<Tensor> ConvertElements(const Tensor& tensor, ElementType type) {
-  if (tensor.type() == type) return tensor;
-  ElementType from = tensor.type();
-  bool same_kind = (stablehlo::IsInteger(from) && stablehlo::IsInteger(type)) ||
-                   (stablehlo::IsFloat(from) && stablehlo::IsFloat(type));
-  if (!same_kind) {
-    return InvalidArgumentError("cannot promote " + std::string(stablehlo::ElementTypeName(from)) +
-                                " to " + std::string(stablehlo::ElementTypeName(type)));
+// Each of `dims` lies in [0, rank), none twice and none in `taken` (whose
+// entries are marked as they are checked).
+Status CheckDims(std::span<const int64_t> dims, int64_t rank, std::vector<bool>& taken,
+                 std::string_view what) {
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || taken[d]) {
+      return InvalidArgumentError(std::string(what) + " " + DimsString(dims) +
+                                  " must be distinct dimensions in [0, " + std::to_string(rank) +
+                                  ")");
+    }
+    taken[d] = true;
   }
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(type, tensor.dims()));
-  const int64_t n = tensor.num_elements();
-  Status status = DispatchElementType(from, "promotion", [&]<typename S>() -> Status {
-    return DispatchElementType(type, "promotion", [&]<typename D>() -> Status {
-      const S* src = tensor.data<S>();
-      D* dst = out.data<D>();
-      if constexpr (kIsFloat<S> && kIsFloat<D>) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(static_cast<double>(src[i]));
-      } else if constexpr (kIsInteger<S> && kIsInteger<D>) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(src[i]);
-      }
-      return OkStatus();
-    });
-  });
-  BERTH_RETURN_IF_ERROR(status);
-  return out;
-}
-
-Result<Tensor> ScalarAt(const Tensor& tensor, int64_t index) {
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(tensor.type(), {}));
-  size_t bytes = ElementBytes(tensor.type());
-  std::memcpy(out.bytes(), tensor.bytes() + static_cast<size_t>(index) * bytes, bytes);
-  return out;
+  return OkStatus();
 }
 
 void RegisterDataMovementKernels(KernelRegistry& registry) {

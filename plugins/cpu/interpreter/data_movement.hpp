@@ -12,6 +12,7 @@
 
 #include "interpreter/kernel.hpp"
 #include "interpreter/tensor.hpp"
+#include "interpreter/tensor_util.hpp"
 
 namespace berth::cpu {
 
@@ -38,12 +39,11 @@ Result<std::vector<int64_t>> ReadIndices(const Tensor& tensor, std::string_view 
 // Element `i` of an integer tensor as int64 (same saturation).
 int64_t IndexAt(const Tensor& tensor, int64_t i);
 
-// `tensor` converted to `type`, which must be of the same kind (integer to
-// wider integer, float to wider float): scatter's promotion of its inputs.
-Result<Tensor> ConvertElements(const Tensor& tensor, ElementType type);
-
-// A rank-0 tensor holding element `index` of `tensor`.
-Result<Tensor> ScalarAt(const Tensor& tensor, int64_t index);
+// Each of `dims` lies in [0, rank), none twice and none already in `taken`
+// (whose entries are marked as they are checked); `what` names them in the
+// error (gather and scatter dimension numbers).
+Status CheckDims(std::span<const int64_t> dims, int64_t rank, std::vector<bool>& taken,
+                 std::string_view what);
 
 // Registration of each file's kernels (called by RegisterDataMovementKernels).
 void RegisterShapeKernels(KernelRegistry& registry);

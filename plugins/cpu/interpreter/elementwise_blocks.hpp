@@ -241,6 +241,13 @@ Status SetBlock(ElementwiseNode& node, stablehlo::ElementType type, std::string_
   });
 }
 
+// SetBlock for the element type of the op's first operand.
+template <template <typename> class Block, unsigned kCategories>
+Status SetBlockForOperandType(const stablehlo::Operation& op, std::string_view what,
+                              ElementwiseNode& node) {
+  return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
+}
+
 // Fills node.fn (and int_param0/1 when the op has parameters) for `op`;
 // `what` names the op in error messages. The node's op, num_args, out_type
 // and scalar_arg are set already.

@@ -13,19 +13,24 @@ KernelFn KernelRegistry::Find(stablehlo::OpKind kind) const {
 
 namespace {
 
+// Every family's kernels, registered once. A static object, not a leaked
+// pointer, so it goes away when the host unloads the plugin.
+struct AllKernels {
+  AllKernels() {
+    RegisterStructuralKernels(registry);
+    RegisterCollectiveKernels(registry);
+    RegisterCheckKernels(registry);
+    RegisterCustomCallKernels(registry);
+    RegisterElementwiseKernels(registry);
+    RegisterDataMovementKernels(registry);
+    RegisterReductionKernels(registry);
+  }
+  KernelRegistry registry;
+};
+
 KernelRegistry& Registry() {
-  static KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    RegisterStructuralKernels(*r);
-    RegisterCollectiveKernels(*r);
-    RegisterCheckKernels(*r);
-    RegisterCustomCallKernels(*r);
-    RegisterElementwiseKernels(*r);
-    RegisterDataMovementKernels(*r);
-    RegisterReductionKernels(*r);
-    return r;
-  }();
-  return *registry;
+  static AllKernels all;
+  return all.registry;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "interpreter/collective_group.hpp"
+#include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/kernel.hpp"
 #include "interpreter/reduction.hpp"
@@ -58,7 +59,9 @@ Result<std::vector<int64_t>> ProcessGroup(const DeviceContext& d, Strategy strat
     for (const auto& group : groups) {
       if (std::find(group.begin(), group.end(), id) != group.end()) return group;
     }
-    return InvalidArgumentError("the replica groups do not contain id " + std::to_string(id));
+    // NOT_FOUND: collective_broadcast gives such a process zeros; the other
+    // collectives report it as an error.
+    return NotFoundError("the replica groups do not contain id " + std::to_string(id));
   };
   std::vector<int64_t> members;
   switch (strategy) {
@@ -132,6 +135,21 @@ size_t IndexIn(const std::vector<int64_t>& members, int64_t self) {
   return static_cast<size_t>(std::find(members.begin(), members.end(), self) - members.begin());
 }
 
+// out[e] = a[e] (reducer) b[e] for `n` elements of `type`; `op` names the op
+// in errors.
+Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, void* out,
+                     const void* a, const void* b, size_t n) {
+  return DispatchElementType(type, op, [&]<typename T>() {
+    DispatchReducer(reducer, [&]<Reducer R>() {
+      T* o = static_cast<T*>(out);
+      const T* x = static_cast<const T*>(a);
+      const T* y = static_cast<const T*>(b);
+      for (size_t e = 0; e < n; ++e) o[e] = Combine<R, T>(x[e], y[e]);
+    });
+    return OkStatus();
+  });
+}
+
 // Reduces `parts[m]` (one tensor per member, same shape) with the op's region.
 Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Tensor& first = parts.front();
@@ -140,14 +158,9 @@ Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Reducer fast = DetectReducer(call.op.region(0));
   for (size_t m = 1; m < parts.size(); ++m) {
     if (fast != Reducer::kNone) {
-      BERTH_RETURN_IF_ERROR(DispatchElementType(acc.type(), "all_reduce", [&]<typename T>() {
-        DispatchReducer(fast, [&]<Reducer R>() {
-          T* a = acc.data<T>();
-          const T* b = parts[m].data<T>();
-          for (int64_t i = 0; i < acc.num_elements(); ++i) a[i] = Combine<R, T>(a[i], b[i]);
-        });
-        return OkStatus();
-      }));
+      BERTH_RETURN_IF_ERROR(CombineArrays(call.op.name(), acc.type(), fast, acc.bytes(), acc.bytes(),
+                                          parts[m].bytes(),
+                                          static_cast<size_t>(acc.num_elements())));
       continue;
     }
     // General body: run the region on each pair of elements.
@@ -213,6 +226,27 @@ Status ScalarId(KernelCall& call, int64_t id) {
 Status ReplicaId(KernelCall& call) { return ScalarId(call, call.ctx.device().replica_id); }
 Status PartitionId(KernelCall& call) { return ScalarId(call, call.ctx.device().partition_id); }
 
+// The operands of every member of this instance's replica group (the
+// strategy of all_reduce, all_gather and reduce_scatter), regrouped per
+// operand: parts[i][m] is operand i of member m, in group order.
+struct GroupOperands {
+  std::vector<int64_t> members;
+  std::vector<std::vector<Tensor>> parts;
+};
+
+Result<GroupOperands> ExchangeOperandsInGroup(KernelCall& call) {
+  GroupOperands group;
+  BERTH_ASSIGN_OR_RETURN(group.members, ProcessGroup(call.ctx.device(), ReplicaGroupStrategy(call.op),
+                                                     call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, group.members,
+                                            {call.operands.begin(), call.operands.end()}));
+  group.parts.resize(call.operands.size());
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    for (const auto& member : all) group.parts[i].push_back(member.at(i));
+  }
+  return group;
+}
+
 // All-reduce of a group spanning processes whose body Gloo can run (add,
 // multiply, max, min, and, or, xor): devices of a process combine first,
 // then one Gloo all-reduce per operand runs between the processes.
@@ -223,26 +257,13 @@ Status AllReduceAcrossProcesses(KernelCall& call, const std::vector<int64_t>& me
   const std::string key = CollectiveKey(call, members);
   for (size_t i = 0; i < call.operands.size(); ++i) {
     const ElementType type = call.operands[i].type();
+    // The type passed DetectReducer's check at compile: these cannot fail.
     CombineFn combine = [type, reducer](Tensor& acc, const Tensor& x) {
-      (void)DispatchElementType(type, "all_reduce", [&]<typename T>() {
-        DispatchReducer(reducer, [&]<Reducer R>() {
-          T* a = acc.data<T>();
-          const T* b = x.data<T>();
-          for (int64_t e = 0; e < acc.num_elements(); ++e) a[e] = Combine<R, T>(a[e], b[e]);
-        });
-        return OkStatus();
-      });  // the type passed DetectReducer's check at compile
+      (void)CombineArrays("all_reduce", type, reducer, acc.bytes(), acc.bytes(), x.bytes(),
+                          static_cast<size_t>(acc.num_elements()));
     };
     GlooReduceFn reduce = [type, reducer](void* out, const void* a, const void* b, size_t n) {
-      (void)DispatchElementType(type, "all_reduce", [&]<typename T>() {
-        DispatchReducer(reducer, [&]<Reducer R>() {
-          T* o = static_cast<T*>(out);
-          const T* x = static_cast<const T*>(a);
-          const T* y = static_cast<const T*>(b);
-          for (size_t e = 0; e < n; ++e) o[e] = Combine<R, T>(x[e], y[e]);
-        });
-        return OkStatus();
-      });
+      (void)CombineArrays("all_reduce", type, reducer, out, a, b, n);
     };
     BERTH_ASSIGN_OR_RETURN(Tensor reduced,
                            d.collectives->Reduce(key + "#" + std::to_string(i), self, members,
@@ -255,16 +276,16 @@ Status AllReduceAcrossProcesses(KernelCall& call, const std::vector<int64_t>& me
 
 Status AllReduce(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  if (d.collectives != nullptr && d.collectives->SpansProcesses(members)) {
+  if (d.collectives != nullptr) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                           ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
     const Reducer reducer = DetectReducer(call.op.region(0));
-    if (reducer != Reducer::kNone) return AllReduceAcrossProcesses(call, members, reducer);
+    if (reducer != Reducer::kNone && d.collectives->SpansProcesses(members)) {
+      return AllReduceAcrossProcesses(call, members, reducer);
+    }
   }
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
-  for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
     call.results.push_back(std::move(reduced));
   }
@@ -272,14 +293,9 @@ Status AllReduce(KernelCall& call) {
 }
 
 Status AllGather(KernelCall& call) {
-  const DeviceContext& d = call.ctx.device();
   int64_t dim = call.op.GetInt("all_gather_dim").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
-  for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor gathered, ConcatAlong(parts, dim));
     call.results.push_back(std::move(gathered));
   }
@@ -289,16 +305,14 @@ Status AllGather(KernelCall& call) {
 Status ReduceScatter(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
   int64_t dim = call.op.GetInt("scatter_dimension").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands.begin(), call.operands.end()}));
-  const size_t self = IndexIn(members, Logical(d, d.replica_id, d.partition_id));
-  for (size_t i = 0; i < call.operands.size(); ++i) {
-    std::vector<Tensor> parts;
-    for (const auto& member : all) parts.push_back(member.at(i));
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  const int64_t count = static_cast<int64_t>(group.members.size());
+  const int64_t self =
+      static_cast<int64_t>(IndexIn(group.members, Logical(d, d.replica_id, d.partition_id)));
+  for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
-    int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / static_cast<int64_t>(members.size());
-    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, static_cast<int64_t>(self) * extent, extent));
+    int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / count;
+    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, self * extent, extent));
     call.results.push_back(std::move(mine));
   }
   return OkStatus();
@@ -362,12 +376,47 @@ Status CollectivePermute(KernelCall& call) {
   return OkStatus();
 }
 
+// Every process of a group gets the data of the group's source: its first
+// process, or with `has_dynamic_root` the one at the index that the last
+// operand (one root per data operand, or one for all) names. A process in no
+// group gets zeros.
 Status CollectiveBroadcast(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups()));
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands[0]}));
-  call.results.push_back(all.front().at(0));
+  const bool dynamic_root = call.op.attr("has_dynamic_root") != nullptr;
+  const size_t num_data = call.operands.size() - (dynamic_root ? 1 : 0);
+  std::vector<Tensor> data(call.operands.begin(),
+                           call.operands.begin() + static_cast<std::ptrdiff_t>(num_data));
+  Result<std::vector<int64_t>> members =
+      ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups());
+  if (!members.ok()) {
+    if (members.status().code() != StatusCode::kNotFound) return members.status();
+    for (const Tensor& t : data) {
+      BERTH_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(t.type(), t.dims()));
+      std::memset(zeros.bytes(), 0, zeros.byte_size());
+      call.results.push_back(std::move(zeros));
+    }
+    return OkStatus();
+  }
+  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, *members, data));
+  for (size_t i = 0; i < num_data; ++i) {
+    int64_t root = 0;
+    if (dynamic_root) {
+      const Tensor& roots = call.operands.back();
+      if (roots.num_elements() == 0) return InvalidArgumentError("the root operand is empty");
+      const int64_t at = roots.num_elements() == 1 ? 0 : static_cast<int64_t>(i);
+      if (at >= roots.num_elements()) {
+        return InvalidArgumentError("the root operand has " + std::to_string(roots.num_elements()) +
+                                    " elements for " + std::to_string(num_data) + " operands");
+      }
+      root = IndexAt(roots, at);
+      if (root < 0 || root >= static_cast<int64_t>(all.size())) {
+        return InvalidArgumentError("root index " + std::to_string(root) +
+                                    " is outside the process group of " +
+                                    std::to_string(all.size()));
+      }
+    }
+    call.results.push_back(all[static_cast<size_t>(root)].at(i));
+  }
   return OkStatus();
 }
 

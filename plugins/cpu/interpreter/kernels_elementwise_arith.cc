@@ -230,26 +230,21 @@ struct SignBlock {
 
 #undef BERTH_BLOCK_ARGS
 
-template <template <typename> class Block, unsigned kCategories>
-Status Make(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
-}
-
 }  // namespace
 
 MakeBlockFn FindArithmeticBlock(OpKind kind) {
   switch (kind) {
-    case OpKind::kAdd: return Make<AddBlock, kAllOk>;
-    case OpKind::kSubtract: return Make<SubtractBlock, kIntOk | kFloatOk>;
-    case OpKind::kMultiply: return Make<MultiplyBlock, kAllOk>;
-    case OpKind::kDivide: return Make<DivideBlock, kIntOk | kFloatOk>;
-    case OpKind::kRemainder: return Make<RemainderBlock, kIntOk | kFloatOk>;
-    case OpKind::kPower: return Make<PowerBlock, kIntOk | kFloatOk>;
-    case OpKind::kMaximum: return Make<MaximumBlock, kAllOk>;
-    case OpKind::kMinimum: return Make<MinimumBlock, kAllOk>;
-    case OpKind::kNegate: return Make<NegateBlock, kIntOk | kFloatOk>;
-    case OpKind::kAbs: return Make<AbsBlock, kSignedOk | kFloatOk>;
-    case OpKind::kSign: return Make<SignBlock, kSignedOk | kFloatOk>;
+    case OpKind::kAdd: return SetBlockForOperandType<AddBlock, kAllOk>;
+    case OpKind::kSubtract: return SetBlockForOperandType<SubtractBlock, kIntOk | kFloatOk>;
+    case OpKind::kMultiply: return SetBlockForOperandType<MultiplyBlock, kAllOk>;
+    case OpKind::kDivide: return SetBlockForOperandType<DivideBlock, kIntOk | kFloatOk>;
+    case OpKind::kRemainder: return SetBlockForOperandType<RemainderBlock, kIntOk | kFloatOk>;
+    case OpKind::kPower: return SetBlockForOperandType<PowerBlock, kIntOk | kFloatOk>;
+    case OpKind::kMaximum: return SetBlockForOperandType<MaximumBlock, kAllOk>;
+    case OpKind::kMinimum: return SetBlockForOperandType<MinimumBlock, kAllOk>;
+    case OpKind::kNegate: return SetBlockForOperandType<NegateBlock, kIntOk | kFloatOk>;
+    case OpKind::kAbs: return SetBlockForOperandType<AbsBlock, kSignedOk | kFloatOk>;
+    case OpKind::kSign: return SetBlockForOperandType<SignBlock, kSignedOk | kFloatOk>;
     default: return nullptr;
   }
 }

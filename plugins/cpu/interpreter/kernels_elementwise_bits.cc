@@ -107,24 +107,19 @@ struct CountLeadingZerosBlock {
 
 #undef BERTH_BLOCK_ARGS
 
-template <template <typename> class Block, unsigned kCategories>
-Status Make(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
-}
-
 }  // namespace
 
 MakeBlockFn FindBitsBlock(OpKind kind) {
   switch (kind) {
-    case OpKind::kAnd: return Make<AndBlock, kBoolOk | kIntOk>;
-    case OpKind::kOr: return Make<OrBlock, kBoolOk | kIntOk>;
-    case OpKind::kXor: return Make<XorBlock, kBoolOk | kIntOk>;
-    case OpKind::kNot: return Make<NotBlock, kBoolOk | kIntOk>;
-    case OpKind::kShiftLeft: return Make<ShiftLeftBlock, kIntOk>;
-    case OpKind::kShiftRightLogical: return Make<ShiftRightLogicalBlock, kIntOk>;
-    case OpKind::kShiftRightArithmetic: return Make<ShiftRightArithmeticBlock, kIntOk>;
-    case OpKind::kPopcnt: return Make<PopcntBlock, kIntOk>;
-    case OpKind::kCountLeadingZeros: return Make<CountLeadingZerosBlock, kIntOk>;
+    case OpKind::kAnd: return SetBlockForOperandType<AndBlock, kBoolOk | kIntOk>;
+    case OpKind::kOr: return SetBlockForOperandType<OrBlock, kBoolOk | kIntOk>;
+    case OpKind::kXor: return SetBlockForOperandType<XorBlock, kBoolOk | kIntOk>;
+    case OpKind::kNot: return SetBlockForOperandType<NotBlock, kBoolOk | kIntOk>;
+    case OpKind::kShiftLeft: return SetBlockForOperandType<ShiftLeftBlock, kIntOk>;
+    case OpKind::kShiftRightLogical: return SetBlockForOperandType<ShiftRightLogicalBlock, kIntOk>;
+    case OpKind::kShiftRightArithmetic: return SetBlockForOperandType<ShiftRightArithmeticBlock, kIntOk>;
+    case OpKind::kPopcnt: return SetBlockForOperandType<PopcntBlock, kIntOk>;
+    case OpKind::kCountLeadingZeros: return SetBlockForOperandType<CountLeadingZerosBlock, kIntOk>;
     default: return nullptr;
   }
 }

@@ -19,21 +19,6 @@ namespace {
 using stablehlo::GatherDimensionNumbers;
 using stablehlo::OpKind;
 
-// Each of `dims` lies in [0, rank), none twice and none in `taken` (whose
-// entries are marked as they are checked).
-Status CheckDims(std::span<const int64_t> dims, int64_t rank, std::vector<bool>& taken,
-                 std::string_view what) {
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || taken[d]) {
-      return InvalidArgumentError(std::string(what) + " " + DimsString(dims) +
-                                  " must be distinct dimensions in [0, " + std::to_string(rank) +
-                                  ")");
-    }
-    taken[d] = true;
-  }
-  return OkStatus();
-}
-
 Status RunGather(KernelCall& call, const Tensor& operand, const Tensor& indices,
                  const GatherDimensionNumbers& dn, std::span<const int64_t> slice_sizes) {
   BERTH_RETURN_IF_ERROR(CheckSupported(operand.type(), call.op.name()));

@@ -171,19 +171,6 @@ RunFn MakeRunFn(ElementType type, Combine kind) {
   return fn;
 }
 
-Status CheckDims(std::span<const int64_t> dims, int64_t rank, std::vector<bool>& taken,
-                 std::string_view what) {
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || taken[d]) {
-      return InvalidArgumentError(std::string(what) + " " + DimsString(dims) +
-                                  " must be distinct dimensions in [0, " + std::to_string(rank) +
-                                  ")");
-    }
-    taken[d] = true;
-  }
-  return OkStatus();
-}
-
 Status Scatter(KernelCall& call) {
   const size_t total = call.operands.size();
   if (total < 3 || (total - 1) % 2 != 0) {
@@ -212,10 +199,20 @@ Status Scatter(KernelCall& call) {
     if (input.dims() != rd || update.dims() != ud) {
       return InvalidArgumentError("inputs must share one shape and updates another");
     }
-    BERTH_ASSIGN_OR_RETURN(Tensor promoted, ConvertElements(input, type));
+    const bool same_kind =
+        (stablehlo::IsInteger(input.type()) && stablehlo::IsInteger(type) &&
+         stablehlo::IsInteger(update.type())) ||
+        (stablehlo::IsFloat(input.type()) && stablehlo::IsFloat(type) &&
+         stablehlo::IsFloat(update.type()));
+    if (!same_kind && (input.type() != type || update.type() != type)) {
+      return InvalidArgumentError("cannot promote " +
+                                  std::string(stablehlo::ElementTypeName(input.type())) + " to " +
+                                  std::string(stablehlo::ElementTypeName(type)));
+    }
+    BERTH_ASSIGN_OR_RETURN(Tensor promoted, ConvertTensor(input, type, call.ctx.pool()));
     BERTH_ASSIGN_OR_RETURN(results[i], AllocateResult(call, i, rd));
     CopyBytesParallel(call.ctx.pool(), results[i].bytes(), promoted.bytes(), promoted.byte_size());
-    BERTH_ASSIGN_OR_RETURN(updates[i], ConvertElements(update, type));
+    BERTH_ASSIGN_OR_RETURN(updates[i], ConvertTensor(update, type, call.ctx.pool()));
   }
 
   // ---- dimension numbers against the actual shapes

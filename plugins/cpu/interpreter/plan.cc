@@ -51,6 +51,7 @@ class PlanBuilder {
 
     for (const Operation* op : ops) {
       if (op == terminator) break;
+      NoteCost(*op);
       if (fused_into.count(op)) continue;  // computed inside its consumer's step
       scope.current_step = static_cast<int64_t>(plan->steps.size());
       Step step;
@@ -101,6 +102,53 @@ class PlanBuilder {
   }
 
  private:
+  // Clears the plan's cheap() flag when `op` may take long (see plan.hpp).
+  void NoteCost(const Operation& op) {
+    if (!plan_.cheap_) return;
+    if (++plan_.num_ops_ > ProgramPlan::kCheapMaxOps || !IsCheapKind(op.kind())) {
+      plan_.cheap_ = false;
+      return;
+    }
+    auto small = [](const Value* value) {
+      stablehlo::Type type = value->type();
+      if (!type.IsTensor()) return !type.IsTuple();  // tokens cost nothing
+      int64_t n = type.NumElements();
+      return n >= 0 && n <= ProgramPlan::kCheapMaxElements;
+    };
+    for (const Value* value : op.operands()) {
+      if (!small(value)) plan_.cheap_ = false;
+    }
+    for (const Value* value : op.results()) {
+      if (!small(value)) plan_.cheap_ = false;
+    }
+  }
+
+  static bool IsCheapKind(stablehlo::OpKind kind) {
+    using stablehlo::OpKind;
+    switch (kind) {
+      case OpKind::kWhile:
+      case OpKind::kFuncCall:
+      case OpKind::kComposite:
+      case OpKind::kCustomCall:
+      case OpKind::kInterpreterRunParallel:
+      case OpKind::kConvolution:
+      case OpKind::kAllGather:
+      case OpKind::kAllReduce:
+      case OpKind::kAllToAll:
+      case OpKind::kReduceScatter:
+      case OpKind::kCollectiveBroadcast:
+      case OpKind::kCollectivePermute:
+      case OpKind::kCollectiveReduce:
+      case OpKind::kInfeed:
+      case OpKind::kOutfeed:
+      case OpKind::kSend:
+      case OpKind::kRecv:
+        return false;
+      default:
+        return true;
+    }
+  }
+
   static uint32_t AddSlot(Scope& scope, const Value* value) {
     uint32_t slot = static_cast<uint32_t>(scope.last_use.size());
     scope.slots[value] = slot;

@@ -58,6 +58,14 @@ class ProgramPlan {
   // Number of fused steps and of ops inside them (for tests and tuning).
   int fused_steps() const { return fused_steps_; }
   int fused_ops() const { return fused_ops_; }
+  // True when one execution is certainly short: no loops, calls, collectives,
+  // convolutions or custom calls, at most kCheapMaxOps ops, every operand and
+  // result static with at most kCheapMaxElements elements. Such programs may
+  // run on the caller's thread instead of being handed to a device stream.
+  bool cheap() const { return cheap_; }
+
+  static constexpr int kCheapMaxOps = 256;
+  static constexpr int64_t kCheapMaxElements = 1024;
 
  private:
   explicit ProgramPlan(const stablehlo::Module& module) : module_(module) {}
@@ -66,6 +74,8 @@ class ProgramPlan {
   std::unordered_map<const stablehlo::Block*, std::unique_ptr<BlockPlan>> blocks_;
   int fused_steps_ = 0;
   int fused_ops_ = 0;
+  int num_ops_ = 0;
+  bool cheap_ = true;
   friend class PlanBuilder;
 };
 

@@ -1004,7 +1004,9 @@ typedef struct BERTH_LoadedExecutable_Execute_Args {
   size_t num_devices;
   size_t num_args;
   /* output_lists[d] is an array of NumOutputs pointers owned by the caller;
-   * the plugin fills it with new buffers the caller destroys. */
+   * the plugin fills it with new buffers the caller destroys. Their element
+   * types and dimensions are those OutputElementTypes and OutputDimensions
+   * report (hosts rely on this and need not ask each buffer). */
   BERTH_Buffer** const* output_lists;
   /* Caller-owned array of num_devices; filled with events the caller
    * destroys. May be NULL when the caller waits on the outputs instead. */

@@ -194,16 +194,18 @@ constexpr std::array<std::string_view, kNumOpKinds> kNames = {
     "sdy.reshard",
 };
 
+// A static object, not a leaked pointer: a plugin that links this library
+// may be unloaded, and its memory must go with it.
 const std::unordered_map<std::string_view, OpKind>& NameMap() {
-  static const auto* map = [] {
-    auto* m = new std::unordered_map<std::string_view, OpKind>();
-    m->reserve(kNumOpKinds + 4);
-    for (int i = 0; i < kNumOpKinds; ++i) m->emplace(kNames[i], static_cast<OpKind>(i));
-    m->emplace("return", OpKind::kFuncReturn);
-    m->emplace("call", OpKind::kFuncCall);
+  static const std::unordered_map<std::string_view, OpKind> map = [] {
+    std::unordered_map<std::string_view, OpKind> m;
+    m.reserve(kNumOpKinds + 4);
+    for (int i = 0; i < kNumOpKinds; ++i) m.emplace(kNames[i], static_cast<OpKind>(i));
+    m.emplace("return", OpKind::kFuncReturn);
+    m.emplace("call", OpKind::kFuncCall);
     return m;
   }();
-  return *map;
+  return map;
 }
 
 }  // namespace

@@ -63,7 +63,9 @@ AllReduceJob& SharedJob() {
       AllReduceJob& j = SharedJob();
       if (j.peer <= 0) return;
       (void)j.node->control().Put("round/" + std::to_string(j.next_round++), "stop");
+      j.node.reset();  // leaves through the shutdown barrier, as the peer does
       waitpid(j.peer, nullptr, 0);
+      j.server.reset();
     });
     return job;
   }();

@@ -1,7 +1,6 @@
 #include "distributed/gloo_collectives.hpp"
 
 #include <gloo/allgatherv.h>
-#include <gloo/allreduce.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
 
@@ -9,25 +8,9 @@
 #include <numeric>
 
 #include "distributed/gloo_store.hpp"
+#include "distributed/ring_all_reduce.hpp"
 
 namespace berth::cpu {
-namespace {
-
-// Gloo sizes elements by a C++ type; an opaque one of the right width does.
-template <size_t N>
-struct Opaque {
-  char bytes[N];
-};
-
-template <size_t N>
-void SetBuffers(gloo::AllreduceOptions& options, const void* in, void* out, size_t count) {
-  using T = Opaque<N>;
-  // Gloo's input pointer is not const, but the input is only read.
-  if (in != out) options.setInput(static_cast<T*>(const_cast<void*>(in)), count);
-  options.setOutput(static_cast<T*>(out), count);
-}
-
-}  // namespace
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
                                  std::string hostname, std::chrono::milliseconds timeout)
@@ -121,22 +104,17 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
     if (!entry->failed.ok()) return entry->failed;
   }
   try {
-    gloo::AllreduceOptions options(entry->context);
-    switch (element_size) {
-      case 1: SetBuffers<1>(options, in, out, count); break;
-      case 2: SetBuffers<2>(options, in, out, count); break;
-      case 4: SetBuffers<4>(options, in, out, count); break;
-      case 8: SetBuffers<8>(options, in, out, count); break;
-      default:
-        return InvalidArgumentError(Describe("all-reduce", group, nodes) + ": elements of " +
-                                    std::to_string(element_size) + " bytes are not supported");
-    }
-    // Gloo passes element counts.
-    options.setReduceFunction(std::move(reduce));
-    options.setTag(entry->next_tag++);
-    options.setTimeout(timeout_);
-    gloo::allreduce(options);
-    return OkStatus();
+    RingAllReduceArgs args;
+    args.in = in;
+    args.out = out;
+    args.count = count;
+    args.element_size = element_size;
+    args.reduce = std::move(reduce);
+    args.tag = entry->next_tag++;
+    args.timeout = timeout_;
+    Status status = RingAllReduce(*entry->context, args);
+    if (!status.ok()) entry->failed = status.WithContext(Describe("all-reduce", group, nodes));
+    return status.ok() ? status : entry->failed;
   } catch (const std::exception& e) {
     entry->failed = UnavailableError(Describe("all-reduce", group, nodes) + ": " + e.what());
     return entry->failed;

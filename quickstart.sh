@@ -60,3 +60,7 @@ echo
 echo "== berth run configs/examples/mlp.mlir (a small MLP on the cpu plugin)"
 "$berth" run configs/examples/mlp.mlir \
   --arg 'dense<[[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 0.0, 2.0]]> : tensor<2x4xf32>'
+
+echo
+echo "== berth launch -n 2 -- berth run configs/examples/allreduce.mlir (2 processes, Gloo)"
+"$berth" launch -n 2 -- "$berth" run configs/examples/allreduce.mlir

@@ -18,7 +18,8 @@ namespace berth::bench {
 
 class CpuClientFixture {
  public:
-  explicit CpuClientFixture(std::string_view tag) {
+  // `options` reach Host::CreateClient (a job's options, for instance).
+  explicit CpuClientFixture(std::string_view tag, const ClientOptions& options = {}) {
     folder_ = std::filesystem::temp_directory_path() /
               ("berth-bench-" + std::string(tag) + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(folder_);
@@ -33,7 +34,7 @@ class CpuClientFixture {
       return;
     }
     host_.emplace(std::move(host).value());
-    Result<Client> client = host_->CreateClient("cpu");
+    Result<Client> client = host_->CreateClient("cpu", options);
     if (!client.ok()) {
       error_ = client.status().ToString();
       return;

@@ -16,6 +16,8 @@ const std::vector<Command>& Commands() {
       {"validate", "check manifest files", RunValidate},
       {"run", "compile and run a program, print its results", RunRun},
       {"check", "run test files (StableHLO interpreter test format)", RunCheck},
+      {"coordinator", "run the coordination service of multi-process jobs", RunCoordinator},
+      {"launch", "run a command as N local nodes of one job", RunLaunch},
   };
   return commands;
 }

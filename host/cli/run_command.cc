@@ -30,6 +30,19 @@ std::filesystem::path OutPath(const std::filesystem::path& out, size_t index, si
   return path;
 }
 
+// A failed run in a job. A collective that lost its peer fails here before
+// the coordination service declares the peer dead: wait for that verdict (the
+// session's error handler prints it, naming the node, and exits). Any other
+// failure is this node's own: report it so the other nodes stop at once.
+void FailJob(Job& job, const Status& status) {
+  const StatusCode code = status.code();
+  if (code == StatusCode::kUnavailable || code == StatusCode::kAborted ||
+      code == StatusCode::kDeadlineExceeded || code == StatusCode::kCancelled) {
+    job.AwaitError(job.heartbeat_timeout() + std::chrono::seconds(2));
+  }
+  (void)job.ReportError(status);
+}
+
 }  // namespace
 
 int RunRun(const std::vector<std::string>& args, Context& context) {
@@ -69,13 +82,14 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     }
     arguments.push_back(std::move(argument).value());
   }
-  Result<Session> session = Session::Open(plugin);
+  Result<Session> session = Session::Open(plugin, /*join_job=*/true);
   if (!session.ok()) {
-    context.err << "berth run: " << session.status().message() << "\n";
+    context.err << "berth run: " << session.status().ToString() << "\n";
     return kExitFailure;
   }
   Result<RunOutput> output = session->Run(code.str(), program_path, entry, arguments);
   if (!output.ok()) {
+    if (Job* job = session->job()) FailJob(*job, output.status());
     context.err << "berth run: " << output.status().ToString() << "\n";
     return kExitFailure;
   }
@@ -95,6 +109,10 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
       return list;
     };
     nlohmann::json report = {{"results", results_json(first)}};
+    if (Job* job = session->job()) {
+      report["node"] = job->node_id();
+      report["num_nodes"] = job->num_nodes();
+    }
     if (output->results.size() > 1) {
       nlohmann::json devices = nlohmann::json::array();
       for (size_t d = 0; d < output->results.size(); ++d) {
@@ -103,11 +121,18 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
       report["devices"] = devices;
     }
     PrintJson(context.out, report);
-    return kExitOk;
+  } else {
+    for (size_t d = 0; d < output->results.size(); ++d) {
+      if (output->results.size() > 1) context.out << "device " << output->device_ids[d] << ":\n";
+      for (const HostArray& array : output->results[d]) context.out << FormatMlirLiteral(array) << "\n";
+    }
   }
-  for (size_t d = 0; d < output->results.size(); ++d) {
-    if (output->results.size() > 1) context.out << "device " << output->device_ids[d] << ":\n";
-    for (const HostArray& array : output->results[d]) context.out << FormatMlirLiteral(array) << "\n";
+  context.out.flush();
+  if (Job* job = session->job()) {
+    if (Status status = job->Shutdown(); !status.ok()) {
+      context.err << "berth run: leaving the job: " << status.ToString() << "\n";
+      return kExitFailure;
+    }
   }
   return kExitOk;
 }

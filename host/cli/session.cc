@@ -1,12 +1,34 @@
 #include "cli/session.hpp"
 
+#include <unistd.h>
+
 #include "berth/stablehlo/parser.hpp"
 #include "cli/command.hpp"
 
 namespace berth::cli {
+namespace {
 
-Result<Session> Session::Open(const std::string& plugin) {
+// The job failed under us: say why, and end the process at once (other
+// threads may be blocked in collectives that can no longer complete).
+void ExitOnJobError(int node_id, const Status& error) {
+  std::string line = "berth: node " + std::to_string(node_id) + ": job failed: " +
+                     error.ToString() + "\n";
+  ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+  _exit(kExitFailure);
+}
+
+}  // namespace
+
+Result<Session> Session::Open(const std::string& plugin, bool join_job) {
   Session session;
+  if (join_job) {
+    JobOptions job_options;
+    auto node_id = std::make_shared<int>(0);
+    job_options.on_error = [node_id](const Status& error) { ExitOnJobError(*node_id, error); };
+    BERTH_ASSIGN_OR_RETURN(session.job_, Job::JoinFromEnvironment(job_options));
+    if (session.job_) *node_id = session.job_->node_id();
+  }
   BERTH_ASSIGN_OR_RETURN(Host host, MakeHost());
   session.host_ = std::make_unique<Host>(std::move(host));
   if (plugin.empty()) {
@@ -14,12 +36,17 @@ Result<Session> Session::Open(const std::string& plugin) {
   } else {
     session.plugin_name_ = plugin;
   }
-  BERTH_ASSIGN_OR_RETURN(Client client, session.host_->CreateClient(session.plugin_name_));
+  ClientOptions client_options;
+  if (session.job_) client_options = session.job_->ClientOptionsFor(session.plugin_name_);
+  BERTH_ASSIGN_OR_RETURN(Client client,
+                         session.host_->CreateClient(session.plugin_name_, client_options));
   session.client_.emplace(std::move(client));
   return session;
 }
 
 Status Session::EnsureDevices(std::string_view code) {
+  // A job's devices are fixed by its nodes (BERTH_DEVICES_PER_NODE each).
+  if (job_) return OkStatus();
   // Errors are the compile's to report, with the plugin's own diagnostics.
   Result<stablehlo::Module> module = stablehlo::ParseModule(code, "program");
   if (!module.ok()) return OkStatus();

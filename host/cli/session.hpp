@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "berth/host.hpp"
+#include "berth/job.hpp"
 #include "cli/host_array.hpp"
 
 namespace berth::cli {
@@ -21,9 +22,15 @@ struct RunOutput {
 class Session {
  public:
   // Loads `plugin` (empty: the highest-priority usable one) and makes a client.
-  static Result<Session> Open(const std::string& plugin);
+  // With `join_job`, first joins the multi-process job the environment
+  // describes, if any (BERTH_COORDINATOR ...): the client then spans every
+  // node's devices. A fatal job error ends the process (exit code 1) after
+  // printing it, as nothing in flight can finish.
+  static Result<Session> Open(const std::string& plugin, bool join_job = false);
 
   const std::string& plugin_name() const { return plugin_name_; }
+  // The job this process is a node of; null when single-process.
+  Job* job() { return job_.get(); }
   Client& client() { return *client_; }
 
   // Compiles `code` (`source_name` names it in messages) and runs `entry`
@@ -37,6 +44,8 @@ class Session {
  private:
   Status EnsureDevices(std::string_view code);
 
+  // Destroyed last: the client uses the job's key-value store.
+  std::unique_ptr<Job> job_;
   std::unique_ptr<Host> host_;
   std::string plugin_name_;
   std::optional<Client> client_;

@@ -1,16 +1,21 @@
 #include "cpu_client.hpp"
 
+#include <stdlib.h>
+
+#include <charconv>
 #include <cstring>
 #include <thread>
 
 #include "berth/plugin/options.hpp"
 #include "cpu_buffer.hpp"
 #include "cpu_executable.hpp"
+#include "interpreter/collective_group.hpp"
 
 namespace berth::cpu {
 namespace {
 
 constexpr int64_t kMaxDevices = 4096;
+constexpr int64_t kMaxNodes = 65536;
 
 // Copies a strided host array into dense major-to-minor storage.
 void CopyStrided(const std::byte* src, std::span<const int64_t> dims,
@@ -32,21 +37,36 @@ void CopyStrided(const std::byte* src, std::span<const int64_t> dims,
 
 }  // namespace
 
-CpuClient::CpuClient(CpuClientOptions options)
+CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
+                     const plugin::KeyValueStore* kv_store)
     : options_(options),
+      topology_(std::move(topology)),
       platform_version_("berth-cpu " BERTH_VERSION),
       pool_(std::make_unique<ThreadPool>(std::max(1u, std::thread::hardware_concurrency()))) {
-  for (int64_t i = 0; i < options_.device_count; ++i) {
-    plugin::Memory* memory =
-        AddMemory(std::make_unique<plugin::Memory>(static_cast<int32_t>(i), "unpinned_host"));
-    int64_t global_id = options_.node_id * options_.device_count + i;
-    plugin::DeviceDescription description(global_id, static_cast<int32_t>(options_.node_id), "cpu",
-                                          {{"core_count", int64_t{1}}});
-    auto device = std::make_unique<plugin::Device>(std::move(description), true,
-                                                   static_cast<int32_t>(i));
-    device->AttachMemory(memory);
-    memory->AttachDevice(device.get());
-    AddDevice(std::move(device));
+  const int self = static_cast<int>(options_.node_id);
+  for (int node = 0; node < topology_.num_nodes(); ++node) {
+    const int64_t first = topology_.first_device_id(node);
+    for (int64_t i = 0; i < topology_.device_counts[static_cast<size_t>(node)]; ++i) {
+      const bool local = node == self;
+      plugin::DeviceDescription description(first + i, node, "cpu", {{"core_count", int64_t{1}}});
+      auto device = std::make_unique<plugin::Device>(std::move(description), local,
+                                                     local ? static_cast<int32_t>(i) : -1);
+      if (local) {
+        plugin::Memory* memory =
+            AddMemory(std::make_unique<plugin::Memory>(static_cast<int32_t>(i), "unpinned_host"));
+        device->AttachMemory(memory);
+        memory->AttachDevice(device.get());
+      }
+      AddDevice(std::move(device));
+    }
+  }
+  if (topology_.num_nodes() > 1 && kv_store != nullptr) {
+    // Processes on one machine meet on loopback; otherwise at this host's name.
+    std::string hostname = topology_.single_host()
+                               ? std::string("127.0.0.1")
+                               : topology_.hostnames[static_cast<size_t>(self)];
+    gloo_ = std::make_unique<GlooCollectives>(*kv_store, self, std::move(hostname),
+                                              kCollectiveTimeout);
   }
 }
 
@@ -58,27 +78,42 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(parsed.node_id, reader.Int64("node_id", 0));
   BERTH_ASSIGN_OR_RETURN(parsed.num_nodes, reader.Int64("num_nodes", 1));
   BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+  // `berth launch --devices-per-node K` reaches every node this way.
+  if (const char* per_node = secure_getenv("BERTH_DEVICES_PER_NODE");
+      per_node != nullptr && *per_node != '\0') {
+    std::string_view text(per_node);
+    int64_t count = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return InvalidArgumentError("BERTH_DEVICES_PER_NODE='" + std::string(text) +
+                                  "' is not an integer (the cpu plugin's device count per node)");
+    }
+    parsed.device_count = count;
+  }
   if (parsed.device_count < 1 || parsed.device_count > kMaxDevices) {
     return InvalidArgumentError("cpu client option 'device_count' must be between 1 and " +
                                 std::to_string(kMaxDevices) + ", not " +
                                 std::to_string(parsed.device_count));
   }
-  if (parsed.num_nodes < 1 || parsed.node_id < 0 || parsed.node_id >= parsed.num_nodes) {
+  if (parsed.num_nodes < 1 || parsed.num_nodes > kMaxNodes || parsed.node_id < 0 || parsed.node_id >= parsed.num_nodes) {
     return InvalidArgumentError("cpu client options: node_id " + std::to_string(parsed.node_id) +
                                 " is not in [0, num_nodes " + std::to_string(parsed.num_nodes) +
                                 ")");
   }
-  if (parsed.num_nodes > 1) {
-    if (!kv_store.available()) {
-      return InvalidArgumentError(
-          "cpu client options: num_nodes > 1 needs the host's key-value store (join a job "
-          "through the coordination service)");
-    }
-    return UnimplementedError(
-        "the cpu plugin does not run multi-process jobs yet (num_nodes " +
-        std::to_string(parsed.num_nodes) + ")");
+  if (parsed.num_nodes == 1) {
+    return std::unique_ptr<CpuClient>(
+        new CpuClient(parsed, LocalTopology(parsed.device_count), nullptr));
   }
-  return std::unique_ptr<CpuClient>(new CpuClient(parsed));
+  if (!kv_store.available()) {
+    return InvalidArgumentError(
+        "cpu client options: num_nodes > 1 needs the host's key-value store (join a job "
+        "through the coordination service)");
+  }
+  BERTH_ASSIGN_OR_RETURN(CpuTopology topology,
+                         ExchangeTopology(kv_store, static_cast<int>(parsed.node_id),
+                                          static_cast<int>(parsed.num_nodes), parsed.device_count,
+                                          kCollectiveTimeout));
+  return std::unique_ptr<CpuClient>(new CpuClient(parsed, std::move(topology), &kv_store));
 }
 
 Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::Compile(

@@ -10,7 +10,9 @@
 
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
+#include "cpu_topology.hpp"
 #include "device_stream.hpp"
+#include "distributed/gloo_collectives.hpp"
 #include "thread_pool.hpp"
 
 namespace berth::cpu {
@@ -35,6 +37,9 @@ class CpuClient final : public plugin::Client {
       const plugin::Program& program, const plugin::CompileOptions& options) override;
 
   ThreadPool& pool() { return *pool_; }
+  const CpuTopology& topology() const { return topology_; }
+  // Cross-process collectives; null in a single-process client.
+  GlooCollectives* gloo() { return gloo_.get(); }
 
   // Queues one launch: work[i] runs on the stream of local device
   // devices[i]. Launches are queued atomically, so every stream sees them in
@@ -46,14 +51,16 @@ class CpuClient final : public plugin::Client {
   void RunInlineOrEnqueue(plugin::Device* device, std::function<void()> work);
 
  private:
-  explicit CpuClient(CpuClientOptions options);
+  CpuClient(CpuClientOptions options, CpuTopology topology, const plugin::KeyValueStore* kv_store);
   // The stream of `device`, started on first use; launch_mutex_ held.
   DeviceStream& StreamLocked(const plugin::Device& device);
 
   CpuClientOptions options_;
+  CpuTopology topology_;
   std::string platform_name_ = "cpu";
   std::string platform_version_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<GlooCollectives> gloo_;
   std::mutex launch_mutex_;
   // One per local device, started on first use; destroyed before the pool.
   std::vector<std::unique_ptr<DeviceStream>> streams_;

@@ -182,13 +182,21 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
 
   const plugin::ExecutableMetadata& meta = *metadata();
   const int64_t grid = meta.num_replicas * meta.num_partitions;
-  // Only in-process grids for now: every instance must be in this process.
-  if (static_cast<int64_t>(instances_.size()) != grid) {
-    return UnimplementedError("the program's " + std::to_string(grid) +
-                              " instances span processes, which the cpu plugin does not run yet");
+  // Instances on other processes' devices run there; collectives reach
+  // them through the client's Gloo contexts.
+  std::shared_ptr<CollectiveGroup> group;
+  if (grid > 1) {
+    InstancePlacement placement;
+    placement.self_node = client_.process_index();
+    if (client_.gloo() != nullptr) {
+      placement.gloo = client_.gloo();
+      for (int64_t id : device_assignment_) {
+        BERTH_ASSIGN_OR_RETURN(plugin::Device * device, client_.LookupDevice(id));
+        placement.node_of_instance.push_back(device->description().process_index());
+      }
+    }
+    group = std::make_shared<CollectiveGroup>(grid, std::move(placement));
   }
-  std::shared_ptr<CollectiveGroup> group =
-      grid > 1 ? std::make_shared<CollectiveGroup>(grid) : nullptr;
 
   plugin::ExecuteResult result;
   std::vector<plugin::Device*> devices;

@@ -1,4 +1,5 @@
-// Collective ops across the instances of one launch (in this process):
+// Collective ops across the instances of one launch (in this process and,
+// in a multi-process job, the others through CollectiveGroup):
 // replica_id, partition_id, all_reduce, all_gather, reduce_scatter,
 // all_to_all, collective_permute, collective_broadcast. Process groups follow
 // the StableHLO spec's strategies (cross_replica, cross_partition,
@@ -98,6 +99,13 @@ Result<std::vector<int64_t>> ProcessGroup(const DeviceContext& d, Strategy strat
   return members;
 }
 
+// The meeting name of this op's next run: op, channel, sequence, group.
+std::string CollectiveKey(KernelCall& call, const std::vector<int64_t>& members) {
+  std::string kind = std::string(call.op.name()) + "#" + std::to_string(ChannelId(call.op));
+  int64_t sequence = call.ctx.NextCollectiveSequence(kind);
+  return kind + "#" + std::to_string(sequence) + "@" + std::to_string(members.front());
+}
+
 // Exchanges `values` (as one tuple) with the rest of the group; returns each
 // member's values in group order. A program running alone is its own group.
 Result<std::vector<std::vector<Tensor>>> Exchange(KernelCall& call,
@@ -114,9 +122,7 @@ Result<std::vector<std::vector<Tensor>>> Exchange(KernelCall& call,
     return FailedPreconditionError("a collective over " + std::to_string(members.size()) +
                                    " instances in a program running alone");
   }
-  std::string kind = std::string(call.op.name()) + "#" + std::to_string(ChannelId(call.op));
-  int64_t sequence = call.ctx.NextCollectiveSequence(kind);
-  std::string key = kind + "#" + std::to_string(sequence) + "@" + std::to_string(members.front());
+  std::string key = CollectiveKey(call, members);
   BERTH_ASSIGN_OR_RETURN(std::vector<Tensor> gathered,
                          d.collectives->Exchange(key, self, members,
                                                  Tensor::Tuple(std::move(values)),
@@ -129,6 +135,21 @@ size_t IndexIn(const std::vector<int64_t>& members, int64_t self) {
   return static_cast<size_t>(std::find(members.begin(), members.end(), self) - members.begin());
 }
 
+// out[e] = a[e] (reducer) b[e] for `n` elements of `type`; `op` names the op
+// in errors.
+Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, void* out,
+                     const void* a, const void* b, size_t n) {
+  return DispatchElementType(type, op, [&]<typename T>() {
+    DispatchReducer(reducer, [&]<Reducer R>() {
+      T* o = static_cast<T*>(out);
+      const T* x = static_cast<const T*>(a);
+      const T* y = static_cast<const T*>(b);
+      for (size_t e = 0; e < n; ++e) o[e] = Combine<R, T>(x[e], y[e]);
+    });
+    return OkStatus();
+  });
+}
+
 // Reduces `parts[m]` (one tensor per member, same shape) with the op's region.
 Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Tensor& first = parts.front();
@@ -137,14 +158,9 @@ Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Reducer fast = DetectReducer(call.op.region(0));
   for (size_t m = 1; m < parts.size(); ++m) {
     if (fast != Reducer::kNone) {
-      BERTH_RETURN_IF_ERROR(DispatchElementType(acc.type(), call.op.name(), [&]<typename T>() {
-        DispatchReducer(fast, [&]<Reducer R>() {
-          T* a = acc.data<T>();
-          const T* b = parts[m].data<T>();
-          for (int64_t i = 0; i < acc.num_elements(); ++i) a[i] = Combine<R, T>(a[i], b[i]);
-        });
-        return OkStatus();
-      }));
+      BERTH_RETURN_IF_ERROR(CombineArrays(call.op.name(), acc.type(), fast, acc.bytes(), acc.bytes(),
+                                          parts[m].bytes(),
+                                          static_cast<size_t>(acc.num_elements())));
       continue;
     }
     // General body: run the region on each pair of elements.
@@ -231,7 +247,43 @@ Result<GroupOperands> ExchangeOperandsInGroup(KernelCall& call) {
   return group;
 }
 
+// All-reduce of a group spanning processes whose body Gloo can run (add,
+// multiply, max, min, and, or, xor): devices of a process combine first,
+// then one Gloo all-reduce per operand runs between the processes.
+Status AllReduceAcrossProcesses(KernelCall& call, const std::vector<int64_t>& members,
+                                Reducer reducer) {
+  const DeviceContext& d = call.ctx.device();
+  const int64_t self = Logical(d, d.replica_id, d.partition_id);
+  const std::string key = CollectiveKey(call, members);
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    const ElementType type = call.operands[i].type();
+    // The type passed DetectReducer's check at compile: these cannot fail.
+    CombineFn combine = [type, reducer](Tensor& acc, const Tensor& x) {
+      (void)CombineArrays("all_reduce", type, reducer, acc.bytes(), acc.bytes(), x.bytes(),
+                          static_cast<size_t>(acc.num_elements()));
+    };
+    GlooReduceFn reduce = [type, reducer](void* out, const void* a, const void* b, size_t n) {
+      (void)CombineArrays("all_reduce", type, reducer, out, a, b, n);
+    };
+    BERTH_ASSIGN_OR_RETURN(Tensor reduced,
+                           d.collectives->Reduce(key + "#" + std::to_string(i), self, members,
+                                                 call.operands[i], combine, reduce,
+                                                 kCollectiveTimeout));
+    call.results.push_back(std::move(reduced));
+  }
+  return OkStatus();
+}
+
 Status AllReduce(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  if (d.collectives != nullptr) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
+                           ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
+    const Reducer reducer = DetectReducer(call.op.region(0));
+    if (reducer != Reducer::kNone && d.collectives->SpansProcesses(members)) {
+      return AllReduceAcrossProcesses(call, members, reducer);
+    }
+  }
   BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
   for (const std::vector<Tensor>& parts : group.parts) {
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));

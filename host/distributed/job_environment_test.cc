@@ -1,0 +1,179 @@
+#include "distributed/job_environment.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+namespace berth::distributed {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+host::EnvReader Env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// A file in a fresh temporary folder, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content, mode_t mode = 0600) {
+    char dir[] = "/tmp/berth_env_test_XXXXXX";
+    dir_ = ::mkdtemp(dir);
+    path_ = dir_ + "/token";
+    std::ofstream(path_) << content;
+    ::chmod(path_.c_str(), mode);
+  }
+  ~TempFile() {
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_;
+  std::string path_;
+};
+
+TEST(JobEnvironmentTest, NothingSetMeansSingleProcess) {
+  auto job = DetectJobEnvironment(Env({}));
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_FALSE(job->has_value());
+}
+
+TEST(JobEnvironmentTest, ReadsBerthLaunchVariables) {
+  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "2"},
+                                       {"BERTH_NUM_NODES", "4"},
+                                       {"BERTH_COORDINATOR", "10.0.0.1:1234"},
+                                       {"BERTH_COORDINATOR_TOKEN", "s3cret"},
+                                       {"BERTH_DEVICES_PER_NODE", "8"}}));
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  ASSERT_TRUE(job->has_value());
+  const JobEnvironment& env = **job;
+  EXPECT_EQ(env.node_id, 2);
+  EXPECT_EQ(env.num_nodes, 4);
+  EXPECT_EQ(env.coordinator_address, "10.0.0.1:1234");
+  EXPECT_EQ(env.token, "s3cret");
+  EXPECT_EQ(env.devices_per_node, 8);
+  EXPECT_EQ(env.source, "berth");
+}
+
+TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
+  struct Case {
+    const char* rank;
+    const char* size;
+    const char* source;
+  };
+  for (const Case& c :
+       {Case{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "openmpi"},
+        Case{"PMI_RANK", "PMI_SIZE", "pmi"}, Case{"SLURM_PROCID", "SLURM_NTASKS", "slurm"}}) {
+    auto job =
+        DetectJobEnvironment(Env({{c.rank, "1"}, {c.size, "3"}, {"BERTH_COORDINATOR", "host:99"}}));
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ASSERT_TRUE(job->has_value()) << c.source;
+    EXPECT_EQ((*job)->node_id, 1);
+    EXPECT_EQ((*job)->num_nodes, 3);
+    EXPECT_EQ((*job)->source, c.source);
+    EXPECT_EQ((*job)->token, "");
+  }
+}
+
+TEST(JobEnvironmentTest, BerthVariablesTakePrecedenceOverTheLauncher) {
+  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "0"},
+                                       {"BERTH_NUM_NODES", "2"},
+                                       {"SLURM_PROCID", "5"},
+                                       {"SLURM_NTASKS", "8"},
+                                       {"BERTH_COORDINATOR", "h:1"}}));
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->num_nodes, 2);
+  EXPECT_EQ((*job)->source, "berth");
+}
+
+TEST(JobEnvironmentTest, ALauncherWithoutCoordinatorIsAClearError) {
+  auto job = DetectJobEnvironment(Env({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}}));
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(job.status().message(), HasSubstr("4-node job"));
+  EXPECT_THAT(job.status().message(), HasSubstr("SLURM_PROCID=1"));
+  EXPECT_THAT(job.status().message(), HasSubstr("BERTH_COORDINATOR is not set"));
+}
+
+TEST(JobEnvironmentTest, AOneNodeJobWithoutCoordinatorRunsSingleProcess) {
+  auto job = DetectJobEnvironment(Env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}));
+  ASSERT_TRUE(job.ok());
+  EXPECT_FALSE(job->has_value());
+}
+
+TEST(JobEnvironmentTest, RankWithoutSizeIsAnError) {
+  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "1"}, {"BERTH_COORDINATOR", "h:1"}}));
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("BERTH_NODE_ID is set but BERTH_NUM_NODES is not"));
+}
+
+TEST(JobEnvironmentTest, MalformedAndOutOfRangeNumbersAreErrors) {
+  auto bad = DetectJobEnvironment(
+      Env({{"BERTH_NODE_ID", "one"}, {"BERTH_NUM_NODES", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("BERTH_NODE_ID='one' is not an integer"));
+  auto range = DetectJobEnvironment(
+      Env({{"PMI_RANK", "2"}, {"PMI_SIZE", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
+  ASSERT_FALSE(range.ok());
+  EXPECT_THAT(range.status().message(), HasSubstr("PMI_RANK=2 is out of range for PMI_SIZE=2"));
+  auto zero = DetectJobEnvironment(
+      Env({{"BERTH_NODE_ID", "0"}, {"BERTH_NUM_NODES", "0"}, {"BERTH_COORDINATOR", "h:1"}}));
+  EXPECT_FALSE(zero.ok());
+}
+
+TEST(JobEnvironmentTest, ACoordinatorWithoutNodeIdIsAnError) {
+  auto job = DetectJobEnvironment(Env({{"BERTH_COORDINATOR", "h:1"}}));
+  ASSERT_FALSE(job.ok());
+  EXPECT_THAT(job.status().message(), HasSubstr("set BERTH_NODE_ID and BERTH_NUM_NODES"));
+}
+
+TEST(JobEnvironmentTest, TokenComesFromAFileTrimmed) {
+  TempFile file("  from-file\n");
+  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "0"},
+                                       {"BERTH_NUM_NODES", "2"},
+                                       {"BERTH_COORDINATOR", "h:1"},
+                                       {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ((*job)->token, "from-file");
+}
+
+TEST(JobEnvironmentTest, TheTokenVariableWinsOverTheFile) {
+  TempFile file("from-file");
+  auto token = TokenFromEnvironment(
+      Env({{"BERTH_COORDINATOR_TOKEN", "direct"}, {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
+  ASSERT_TRUE(token.ok());
+  EXPECT_EQ(*token, "direct");
+}
+
+TEST(JobEnvironmentTest, AMissingTokenFileIsNamedButNotItsContent) {
+  auto token = TokenFromEnvironment(Env({{"BERTH_COORDINATOR_TOKEN_FILE", "/nonexistent/tok"}}));
+  ASSERT_FALSE(token.ok());
+  EXPECT_EQ(token.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(token.status().message(), HasSubstr("'/nonexistent/tok'"));
+  EXPECT_THAT(token.status().message(), HasSubstr("BERTH_COORDINATOR_TOKEN_FILE"));
+}
+
+TEST(JobEnvironmentTest, AnEmptyTokenFileIsAnError) {
+  TempFile file(" \n");
+  auto token = ReadTokenFile(file.path());
+  ASSERT_FALSE(token.ok());
+  EXPECT_EQ(token.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(token.status().message(), HasSubstr("is empty"));
+}
+
+}  // namespace
+}  // namespace berth::distributed

@@ -1,0 +1,98 @@
+// A process's membership in a multi-process job: the connection to the
+// coordination service, and the key-value stores handed to plugin clients.
+//
+//   auto job = berth::Job::JoinFromEnvironment();      // nullptr: single-process
+//   berth::ClientOptions options = (*job)->ClientOptionsFor("cpu");
+//   auto client = host.CreateClient("cpu", options);   // sees every node's devices
+//   ...
+//   (*job)->Shutdown();                                // leave cleanly
+//
+// The Job must outlive every client made with its options.
+#ifndef BERTH_JOB_HPP_
+#define BERTH_JOB_HPP_
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "berth/host.hpp"
+#include "berth/status.hpp"
+
+namespace berth {
+
+// Where this process sits in a job and how to reach the coordinator.
+struct JobConfig {
+  int node_id = 0;
+  int num_nodes = 1;
+  std::string coordinator_address;  // HOST:PORT
+  std::string token;                // shared secret; empty: none
+  // Start the coordination service in this process (at coordinator_address)
+  // before connecting. Only node 0 may.
+  bool host_service = false;
+  // Heartbeat timeout of a hosted service (zero: the default, 10 s).
+  std::chrono::milliseconds heartbeat_timeout{0};
+  // How long joining waits for the service.
+  std::chrono::milliseconds connect_timeout{30000};
+};
+
+struct JobOptions {
+  // Called at most once, from a background thread, with the job's first
+  // fatal error (a node died or failed, the coordinator is gone). It may
+  // terminate the process; it must not destroy the Job. Null: the error is
+  // logged and kept in error().
+  std::function<void(const Status& error)> on_error;
+};
+
+class Job {
+ public:
+  // Joins the job the environment describes (BERTH_COORDINATOR,
+  // BERTH_NODE_ID, BERTH_NUM_NODES, BERTH_COORDINATOR_TOKEN[_FILE], or
+  // OpenMPI / PMI / SLURM variables). Returns nullptr when no multi-process
+  // job is configured. Node 0 hosts the service itself only under an
+  // external launcher (OpenMPI, PMI, SLURM); with BERTH_NODE_ID set the
+  // service is expected to run already (`berth launch`, `berth coordinator`).
+  static Result<std::unique_ptr<Job>> JoinFromEnvironment(const JobOptions& options = {});
+  static Result<std::unique_ptr<Job>> Join(const JobConfig& config, const JobOptions& options = {});
+
+  // Leaves without the shutdown barrier when Shutdown was not called (the
+  // others then see this node die).
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  int node_id() const;
+  int num_nodes() const;
+  // BERTH_DEVICES_PER_NODE when the environment set it.
+  std::optional<int> devices_per_node() const;
+  std::chrono::milliseconds heartbeat_timeout() const;
+
+  // Options for Host::CreateClient: the reserved `node_id` and `num_nodes`
+  // and a key-value store whose keys live under `plugin/<name>/<k>/`, k
+  // counting this process's clients of that plugin (so SPMD processes that
+  // create clients in the same order share namespaces). The store lives as
+  // long as the Job.
+  ClientOptions ClientOptionsFor(std::string_view plugin_name);
+
+  // Marks the job failed: every other node's error callback gets it.
+  Status ReportError(const Status& error);
+  // The shutdown barrier with every other node; call once before exiting.
+  Status Shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  // The job's first fatal error, if one arrived.
+  std::optional<Status> error() const;
+  // Waits up to `timeout` for a fatal error; nullopt when none came.
+  std::optional<Status> AwaitError(std::chrono::milliseconds timeout) const;
+
+  struct Impl;
+
+ private:
+  explicit Job(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace berth
+
+#endif  // BERTH_JOB_HPP_

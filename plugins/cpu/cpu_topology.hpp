@@ -1,0 +1,41 @@
+// The devices of every process of a job, as the cpu plugin's clients agree on
+// them through the host's key-value store.
+#ifndef BERTH_PLUGINS_CPU_CPU_TOPOLOGY_HPP_
+#define BERTH_PLUGINS_CPU_CPU_TOPOLOGY_HPP_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "berth/plugin/key_value.hpp"
+#include "berth/status.hpp"
+
+namespace berth::cpu {
+
+struct CpuTopology {
+  int node_id = 0;
+  std::vector<int64_t> device_counts;  // by node
+  std::vector<std::string> hostnames;  // by node
+
+  int num_nodes() const { return static_cast<int>(device_counts.size()); }
+  // Global ids are given node by node: node 0's devices first.
+  int64_t first_device_id(int node) const;
+  // True when every node runs on the same machine.
+  bool single_host() const;
+};
+
+// A one-process topology.
+CpuTopology LocalTopology(int64_t device_count);
+
+// Publishes this node's device count and host name under `topology/<node>`
+// and reads every other node's, waiting up to `timeout` for each (the job's
+// error ends the wait at once). FAILED_PRECONDITION when this node published
+// a different topology before (a restart with other devices); INVALID_ARGUMENT
+// naming the node for an unreadable entry.
+Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int node_id, int num_nodes,
+                                     int64_t device_count, std::chrono::milliseconds timeout);
+
+}  // namespace berth::cpu
+
+#endif  // BERTH_PLUGINS_CPU_CPU_TOPOLOGY_HPP_

@@ -1,0 +1,124 @@
+#include "distributed/gloo_collectives.hpp"
+
+#include <gloo/allgatherv.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "distributed/gloo_store.hpp"
+#include "distributed/ring_all_reduce.hpp"
+
+namespace berth::cpu {
+
+GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
+                                 std::string hostname, std::chrono::milliseconds timeout)
+    : store_(store), node_id_(node_id), hostname_(std::move(hostname)), timeout_(timeout) {}
+
+GlooCollectives::~GlooCollectives() {
+  // Contexts hold pairs on the device's event loop: drop them first.
+  entries_.clear();
+  device_.reset();
+}
+
+std::string GlooCollectives::Describe(std::string_view op, const std::string& group,
+                                      const std::vector<int>& nodes) const {
+  std::string list;
+  for (int node : nodes) list += (list.empty() ? "" : ", ") + std::to_string(node);
+  return std::string(op) + " across nodes " + list + " (Gloo group '" + group + "', this is node " +
+         std::to_string(node_id_) + ")";
+}
+
+Status GlooCollectives::Connect(Entry& entry, const std::string& group,
+                                const std::vector<int>& nodes) {
+  auto self = std::find(nodes.begin(), nodes.end(), node_id_);
+  if (self == nodes.end()) {
+    return InternalError(Describe("connecting", group, nodes) + ": this node is not a member");
+  }
+  const int rank = static_cast<int>(self - nodes.begin());
+  try {
+    std::shared_ptr<gloo::transport::Device> device;
+    {
+      std::lock_guard lock(mutex_);
+      if (!device_) {
+        gloo::transport::tcp::attr attr;
+        attr.hostname = hostname_;
+        device_ = gloo::transport::tcp::CreateDevice(attr);
+      }
+      device = device_;
+    }
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank, static_cast<int>(nodes.size()));
+    context->setTimeout(timeout_);
+    GlooStore store(store_, "gloo/" + group + "/", timeout_);
+    context->connectFullMesh(store, device);
+    entry.context = std::move(context);
+    return OkStatus();
+  } catch (const GlooStoreError& e) {
+    return e.status().WithContext(Describe("connecting", group, nodes));
+  } catch (const std::exception& e) {
+    return UnavailableError(Describe("connecting", group, nodes) + ": " + e.what());
+  }
+}
+
+GlooCollectives::Entry& GlooCollectives::EntryFor(const std::string& group) {
+  std::lock_guard lock(mutex_);
+  std::unique_ptr<Entry>& entry = entries_[group];
+  if (!entry) entry = std::make_unique<Entry>();
+  return *entry;
+}
+
+Status GlooCollectives::AllGather(const std::string& group, const std::vector<int>& nodes,
+                                  const void* mine, const std::vector<size_t>& sizes, void* out) {
+  Entry* entry = &EntryFor(group);
+  std::lock_guard lock(entry->mutex);
+  if (!entry->failed.ok()) return entry->failed;
+  if (!entry->context) {
+    entry->failed = Connect(*entry, group, nodes);
+    if (!entry->failed.ok()) return entry->failed;
+  }
+  const size_t rank = static_cast<size_t>(entry->context->rank);
+  try {
+    gloo::AllgathervOptions options(entry->context);
+    // Gloo's input pointer is not const, but allgatherv only reads it.
+    options.setInput(static_cast<char*>(const_cast<void*>(mine)), sizes[rank]);
+    options.setOutput(static_cast<char*>(out), sizes);
+    options.setTag(entry->next_tag++);
+    options.setTimeout(timeout_);
+    gloo::allgatherv(options);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    entry->failed = UnavailableError(Describe("all-gather", group, nodes) + ": " + e.what());
+    return entry->failed;
+  }
+}
+
+Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
+                                  const void* in, void* out, size_t count, size_t element_size,
+                                  GlooReduceFn reduce) {
+  Entry* entry = &EntryFor(group);
+  std::lock_guard lock(entry->mutex);
+  if (!entry->failed.ok()) return entry->failed;
+  if (!entry->context) {
+    entry->failed = Connect(*entry, group, nodes);
+    if (!entry->failed.ok()) return entry->failed;
+  }
+  try {
+    RingAllReduceArgs args;
+    args.in = in;
+    args.out = out;
+    args.count = count;
+    args.element_size = element_size;
+    args.reduce = std::move(reduce);
+    args.tag = entry->next_tag++;
+    args.timeout = timeout_;
+    Status status = RingAllReduce(*entry->context, args);
+    if (!status.ok()) entry->failed = status.WithContext(Describe("all-reduce", group, nodes));
+    return status.ok() ? status : entry->failed;
+  } catch (const std::exception& e) {
+    entry->failed = UnavailableError(Describe("all-reduce", group, nodes) + ": " + e.what());
+    return entry->failed;
+  }
+}
+
+}  // namespace berth::cpu

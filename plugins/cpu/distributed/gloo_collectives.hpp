@@ -1,0 +1,78 @@
+// Collectives between the processes of a job, over Gloo's TCP transport: one
+// Gloo context per group of nodes, connected on first use through the host's
+// key-value store (GlooStore). Used by CollectiveGroup for process groups
+// that span nodes; devices within a process meet in-process first.
+#ifndef BERTH_PLUGINS_CPU_DISTRIBUTED_GLOO_COLLECTIVES_HPP_
+#define BERTH_PLUGINS_CPU_DISTRIBUTED_GLOO_COLLECTIVES_HPP_
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "berth/plugin/key_value.hpp"
+#include "berth/status.hpp"
+
+namespace gloo {
+class Context;
+namespace transport {
+class Device;
+}
+}  // namespace gloo
+
+namespace berth::cpu {
+
+// out[i] = combine(a[i], b[i]) for `count` elements (a or b may alias out).
+using GlooReduceFn = std::function<void(void* out, const void* a, const void* b, size_t count)>;
+
+class GlooCollectives {
+ public:
+  // `store` is borrowed (the client's key-value store). `hostname` is the
+  // address peers reach this process at. Every operation, and connecting a
+  // context, fails after `timeout` rather than waiting forever.
+  GlooCollectives(const plugin::KeyValueStore& store, int node_id, std::string hostname,
+                  std::chrono::milliseconds timeout);
+  ~GlooCollectives();
+
+  // Every node of `nodes` (sorted, this node among them) calls these in the
+  // same order for the same `group` (a name all of them derive alike).
+
+  // Gathers each node's bytes: node nodes[i] gives sizes[i] bytes; `out`
+  // holds sum(sizes) bytes and receives them in the order of `nodes`.
+  Status AllGather(const std::string& group, const std::vector<int>& nodes, const void* mine,
+                   const std::vector<size_t>& sizes, void* out);
+
+  // out = reduction over nodes of each node's `in` (`count` elements of
+  // `element_size` bytes); `in` may equal `out`.
+  Status AllReduce(const std::string& group, const std::vector<int>& nodes, const void* in,
+                   void* out, size_t count, size_t element_size, GlooReduceFn reduce);
+
+ private:
+  struct Entry {
+    std::mutex mutex;  // one operation at a time per context
+    std::shared_ptr<gloo::Context> context;
+    uint32_t next_tag = 0;
+    Status failed;  // sticky: a broken context is not reused
+  };
+
+  Entry& EntryFor(const std::string& group);
+  Status Connect(Entry& entry, const std::string& group, const std::vector<int>& nodes);
+  std::string Describe(std::string_view op, const std::string& group,
+                       const std::vector<int>& nodes) const;
+
+  const plugin::KeyValueStore& store_;
+  const int node_id_;
+  const std::string hostname_;
+  const std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::shared_ptr<gloo::transport::Device> device_;
+  std::map<std::string, std::unique_ptr<Entry>> entries_;
+};
+
+}  // namespace berth::cpu
+
+#endif  // BERTH_PLUGINS_CPU_DISTRIBUTED_GLOO_COLLECTIVES_HPP_

@@ -1,0 +1,325 @@
+// Multi-process jobs end to end: the real `berth` binary as coordinator,
+// launcher and nodes, on 127.0.0.1. Every wait is bounded; a test that
+// would hang fails at its bound instead.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+extern char** environ;
+
+namespace berth {
+namespace {
+
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// Sums the replica ids of 3 replicas: 0 + 1 + 2 = 3 everywhere.
+constexpr char kAllReduce3[] = R"(
+module @sum attributes {mhlo.num_replicas = 3 : i32} {
+  func.func @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %sum = "stablehlo.all_reduce"(%id) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %sum : tensor<ui32>
+  }
+}
+)";
+
+// Two all-reduces back to back.
+constexpr char kTwoAllReduces[] = R"(
+module @two attributes {mhlo.num_replicas = 3 : i32} {
+  func.func @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %s1 = "stablehlo.all_reduce"(%id) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
+    %s2 = "stablehlo.all_reduce"(%s1) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %s2 : tensor<ui32>
+  }
+}
+)";
+
+// The same two all-reduces with a loop between them that runs for hours:
+// the node running it keeps the others waiting in the second all-reduce.
+constexpr char kStallBetweenAllReduces[] = R"(
+module @stall attributes {mhlo.num_replicas = 3 : i32} {
+  func.func @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %s1 = "stablehlo.all_reduce"(%id) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
+    %zero = stablehlo.constant dense<0> : tensor<i64>
+    %one = stablehlo.constant dense<1> : tensor<i64>
+    %limit = stablehlo.constant dense<1000000000000> : tensor<i64>
+    %n = stablehlo.while(%i = %zero) : tensor<i64>
+    cond {
+      %go = stablehlo.compare LT, %i, %limit : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %next : tensor<i64>
+    }
+    %s2 = "stablehlo.all_reduce"(%s1) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %s2 : tensor<ui32>
+  }
+}
+)";
+
+// A child process with its output in files.
+class Process {
+ public:
+  Process(std::vector<std::string> argv, const std::map<std::string, std::string>& env,
+          const std::filesystem::path& out, const std::filesystem::path& err)
+      : out_(out), err_(err) {
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string entry(*e);
+      if (entry.rfind("BERTH_COORDINATOR", 0) == 0 || entry.rfind("BERTH_NODE_ID", 0) == 0 ||
+          entry.rfind("BERTH_NUM_NODES", 0) == 0 || entry.rfind("BERTH_DEVICES_PER_NODE", 0) == 0) {
+        continue;
+      }
+      env_strings.push_back(entry);
+    }
+    for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
+    std::vector<char*> c_argv, c_env;
+    for (std::string& a : argv) c_argv.push_back(a.data());
+    c_argv.push_back(nullptr);
+    for (std::string& e : env_strings) c_env.push_back(e.data());
+    c_env.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (posix_spawn(&pid_, c_argv[0], &actions, nullptr, c_argv.data(), c_env.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+
+  ~Process() {
+    if (pid_ > 0 && !status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  bool started() const { return pid_ > 0; }
+  void Kill(int signal = SIGKILL) { kill(pid_, signal); }
+
+  // The exit code (128 + signal when killed), or nullopt when still running
+  // after `timeout`.
+  std::optional<int> Wait(std::chrono::milliseconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    while (!status_) {
+      int status = 0;
+      pid_t done = waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        break;
+      }
+      if (Clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(20ms);
+    }
+    return status_;
+  }
+
+  std::string out() const { return ReadFile(out_); }
+  std::string err() const { return ReadFile(err_); }
+
+ private:
+  static std::string ReadFile(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  std::filesystem::path out_, err_;
+};
+
+class JobTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Process> Start(std::vector<std::string> argv,
+                                 const std::map<std::string, std::string>& env,
+                                 const std::string& name) {
+    auto process = std::make_unique<Process>(std::move(argv), env, dir_ / (name + ".out"),
+                                             dir_ / (name + ".err"));
+    EXPECT_TRUE(process->started()) << name;
+    return process;
+  }
+
+  // `berth coordinator` on a free loopback port; returns its address.
+  std::string StartCoordinator(int nodes, const std::string& token_file = "") {
+    std::vector<std::string> argv = {BERTH_EXE, "coordinator", "--listen", "127.0.0.1:0",
+                                     "--nodes", std::to_string(nodes),
+                                     "--heartbeat-timeout", "3"};
+    if (!token_file.empty()) {
+      argv.push_back("--token-file");
+      argv.push_back(token_file);
+    }
+    coordinator_ = Start(argv, {{"BERTH_COORDINATOR_TOKEN", ""}}, "coordinator");
+    const std::string marker = "listening on ";
+    auto deadline = Clock::now() + 20s;
+    while (Clock::now() < deadline) {
+      std::string out = coordinator_->out();
+      size_t at = out.find(marker);
+      if (at != std::string::npos) {
+        size_t end = out.find(' ', at + marker.size());
+        if (end != std::string::npos) return out.substr(at + marker.size(), end - at - marker.size());
+      }
+      if (coordinator_->Wait(50ms)) break;
+    }
+    ADD_FAILURE() << "the coordinator did not start: " << coordinator_->err();
+    return "";
+  }
+
+  std::unique_ptr<Process> StartNode(const std::string& address, int node, int nodes,
+                                     const std::string& program, const std::string& token = "") {
+    return Start({BERTH_EXE, "run", program, "--json"},
+                 {{"BERTH_COORDINATOR", address},
+                  {"BERTH_NODE_ID", std::to_string(node)},
+                  {"BERTH_NUM_NODES", std::to_string(nodes)},
+                  {"BERTH_COORDINATOR_TOKEN", token},
+                  {"BERTH_LOG", "error"}},
+                 "node" + std::to_string(node) + "_" + std::to_string(started_++));
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Process> coordinator_;
+  int started_ = 0;
+};
+
+TEST_F(JobTest, LaunchedAllReducePrintsTheSameSumOnEveryNode) {
+  std::string program = dir_.Write("sum.mlir", kAllReduce3).string();
+  auto launch = Start({BERTH_EXE, "launch", "-n", "3", "--", BERTH_EXE, "run", program, "--json"},
+                      {{"BERTH_LOG", "error"}}, "launch");
+  std::optional<int> code = launch->Wait(90s);
+  ASSERT_TRUE(code.has_value()) << "berth launch did not finish within 90 s";
+  ASSERT_EQ(*code, 0) << launch->out() << launch->err();
+  // Each node's JSON report comes out as lines prefixed "[node I] ".
+  std::map<int, std::string> reports;
+  std::istringstream lines(launch->out());
+  for (std::string line; std::getline(lines, line);) {
+    int node = -1;
+    if (std::sscanf(line.c_str(), "[node %d] ", &node) != 1) continue;
+    reports[node] += line.substr(line.find("] ") + 2) + "\n";
+  }
+  ASSERT_EQ(reports.size(), 3u) << launch->out();
+  for (const auto& [node, text] : reports) {
+    nlohmann::json report = nlohmann::json::parse(text);
+    EXPECT_EQ(report["node"], node);
+    EXPECT_EQ(report["num_nodes"], 3);
+    EXPECT_EQ(report["results"][0]["data"], nlohmann::json::array({3})) << "node " << node << ": " << text;
+  }
+}
+
+TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
+  std::string address = StartCoordinator(3);
+  ASSERT_FALSE(address.empty());
+  std::string two = dir_.Write("two.mlir", kTwoAllReduces).string();
+  std::string stall = dir_.Write("stall.mlir", kStallBetweenAllReduces).string();
+  auto node0 = StartNode(address, 0, 3, two);
+  auto node1 = StartNode(address, 1, 3, two);
+  auto node2 = StartNode(address, 2, 3, stall);
+  // Node 2 passes the first all-reduce, then loops; nodes 0 and 1 wait for
+  // it in the second. Kill it there (were it earlier, they would wait in
+  // the first all-reduce or the rendezvous, which must fail alike).
+  std::this_thread::sleep_for(4s);
+  ASSERT_FALSE(node0->Wait(0ms).has_value()) << node0->err();
+  node2->Kill(SIGKILL);
+  const auto killed = Clock::now();
+  for (Process* node : {node0.get(), node1.get()}) {
+    // Heartbeat timeout (3 s) + 5 s.
+    auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
+    std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
+    ASSERT_TRUE(code.has_value()) << "a node still runs 8 s after node 2 was killed";
+    EXPECT_NE(*code, 0);
+    // The service's verdict, not just the broken connection.
+    EXPECT_THAT(node->err(), HasSubstr("job failed: UNAVAILABLE: node 2 "));
+    EXPECT_THAT(node->err(), HasSubstr("declared dead"));
+  }
+}
+
+TEST_F(JobTest, KilledCoordinatorFailsEveryNode) {
+  std::string address = StartCoordinator(3);
+  ASSERT_FALSE(address.empty());
+  std::string two = dir_.Write("two.mlir", kTwoAllReduces).string();
+  std::string stall = dir_.Write("stall.mlir", kStallBetweenAllReduces).string();
+  auto node0 = StartNode(address, 0, 3, two);
+  auto node1 = StartNode(address, 1, 3, two);
+  auto node2 = StartNode(address, 2, 3, stall);
+  std::this_thread::sleep_for(4s);
+  coordinator_->Kill(SIGKILL);
+  const auto killed = Clock::now();
+  for (Process* node : {node0.get(), node1.get(), node2.get()}) {
+    auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
+    std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
+    ASSERT_TRUE(code.has_value()) << "a node still runs 8 s after the coordinator was killed";
+    EXPECT_NE(*code, 0);
+    EXPECT_THAT(node->err(), HasSubstr("coordination service"));
+  }
+}
+
+TEST_F(JobTest, WrongTokenIsRefused) {
+  std::string token_file = dir_.Write("token", "right-secret\n").string();
+  std::filesystem::permissions(token_file, std::filesystem::perms::owner_read |
+                                               std::filesystem::perms::owner_write);
+  std::string address = StartCoordinator(2, token_file);
+  ASSERT_FALSE(address.empty());
+  std::string program = dir_.Write("two.mlir", kTwoAllReduces).string();
+  auto node = StartNode(address, 0, 2, program, "wrong-secret");
+  std::optional<int> code = node->Wait(5s);
+  ASSERT_TRUE(code.has_value()) << "a wrong token was not refused within 5 s";
+  EXPECT_EQ(*code, 1);
+  EXPECT_THAT(node->err(), HasSubstr("UNAUTHENTICATED"));
+}
+
+TEST_F(JobTest, DuplicateNodeIdIsRefused) {
+  std::string address = StartCoordinator(2);
+  ASSERT_FALSE(address.empty());
+  std::string program = dir_.Write("sum.mlir", kAllReduce3).string();
+  // The first node 0 waits for node 1's devices, which never come.
+  auto first = StartNode(address, 0, 2, program);
+  std::this_thread::sleep_for(2s);
+  auto second = StartNode(address, 0, 2, program);
+  std::optional<int> code = second->Wait(10s);
+  ASSERT_TRUE(code.has_value()) << "a duplicate node 0 was not refused within 10 s";
+  EXPECT_EQ(*code, 1);
+  EXPECT_THAT(second->err(), HasSubstr("already registered"));
+  EXPECT_FALSE(first->Wait(0ms).has_value()) << "the first node 0 should still run: " << first->err();
+}
+
+}  // namespace
+}  // namespace berth

@@ -125,7 +125,9 @@ void ExecContext::Cancel(Status reason) {
 Result<std::vector<Tensor>> KernelCall::RunRegion(size_t index,
                                                   std::span<const Tensor> args) const {
   if (index >= op.num_regions()) {
-    return InternalError("'" + std::string(op.name()) + "' has no region " + std::to_string(index));
+    std::string message = "'";
+    message.append(op.name()).append("' has no region ").append(std::to_string(index));
+    return InternalError(message);
   }
   return ctx.RunRegion(op.region(index), args, frame);
 }

@@ -68,57 +68,55 @@ GlooCollectives::Entry& GlooCollectives::EntryFor(const std::string& group) {
   return *entry;
 }
 
+template <typename Body>
+Status GlooCollectives::WithContext(const std::string& group, const std::vector<int>& nodes,
+                                    std::string_view op, Body&& body) {
+  Entry& entry = EntryFor(group);
+  std::lock_guard lock(entry.mutex);
+  if (!entry.failed.ok()) return entry.failed;
+  if (!entry.context) {
+    entry.failed = Connect(entry, group, nodes);
+    if (!entry.failed.ok()) return entry.failed;
+  }
+  try {
+    Status status = body(entry);
+    if (status.ok()) return status;
+    entry.failed = status.WithContext(Describe(op, group, nodes));
+  } catch (const std::exception& e) {
+    entry.failed = UnavailableError(Describe(op, group, nodes) + ": " + e.what());
+  }
+  return entry.failed;
+}
+
 Status GlooCollectives::AllGather(const std::string& group, const std::vector<int>& nodes,
                                   const void* mine, const std::vector<size_t>& sizes, void* out) {
-  Entry* entry = &EntryFor(group);
-  std::lock_guard lock(entry->mutex);
-  if (!entry->failed.ok()) return entry->failed;
-  if (!entry->context) {
-    entry->failed = Connect(*entry, group, nodes);
-    if (!entry->failed.ok()) return entry->failed;
-  }
-  const size_t rank = static_cast<size_t>(entry->context->rank);
-  try {
-    gloo::AllgathervOptions options(entry->context);
+  return WithContext(group, nodes, "all-gather", [&](Entry& entry) {
+    const size_t rank = static_cast<size_t>(entry.context->rank);
+    gloo::AllgathervOptions options(entry.context);
     // Gloo's input pointer is not const, but allgatherv only reads it.
     options.setInput(static_cast<char*>(const_cast<void*>(mine)), sizes[rank]);
     options.setOutput(static_cast<char*>(out), sizes);
-    options.setTag(entry->next_tag++);
+    options.setTag(entry.next_tag++);
     options.setTimeout(timeout_);
     gloo::allgatherv(options);
     return OkStatus();
-  } catch (const std::exception& e) {
-    entry->failed = UnavailableError(Describe("all-gather", group, nodes) + ": " + e.what());
-    return entry->failed;
-  }
+  });
 }
 
 Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
                                   const void* in, void* out, size_t count, size_t element_size,
                                   GlooReduceFn reduce) {
-  Entry* entry = &EntryFor(group);
-  std::lock_guard lock(entry->mutex);
-  if (!entry->failed.ok()) return entry->failed;
-  if (!entry->context) {
-    entry->failed = Connect(*entry, group, nodes);
-    if (!entry->failed.ok()) return entry->failed;
-  }
-  try {
+  return WithContext(group, nodes, "all-reduce", [&](Entry& entry) {
     RingAllReduceArgs args;
     args.in = in;
     args.out = out;
     args.count = count;
     args.element_size = element_size;
     args.reduce = std::move(reduce);
-    args.tag = entry->next_tag++;
+    args.tag = entry.next_tag++;
     args.timeout = timeout_;
-    Status status = RingAllReduce(*entry->context, args);
-    if (!status.ok()) entry->failed = status.WithContext(Describe("all-reduce", group, nodes));
-    return status.ok() ? status : entry->failed;
-  } catch (const std::exception& e) {
-    entry->failed = UnavailableError(Describe("all-reduce", group, nodes) + ": " + e.what());
-    return entry->failed;
-  }
+    return RingAllReduce(*entry.context, args);
+  });
 }
 
 }  // namespace berth::cpu

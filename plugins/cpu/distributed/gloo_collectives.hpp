@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "berth/plugin/key_value.hpp"
@@ -60,6 +61,12 @@ class GlooCollectives {
   };
 
   Entry& EntryFor(const std::string& group);
+  // Runs body(entry) on the group's context, locked, connecting it on first
+  // use. A failure (an error or a Gloo exception) is named after `op` and
+  // kept: the context is not used again.
+  template <typename Body>
+  Status WithContext(const std::string& group, const std::vector<int>& nodes, std::string_view op,
+                     Body&& body);
   Status Connect(Entry& entry, const std::string& group, const std::vector<int>& nodes);
   std::string Describe(std::string_view op, const std::string& group,
                        const std::vector<int>& nodes) const;

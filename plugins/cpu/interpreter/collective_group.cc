@@ -192,13 +192,10 @@ Status CollectiveGroup::AwaitMeeting(std::unique_lock<std::mutex>& lock, const s
   return meeting.error;
 }
 
-Result<std::vector<Tensor>> CollectiveGroup::Exchange(const std::string& key, int64_t instance,
-                                                      const std::vector<int64_t>& participants,
-                                                      Tensor value,
-                                                      std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
+Result<CollectiveGroup::Meeting*> CollectiveGroup::JoinLocked(
+    const std::string& key, int64_t instance, const std::vector<int64_t>& participants,
+    Tensor value) {
   if (aborted_) return abort_reason_;
-  const bool cross = SpansProcesses(participants);
   Meeting& meeting = meetings_[key];
   meeting.expected = 0;
   for (int64_t p : participants) meeting.expected += NodeOf(p) == placement_.self_node ? 1 : 0;
@@ -206,6 +203,17 @@ Result<std::vector<Tensor>> CollectiveGroup::Exchange(const std::string& key, in
     return InternalError("instance " + std::to_string(instance) + " joined collective '" + key +
                          "' twice");
   }
+  return &meeting;
+}
+
+Result<std::vector<Tensor>> CollectiveGroup::Exchange(const std::string& key, int64_t instance,
+                                                      const std::vector<int64_t>& participants,
+                                                      Tensor value,
+                                                      std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const bool cross = SpansProcesses(participants);
+  BERTH_ASSIGN_OR_RETURN(Meeting * joined, JoinLocked(key, instance, participants, std::move(value)));
+  Meeting& meeting = *joined;
   if (meeting.values.size() == meeting.expected) {
     if (cross) {
       std::map<int64_t, Tensor> values = meeting.values;
@@ -235,17 +243,11 @@ Result<Tensor> CollectiveGroup::Reduce(const std::string& key, int64_t instance,
                                        const CombineFn& combine, const GlooReduceFn& reduce,
                                        std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  if (aborted_) return abort_reason_;
   if (!SpansProcesses(participants)) {
     return InternalError("collective '" + key + "': Reduce is for groups spanning processes");
   }
-  Meeting& meeting = meetings_[key];
-  meeting.expected = 0;
-  for (int64_t p : participants) meeting.expected += NodeOf(p) == placement_.self_node ? 1 : 0;
-  if (!meeting.values.emplace(instance, std::move(value)).second) {
-    return InternalError("instance " + std::to_string(instance) + " joined collective '" + key +
-                         "' twice");
-  }
+  BERTH_ASSIGN_OR_RETURN(Meeting * joined, JoinLocked(key, instance, participants, std::move(value)));
+  Meeting& meeting = *joined;
   if (meeting.values.size() == meeting.expected) {
     std::map<int64_t, Tensor> values = meeting.values;
     lock.unlock();

@@ -82,6 +82,10 @@ class CollectiveGroup {
   };
 
   int NodeOf(int64_t instance) const;
+  // Adds `instance`'s value to the meeting `key` (mutex_ held): the meeting,
+  // or the group's abort reason, or INTERNAL when the instance joined twice.
+  Result<Meeting*> JoinLocked(const std::string& key, int64_t instance,
+                              const std::vector<int64_t>& participants, Tensor value);
   // The other processes' part of a meeting whose local values are all in;
   // runs on the last local arriver, without the lock.
   Status GatherRemote(const std::string& key, const std::vector<int64_t>& participants,

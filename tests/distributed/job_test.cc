@@ -29,53 +29,35 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// Sums the replica ids of 3 replicas: 0 + 1 + 2 = 3 everywhere.
-constexpr char kAllReduce3[] = R"(
-module @sum attributes {mhlo.num_replicas = 3 : i32} {
-  func.func @main() -> tensor<ui32> {
-    %id = stablehlo.replica_id : tensor<ui32>
-    %sum = "stablehlo.all_reduce"(%id) ({
+// `%RESULT = all_reduce(%OPERAND)` summing over replicas 0, 1, 2.
+std::string SumOverThreeReplicas(const std::string& result, const std::string& operand) {
+  return "    %" + result + " = \"stablehlo.all_reduce\"(%" + operand + R"() ({
       ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
         %s = stablehlo.add %a, %b : tensor<ui32>
         stablehlo.return %s : tensor<ui32>
     }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-    return %sum : tensor<ui32>
-  }
-}
 )";
+}
+
+// A 3-replica program returning %RETURNED after `body`.
+std::string ThreeReplicaProgram(const std::string& body, const std::string& returned) {
+  return "module @job attributes {mhlo.num_replicas = 3 : i32} {\n"
+         "  func.func @main() -> tensor<ui32> {\n"
+         "    %id = stablehlo.replica_id : tensor<ui32>\n" +
+         body + "    return %" + returned + " : tensor<ui32>\n  }\n}\n";
+}
+
+// Sums the replica ids of 3 replicas: 0 + 1 + 2 = 3 everywhere.
+const std::string kAllReduce3 = ThreeReplicaProgram(SumOverThreeReplicas("sum", "id"), "sum");
 
 // Two all-reduces back to back.
-constexpr char kTwoAllReduces[] = R"(
-module @two attributes {mhlo.num_replicas = 3 : i32} {
-  func.func @main() -> tensor<ui32> {
-    %id = stablehlo.replica_id : tensor<ui32>
-    %s1 = "stablehlo.all_reduce"(%id) ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-    %s2 = "stablehlo.all_reduce"(%s1) ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-    return %s2 : tensor<ui32>
-  }
-}
-)";
+const std::string kTwoAllReduces = ThreeReplicaProgram(
+    SumOverThreeReplicas("s1", "id") + SumOverThreeReplicas("s2", "s1"), "s2");
 
 // The same two all-reduces with a loop between them that runs for hours:
 // the node running it keeps the others waiting in the second all-reduce.
-constexpr char kStallBetweenAllReduces[] = R"(
-module @stall attributes {mhlo.num_replicas = 3 : i32} {
-  func.func @main() -> tensor<ui32> {
-    %id = stablehlo.replica_id : tensor<ui32>
-    %s1 = "stablehlo.all_reduce"(%id) ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-    %zero = stablehlo.constant dense<0> : tensor<i64>
+const std::string kStallBetweenAllReduces = ThreeReplicaProgram(
+    SumOverThreeReplicas("s1", "id") + R"(    %zero = stablehlo.constant dense<0> : tensor<i64>
     %one = stablehlo.constant dense<1> : tensor<i64>
     %limit = stablehlo.constant dense<1000000000000> : tensor<i64>
     %n = stablehlo.while(%i = %zero) : tensor<i64>
@@ -86,15 +68,8 @@ module @stall attributes {mhlo.num_replicas = 3 : i32} {
       %next = stablehlo.add %i, %one : tensor<i64>
       stablehlo.return %next : tensor<i64>
     }
-    %s2 = "stablehlo.all_reduce"(%s1) ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-    return %s2 : tensor<ui32>
-  }
-}
-)";
+)" + SumOverThreeReplicas("s2", "s1"),
+    "s2");
 
 // A child process with its output in files.
 class Process {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -191,6 +192,21 @@ class JobTest : public ::testing::Test {
                  "node" + std::to_string(node) + "_" + std::to_string(started_++));
   }
 
+  // Three nodes under a fresh coordinator: nodes 0 and 1 run two
+  // all-reduces; node 2 passes the first, then loops for hours, so the
+  // others wait for it in the second. Empty when the coordinator failed.
+  std::vector<std::unique_ptr<Process>> StartStalledJob() {
+    std::vector<std::unique_ptr<Process>> nodes;
+    std::string address = StartCoordinator(3);
+    if (address.empty()) return nodes;
+    std::string two = dir_.Write("two.mlir", kTwoAllReduces).string();
+    std::string stall = dir_.Write("stall.mlir", kStallBetweenAllReduces).string();
+    for (int node = 0; node < 3; ++node) {
+      nodes.push_back(StartNode(address, node, 3, node == 2 ? stall : two));
+    }
+    return nodes;
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<Process> coordinator_;
   int started_ = 0;
@@ -221,13 +237,11 @@ TEST_F(JobTest, LaunchedAllReducePrintsTheSameSumOnEveryNode) {
 }
 
 TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
-  std::string address = StartCoordinator(3);
-  ASSERT_FALSE(address.empty());
-  std::string two = dir_.Write("two.mlir", kTwoAllReduces).string();
-  std::string stall = dir_.Write("stall.mlir", kStallBetweenAllReduces).string();
-  auto node0 = StartNode(address, 0, 3, two);
-  auto node1 = StartNode(address, 1, 3, two);
-  auto node2 = StartNode(address, 2, 3, stall);
+  std::vector<std::unique_ptr<Process>> nodes = StartStalledJob();
+  ASSERT_EQ(nodes.size(), 3u);
+  Process* node0 = nodes[0].get();
+  Process* node1 = nodes[1].get();
+  Process* node2 = nodes[2].get();
   // Node 2 passes the first all-reduce, then loops; nodes 0 and 1 wait for
   // it in the second. Kill it there (were it earlier, they would wait in
   // the first all-reduce or the rendezvous, which must fail alike).
@@ -235,7 +249,7 @@ TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
   ASSERT_FALSE(node0->Wait(0ms).has_value()) << node0->err();
   node2->Kill(SIGKILL);
   const auto killed = Clock::now();
-  for (Process* node : {node0.get(), node1.get()}) {
+  for (Process* node : {node0, node1}) {
     // Heartbeat timeout (3 s) + 5 s.
     auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
     std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
@@ -248,17 +262,15 @@ TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
 }
 
 TEST_F(JobTest, KilledCoordinatorFailsEveryNode) {
-  std::string address = StartCoordinator(3);
-  ASSERT_FALSE(address.empty());
-  std::string two = dir_.Write("two.mlir", kTwoAllReduces).string();
-  std::string stall = dir_.Write("stall.mlir", kStallBetweenAllReduces).string();
-  auto node0 = StartNode(address, 0, 3, two);
-  auto node1 = StartNode(address, 1, 3, two);
-  auto node2 = StartNode(address, 2, 3, stall);
+  std::vector<std::unique_ptr<Process>> nodes = StartStalledJob();
+  ASSERT_EQ(nodes.size(), 3u);
+  Process* node0 = nodes[0].get();
+  Process* node1 = nodes[1].get();
+  Process* node2 = nodes[2].get();
   std::this_thread::sleep_for(4s);
   coordinator_->Kill(SIGKILL);
   const auto killed = Clock::now();
-  for (Process* node : {node0.get(), node1.get(), node2.get()}) {
+  for (Process* node : {node0, node1, node2}) {
     auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
     std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
     ASSERT_TRUE(code.has_value()) << "a node still runs 8 s after the coordinator was killed";

@@ -5,6 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -397,6 +400,20 @@ TEST(ExecutableFileTest, IgnoresUnknownHeaderFields) {
   Result<ExecutableFile> decoded = DecodeExecutableFile(file, kSource);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->header.plugin, "cpu");
+}
+
+// The fuzzer's seeds must stay valid files, or it starts from nothing.
+TEST(ExecutableFileTest, DecodesEveryFuzzSeed) {
+  int seeds = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(BERTH_EXECUTABLE_FUZZ_CORPUS)) {
+    SCOPED_TRACE(entry.path().string());
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Result<ExecutableFile> decoded = DecodeExecutableFile(bytes, entry.path().string());
+    EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 2);
 }
 
 // ----------------------------------------------------------------- exhaustive

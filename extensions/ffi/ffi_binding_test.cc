@@ -495,13 +495,36 @@ TEST_F(BoundFunctionTest, I32SizeOverflowFailsWithoutCalling) {
                   {Float64Attribute("factor", 2)});
   frame.operand(0).dims = {65536, 32768};
   int64_t before = Calls();
+  EXPECT_EQ(frame.Run(BERTH_Ffi_Stage_Prepare, scale.get()), BERTH_Error_Code_INVALID_ARGUMENT);
   EXPECT_EQ(frame.Run(BERTH_Ffi_Stage_Execute, scale.get()), BERTH_Error_Code_INVALID_ARGUMENT);
-  EXPECT_EQ(frame.error(),
+  ASSERT_EQ(frame.errors().size(), 2u);
+  EXPECT_EQ(frame.errors()[1],
             "custom call 'mylib.scale': parameter 3 (\"size:operand:0:i32\"): operand 0 has "
             "2147483648 elements, more than an i32 size can hold (2147483647)");
+  EXPECT_EQ(frame.errors()[0], frame.errors()[1]);
   EXPECT_EQ(Calls(), before);
   frame.operand(0).dims = {65536, 32767};
   EXPECT_EQ(frame.Run(BERTH_Ffi_Stage_Prepare, scale.get()), BERTH_Error_Code_OK);
+}
+
+TEST_F(BoundFunctionTest, ExecuteRejectsBufferWithoutData) {
+  std::unique_ptr<BoundFunction> scale = Bind(kScale);
+  ASSERT_NE(scale, nullptr);
+  CallFrame frame({TestBuffer::Of<double>(BERTH_Buffer_Type_F64, {1})},
+                  {TestBuffer::Of<double>(BERTH_Buffer_Type_F64, {0})},
+                  {Float64Attribute("factor", 2)});
+  // Prepare-stage views (data NULL) handed to the EXECUTE stage.
+  BERTH_Ffi_Handler* as_execute = [](BERTH_Ffi_CallFrame* f) {
+    f->stage = BERTH_Ffi_Stage_Execute;
+    return BERTH_FfiBinding_Handler(f);
+  };
+  int64_t before = Calls();
+  EXPECT_EQ(frame.Run(BERTH_Ffi_Stage_Prepare, scale.get(), as_execute),
+            BERTH_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(frame.error(),
+            "custom call 'mylib.scale': parameter 1 (\"operand:0:f64\"): operand 0 has no data at "
+            "the EXECUTE stage");
+  EXPECT_EQ(Calls(), before);
 }
 
 TEST_F(BoundFunctionTest, NegativeDimsAreRejected) {

@@ -15,6 +15,7 @@ const std::vector<Command>& Commands() {
       {"info", "show one plugin: manifest, ABI, attributes, devices", RunInfo},
       {"validate", "check manifest files", RunValidate},
       {"run", "compile and run a program, print its results", RunRun},
+      {"compile", "compile a program to a berth-executable file", RunCompile},
       {"check", "run test files (StableHLO interpreter test format)", RunCheck},
       {"coordinator", "run the coordination service of multi-process jobs", RunCoordinator},
       {"launch", "run a command as N local nodes of one job", RunLaunch},

@@ -38,6 +38,7 @@ int RunPlugins(const std::vector<std::string>& args, Context& context);
 int RunInfo(const std::vector<std::string>& args, Context& context);
 int RunValidate(const std::vector<std::string>& args, Context& context);
 int RunRun(const std::vector<std::string>& args, Context& context);
+int RunCompile(const std::vector<std::string>& args, Context& context);
 int RunCheck(const std::vector<std::string>& args, Context& context);
 int RunCoordinator(const std::vector<std::string>& args, Context& context);
 int RunLaunch(const std::vector<std::string>& args, Context& context);

@@ -1,9 +1,10 @@
-// berth run PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]
+// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "abi_version/executable_file.hpp"
 #include "cli/command.hpp"
 #include "cli/host_array.hpp"
 #include "cli/session.hpp"
@@ -43,6 +44,15 @@ void FailJob(Job& job, const Status& status) {
   (void)job.ReportError(status);
 }
 
+// Compiles and runs MLIR text, or loads and runs a berth-executable file.
+Result<RunOutput> RunProgram(Session& session, const std::string& code,
+                             const std::string& source_name, const std::string& entry,
+                             const std::vector<HostArray>& arguments) {
+  if (!host::LooksLikeExecutableFile(code)) return session.Run(code, source_name, entry, arguments);
+  BERTH_ASSIGN_OR_RETURN(Executable executable, session.client().Deserialize(code, source_name));
+  return session.Execute(executable, arguments);
+}
+
 }  // namespace
 
 int RunRun(const std::vector<std::string>& args, Context& context) {
@@ -50,7 +60,8 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   std::string program_path, plugin, entry, out;
   std::vector<std::string> arg_values;
   options.add_options()
-      ("program", po::value<std::string>(&program_path)->required(), "program file (.mlir)")
+      ("program", po::value<std::string>(&program_path)->required(),
+       "program file: StableHLO text (.mlir) or a berth-executable file (berth compile)")
       ("plugin", po::value<std::string>(&plugin), "plugin to run on (default: highest priority)")
       ("entry", po::value<std::string>(&entry), "function to run (default: main)")
       ("arg", po::value<std::vector<std::string>>(&arg_values),
@@ -82,12 +93,27 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     }
     arguments.push_back(std::move(argument).value());
   }
+  // A berth-executable file runs on the plugin that made it, unless told.
+  const bool serialized = host::LooksLikeExecutableFile(code.str());
+  if (serialized && plugin.empty()) {
+    Result<host::ExecutableFile> file = host::DecodeExecutableFile(code.str(), program_path);
+    if (!file.ok()) {
+      context.err << "berth run: " << file.status().ToString() << "\n";
+      return kExitFailure;
+    }
+    plugin = file->header.plugin;
+  }
+  if (serialized && !entry.empty()) {
+    context.err << "berth run: --entry does not apply to a berth-executable file (its entry was "
+                   "fixed by berth compile)\n";
+    return kExitUsage;
+  }
   Result<Session> session = Session::Open(plugin, /*join_job=*/true);
   if (!session.ok()) {
     context.err << "berth run: " << session.status().ToString() << "\n";
     return kExitFailure;
   }
-  Result<RunOutput> output = session->Run(code.str(), program_path, entry, arguments);
+  Result<RunOutput> output = RunProgram(*session, code.str(), program_path, entry, arguments);
   if (!output.ok()) {
     if (Job* job = session->job()) FailJob(*job, output.status());
     context.err << "berth run: " << output.status().ToString() << "\n";

@@ -64,13 +64,23 @@ Status Session::EnsureDevices(std::string_view code) {
   return OkStatus();
 }
 
-Result<RunOutput> Session::Run(std::string_view code, const std::string& source_name,
-                               const std::string& entry, const std::vector<HostArray>& args) {
+Result<Executable> Session::Compile(std::string_view code, const std::string& source_name,
+                                   const std::string& entry) {
   BERTH_RETURN_IF_ERROR(EnsureDevices(code));
   CompileOptions options;
   options.entry_name = entry;
   options.options["source_name"] = source_name;
-  BERTH_ASSIGN_OR_RETURN(Executable executable, client_->Compile(code, options));
+  return client_->Compile(code, options);
+}
+
+Result<RunOutput> Session::Run(std::string_view code, const std::string& source_name,
+                               const std::string& entry, const std::vector<HostArray>& args) {
+  BERTH_ASSIGN_OR_RETURN(Executable executable, Compile(code, source_name, entry));
+  return Execute(executable, args);
+}
+
+Result<RunOutput> Session::Execute(const Executable& executable,
+                                   const std::vector<HostArray>& args) {
   RunOutput output;
   const std::vector<Device>& devices = executable.addressable_devices();
   std::vector<std::vector<Buffer>> buffers(devices.size());

@@ -40,6 +40,11 @@ class Session {
   // with virtual devices, like cpu, accept it; others report their error).
   Result<RunOutput> Run(std::string_view code, const std::string& source_name,
                         const std::string& entry, const std::vector<HostArray>& args);
+  // The compile step of Run.
+  Result<Executable> Compile(std::string_view code, const std::string& source_name,
+                             const std::string& entry);
+  // Runs a compiled (or deserialized) executable once on each of its devices.
+  Result<RunOutput> Execute(const Executable& executable, const std::vector<HostArray>& args);
 
  private:
   Status EnsureDevices(std::string_view code);

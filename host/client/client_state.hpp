@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "berth/c_api.h"
+#include "berth/ext/abi_version.h"
+#include "berth/ext/callback.h"
+#include "berth/ext/ffi.h"
 #include "berth/element_type.hpp"
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
@@ -43,6 +46,14 @@ struct ClientState {
   int32_t process_index = 0;
   std::vector<DeviceRecord> devices;  // ordered as the plugin lists them
   std::vector<MemoryRecord> memories;
+  // Extension structs of the plugin's chain; NULL when absent or older than
+  // the layout this host reads.
+  const BERTH_Ffi_Extension* ffi = nullptr;
+  const BERTH_Callback_Extension* callback = nullptr;
+  const BERTH_AbiVersion_Extension* abi_version = nullptr;
+  // Extension modules whose handlers the client holds; released after the
+  // plugin client is destroyed.
+  std::vector<std::shared_ptr<const void>> attached_modules;
 
   ClientState() = default;
   ClientState(const ClientState&) = delete;
@@ -50,6 +61,25 @@ struct ClientState {
   ~ClientState();
 
   const DeviceRecord* FindDevice(BERTH_Device* device) const;
+  // UNIMPLEMENTED "plugin 'x' does not implement the 'ffi' extension".
+  Status MissingExtension(BERTH_Extension_Type type) const;
+  // Calls an extension's entry point like PluginLibrary::Call does a table's:
+  // UNIMPLEMENTED when it is NULL, the plugin's error converted, an escaping
+  // exception turned into INTERNAL.
+  template <typename Args>
+  Status CallExtension(BERTH_Error* (*fn)(Args*), const char* function, Args* args) const {
+    if (fn == nullptr) {
+      return UnimplementedError("plugin '" + plugin_name + "' does not implement " + function);
+    }
+    BERTH_Error* error = nullptr;
+    try {
+      error = fn(args);
+    } catch (...) {
+      return InternalError("plugin '" + plugin_name + "': " + function +
+                           " let an exception escape through the C ABI");
+    }
+    return library->TakeError(error, function);
+  }
   const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
 
   // Creates the plugin client and reads its devices and memories.

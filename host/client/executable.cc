@@ -1,9 +1,42 @@
 #include "berth/executable.hpp"
 
+#include "abi_version/executable_file.hpp"
 #include "berth/log.hpp"
 #include "client/client_state.hpp"
 
 namespace berth {
+
+Result<std::string> Executable::Serialize() const {
+  if (client_ == nullptr || executable_ == nullptr) {
+    return FailedPreconditionError("Serialize: the executable is empty (moved from)");
+  }
+  const host::ClientState& state = *client_;
+  if (state.abi_version == nullptr) return state.MissingExtension(BERTH_Extension_Type_AbiVersion);
+  BERTH_AbiVersion_Runtime_Args runtime{};
+  runtime.struct_size = BERTH_AbiVersion_Runtime_Args_STRUCT_SIZE;
+  runtime.client = state.client;
+  BERTH_RETURN_IF_ERROR(
+      state.CallExtension(state.abi_version->runtime, "BERTH_AbiVersion_Runtime", &runtime));
+  BERTH_AbiVersion_Serialize_Args args{};
+  args.struct_size = BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE;
+  args.executable = executable_;
+  BERTH_RETURN_IF_ERROR(
+      state.CallExtension(state.abi_version->serialize, "BERTH_AbiVersion_Serialize", &args));
+  // Copy the payload, then hand it back to the plugin.
+  std::string payload;
+  if (args.payload.data != nullptr) payload.assign(args.payload.data, args.payload.size);
+  if (args.payload.release != nullptr) args.payload.release(args.payload.owner);
+
+  host::ExecutableFileHeader header;
+  header.plugin = state.plugin_name;
+  header.platform = state.platform_name;
+  header.api_major = state.library->plugin_major();
+  header.api_minor = state.library->negotiated_minor();
+  header.runtime = {runtime.runtime.major, runtime.runtime.minor};
+  header.executable = {args.executable_version.major, args.executable_version.minor};
+  header.name = name_;
+  return host::EncodeExecutableFile(std::move(header), payload);
+}
 
 Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> client,
                                      BERTH_LoadedExecutable* executable) {

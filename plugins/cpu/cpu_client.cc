@@ -10,6 +10,7 @@
 #include "cpu_buffer.hpp"
 #include "cpu_executable.hpp"
 #include "interpreter/collective_group.hpp"
+#include "interpreter/custom_call.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -65,8 +66,10 @@ CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
     std::string hostname = topology_.single_host()
                                ? std::string("127.0.0.1")
                                : topology_.hostnames[static_cast<size_t>(self)];
-    gloo_ = std::make_unique<GlooCollectives>(*kv_store, self, std::move(hostname),
-                                              kCollectiveTimeout);
+    gloo_ = std::make_unique<GlooCollectives>(
+        *kv_store, self, std::move(hostname), kCollectiveTimeout, [this](const Status& status) {
+          event_callbacks().Emit(BERTH_Callback_EventKind_PluginFatal, "", -1, status);
+        });
   }
 }
 
@@ -120,6 +123,37 @@ Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::Compile(
     const plugin::Program& program, const plugin::CompileOptions& options) {
   BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
                          CpuExecutable::Compile(*this, program, options));
+  return std::unique_ptr<plugin::LoadedExecutable>(std::move(executable));
+}
+
+bool CpuClient::HasBuiltinCustomCall(std::string_view target) const {
+  return IsBuiltinCustomCall(target);
+}
+
+Result<plugin::RuntimeAbiVersions> CpuClient::RuntimeAbiVersion() const {
+  return plugin::RuntimeAbiVersions{kCpuRuntimeAbi, kCpuExecutableAbi};
+}
+
+Status CpuClient::CheckExecutableCompatible(plugin::AbiVersion executable,
+                                            plugin::AbiVersion runtime) const {
+  // The payload is the program's source and compile options, which every
+  // runtime of the same major reads; a newer minor may carry fields this
+  // runtime would ignore, so it is refused.
+  if (executable.major != kCpuExecutableAbi.major || executable.minor > kCpuExecutableAbi.minor) {
+    return FailedPreconditionError(
+        "the executable has cpu executable ABI " + executable.ToString() + " (serialized by cpu "
+        "runtime " + runtime.ToString() + "); this cpu runtime (" + kCpuRuntimeAbi.ToString() +
+        ") loads executable ABI " + std::to_string(kCpuExecutableAbi.major) + ".0 to " +
+        kCpuExecutableAbi.ToString());
+  }
+  return OkStatus();
+}
+
+Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::DeserializeAndLoad(
+    std::string_view payload, plugin::AbiVersion version) {
+  BERTH_RETURN_IF_ERROR(CheckExecutableCompatible(version, kCpuRuntimeAbi));
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                         CpuExecutable::Deserialize(*this, payload));
   return std::unique_ptr<plugin::LoadedExecutable>(std::move(executable));
 }
 

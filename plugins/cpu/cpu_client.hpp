@@ -17,6 +17,11 @@
 
 namespace berth::cpu {
 
+// ABI versions of the abi_version extension: the runtime's, and the newest
+// serialized-executable format it writes and reads.
+inline constexpr plugin::AbiVersion kCpuRuntimeAbi{1, 0};
+inline constexpr plugin::AbiVersion kCpuExecutableAbi{1, 0};
+
 struct CpuClientOptions {
   int64_t device_count = 1;
   int64_t node_id = 0;
@@ -35,6 +40,14 @@ class CpuClient final : public plugin::Client {
   Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override;
   Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(
       const plugin::Program& program, const plugin::CompileOptions& options) override;
+
+  // Extensions (see README.md, "Extensions").
+  bool HasBuiltinCustomCall(std::string_view target) const override;
+  Result<plugin::RuntimeAbiVersions> RuntimeAbiVersion() const override;
+  Status CheckExecutableCompatible(plugin::AbiVersion executable,
+                                   plugin::AbiVersion runtime) const override;
+  Result<std::unique_ptr<plugin::LoadedExecutable>> DeserializeAndLoad(
+      std::string_view payload, plugin::AbiVersion version) override;
 
   ThreadPool& pool() { return *pool_; }
   const CpuTopology& topology() const { return topology_; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "berth/plugin/options.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "berth/stablehlo/verifier.hpp"
@@ -109,8 +111,11 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     }
   }
 
+  CustomCallTargets targets{&client.ffi_handlers(), &client.host_callbacks(),
+                            client.platform_name()};
   PlanOptions plan_options;
   plan_options.fuse_elementwise = fuse;
+  plan_options.custom_calls = &targets;
   BERTH_ASSIGN_OR_RETURN(std::unique_ptr<ProgramPlan> plan, ProgramPlan::Build(*module, plan_options));
 
   std::vector<plugin::Device*> devices;
@@ -118,6 +123,8 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   std::unique_ptr<CpuExecutable> executable(
       new CpuExecutable(std::move(metadata), std::move(devices), client));
   auto compiled = std::make_shared<Program>();
+  compiled->source = std::string(program.code);
+  compiled->options = options;
   compiled->module = std::move(module);
   compiled->plan = std::move(plan);
   compiled->entry = entry;
@@ -126,6 +133,88 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   executable->device_assignment_ = std::move(assignment);
   executable->instances_ = std::move(instances);
   return executable;
+}
+
+Result<plugin::SerializedExecutable> CpuExecutable::Serialize() const {
+  const plugin::CompileOptions& options = program_->options;
+  nlohmann::json payload = {
+      {"format", "berth-cpu-executable"},
+      {"source", program_->source},
+      {"entry_name", options.entry_name},
+      {"num_replicas", options.num_replicas},
+      {"num_partitions", options.num_partitions},
+      {"device_assignment", options.device_assignment},
+  };
+  nlohmann::json named = nlohmann::json::object();
+  for (const auto& [name, value] : options.options) {
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      named[name] = *text;
+    } else if (const bool* flag = std::get_if<bool>(&value)) {
+      named[name] = *flag;
+    } else {
+      return UnimplementedError("compile option '" + name + "' cannot be serialized");
+    }
+  }
+  payload["options"] = std::move(named);
+  try {
+    return plugin::SerializedExecutable{kCpuExecutableAbi, payload.dump()};
+  } catch (const nlohmann::json::exception& e) {
+    // The source is not valid UTF-8.
+    return InvalidArgumentError("executable '" + metadata()->name +
+                                "' cannot be serialized: " + e.what());
+  }
+}
+
+Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& client,
+                                                                  std::string_view payload) {
+  auto bad = [](const std::string& why) {
+    return InvalidArgumentError("cpu executable payload: " + why);
+  };
+  nlohmann::json root = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return bad("not a JSON object");
+  auto field = [&](const char* name, auto check) -> const nlohmann::json* {
+    auto it = root.find(name);
+    return it != root.end() && check(*it) ? &*it : nullptr;
+  };
+  auto is_string = [](const nlohmann::json& j) { return j.is_string(); };
+  auto is_count = [](const nlohmann::json& j) {
+    return j.is_number_integer() && j.get<int64_t>() >= 0;
+  };
+  const nlohmann::json* format = field("format", is_string);
+  if (format == nullptr || *format != "berth-cpu-executable") {
+    return bad("\"format\" is not \"berth-cpu-executable\"");
+  }
+  const nlohmann::json* source = field("source", is_string);
+  const nlohmann::json* entry = field("entry_name", is_string);
+  const nlohmann::json* replicas = field("num_replicas", is_count);
+  const nlohmann::json* partitions = field("num_partitions", is_count);
+  const nlohmann::json* assignment =
+      field("device_assignment", [](const nlohmann::json& j) { return j.is_array(); });
+  const nlohmann::json* named =
+      field("options", [](const nlohmann::json& j) { return j.is_object(); });
+  if (!source || !entry || !replicas || !partitions || !assignment || !named) {
+    return bad("a field is missing or of the wrong type (source, entry_name, num_replicas, "
+               "num_partitions, device_assignment, options)");
+  }
+  plugin::CompileOptions options;
+  options.entry_name = entry->get<std::string>();
+  options.num_replicas = replicas->get<int64_t>();
+  options.num_partitions = partitions->get<int64_t>();
+  for (const nlohmann::json& id : *assignment) {
+    if (!id.is_number_integer()) return bad("device_assignment holds a non-integer");
+    options.device_assignment.push_back(id.get<int64_t>());
+  }
+  for (const auto& [name, value] : named->items()) {
+    if (value.is_string()) {
+      options.options[name] = value.get<std::string>();
+    } else if (value.is_boolean()) {
+      options.options[name] = value.get<bool>();
+    } else {
+      return bad("option '" + name + "' is neither a string nor a bool");
+    }
+  }
+  const std::string& code = source->get_ref<const std::string&>();
+  return Compile(client, plugin::Program{"stablehlo", code}, options);
 }
 
 Status CpuExecutable::CheckArguments(const std::vector<plugin::Buffer*>& arguments,
@@ -228,8 +317,10 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
     device.collectives = group.get();
     int64_t logical = instance.replica * meta.num_partitions + instance.partition;
     ThreadPool* pool = &client_.pool();
-    work.push_back([program = program_, pool, inputs, outputs, done, device, group,
-                    logical]() mutable {
+    // The client outlives every execution (its streams drain first).
+    const plugin::EventCallbacks* events = &client_.event_callbacks();
+    work.push_back([program = program_, meta = metadata(), pool, events, inputs, outputs, done,
+                    device, group, logical]() mutable {
       const stablehlo::Function& entry = *program->entry;
       Status status;
       std::vector<Tensor> args;
@@ -258,11 +349,15 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
       }
       if (values.ok()) {
         for (size_t o = 0; o < outputs.size(); ++o) outputs[o]->Fulfill((*values)[o].storage());
-        done.Set(OkStatus());
       } else {
         for (const auto& output : outputs) output->Fail(values.status());
-        done.Set(values.status());
       }
+      // Event callbacks run before the completion event is set, so whoever
+      // waits on it sees their effects.
+      events->Emit(values.ok() ? BERTH_Callback_EventKind_ExecutionFinished
+                               : BERTH_Callback_EventKind_ExecutionFailed,
+                   meta->name, device.device_id, values.status());
+      done.Set(values.status());
     });
     devices.push_back(instance.device);
     result.outputs.push_back(std::move(output_buffers));

@@ -21,6 +21,14 @@ class CpuExecutable final : public plugin::LoadedExecutable {
                                                         const plugin::Program& program,
                                                         const plugin::CompileOptions& options);
 
+  // Reads a payload made by Serialize (cpu executable ABI 1.x) and compiles
+  // its program again with the options it was compiled with.
+  static Result<std::unique_ptr<CpuExecutable>> Deserialize(CpuClient& client,
+                                                            std::string_view payload);
+
+  // A JSON object: the program's source and its compile options.
+  Result<plugin::SerializedExecutable> Serialize() const override;
+
   Result<plugin::ExecuteResult> Execute(std::span<const std::vector<plugin::Buffer*>> argument_lists,
                                         const plugin::ExecuteOptions& options,
                                         plugin::Device* execute_device) override;
@@ -32,6 +40,8 @@ class CpuExecutable final : public plugin::LoadedExecutable {
   // What executions need: shared with running executions, so destroying the
   // executable while they run is safe.
   struct Program {
+    std::string source;              // as given to Compile, for Serialize
+    plugin::CompileOptions options;  // likewise
     std::unique_ptr<stablehlo::Module> module;
     std::unique_ptr<ProgramPlan> plan;
     const stablehlo::Function* entry = nullptr;

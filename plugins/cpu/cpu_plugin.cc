@@ -18,6 +18,10 @@ class CpuPlugin final : public plugin::Plugin {
             {"version", std::string(BERTH_VERSION)}};
   }
 
+  std::vector<BERTH_Extension_Base*> Extensions() override {
+    return {plugin::FfiExtension(), plugin::CallbackExtension(), plugin::AbiVersionExtension()};
+  }
+
   Result<std::unique_ptr<plugin::Client>> CreateClient(
       const NamedValueMap& options, const plugin::KeyValueStore& kv_store) override {
     BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, CpuClient::Create(options, kv_store));

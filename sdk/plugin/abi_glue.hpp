@@ -98,6 +98,11 @@ inline BERTH_DeviceDescription* ToC(const DeviceDescription* d) {
 // Wraps an Event for the caller (who destroys it).
 BERTH_Event* NewCEvent(Event event);
 
+// Wraps a compiled or deserialized executable for the caller (who destroys
+// it); INTERNAL when the plugin made none.
+Result<BERTH_LoadedExecutable*> WrapExecutable(std::unique_ptr<LoadedExecutable> executable,
+                                               const char* function);
+
 // Fills the entry points of each object family.
 void FillCoreEntries(BERTH_Api& api);
 void FillBufferEntries(BERTH_Api& api);

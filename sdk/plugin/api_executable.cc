@@ -2,6 +2,18 @@
 #include "abi_glue.hpp"
 
 namespace berth::plugin::glue {
+
+Result<BERTH_LoadedExecutable*> WrapExecutable(std::unique_ptr<LoadedExecutable> executable,
+                                               const char* function) {
+  if (executable == nullptr || executable->metadata() == nullptr) {
+    return InternalError(std::string(function) + ": the plugin returned no executable");
+  }
+  auto loaded = std::make_unique<BERTH_LoadedExecutable>();
+  for (Device* device : executable->addressable_devices()) loaded->c_devices.push_back(ToC(device));
+  loaded->impl = std::move(executable);
+  return loaded.release();
+}
+
 namespace {
 
 BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
@@ -40,13 +52,7 @@ BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
     }
     BERTH_ASSIGN_OR_RETURN(std::unique_ptr<LoadedExecutable> executable,
                            args->client->impl->Compile(program, options));
-    if (executable == nullptr || executable->metadata() == nullptr) {
-      return InternalError(std::string(kFn) + ": the plugin returned no executable");
-    }
-    auto loaded = std::make_unique<BERTH_LoadedExecutable>();
-    for (Device* device : executable->addressable_devices()) loaded->c_devices.push_back(ToC(device));
-    loaded->impl = std::move(executable);
-    args->executable = loaded.release();
+    BERTH_ASSIGN_OR_RETURN(args->executable, WrapExecutable(std::move(executable), kFn));
     return OkStatus();
   });
 }

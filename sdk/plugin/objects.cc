@@ -40,6 +40,34 @@ Result<std::unique_ptr<LoadedExecutable>> Client::Compile(const Program& program
                             std::string(program.format) + "')");
 }
 
+bool Client::HasBuiltinCustomCall(std::string_view target) const {
+  (void)target;
+  return false;
+}
+
+Result<RuntimeAbiVersions> Client::RuntimeAbiVersion() const {
+  return UnimplementedError("platform '" + platform_name() + "' reports no runtime ABI version");
+}
+
+Status Client::CheckExecutableCompatible(AbiVersion executable, AbiVersion runtime) const {
+  (void)executable;
+  (void)runtime;
+  return UnimplementedError("platform '" + platform_name() +
+                            "' cannot load serialized executables");
+}
+
+Result<std::unique_ptr<LoadedExecutable>> Client::DeserializeAndLoad(std::string_view payload,
+                                                                     AbiVersion version) {
+  (void)payload;
+  (void)version;
+  return UnimplementedError("platform '" + platform_name() +
+                            "' cannot load serialized executables");
+}
+
+Result<SerializedExecutable> LoadedExecutable::Serialize() const {
+  return UnimplementedError("executable '" + metadata_->name + "' cannot be serialized");
+}
+
 Result<Device*> Client::LookupDevice(int64_t id) const {
   for (Device* device : devices_) {
     if (device->id() == id) return device;

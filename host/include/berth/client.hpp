@@ -13,6 +13,7 @@
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
 #include "berth/executable.hpp"
+#include "berth/ffi.hpp"
 #include "berth/status.hpp"
 
 namespace berth {
@@ -52,6 +53,33 @@ class Client {
 
   // Compiles `code` (StableHLO MLIR text by default) for this client's devices.
   Result<Executable> Compile(std::string_view code, const CompileOptions& options = {}) const;
+
+  // ---- Extensions (berth/ffi.hpp). Each call answers UNIMPLEMENTED, naming
+  // the plugin and the extension, when the plugin does not offer it.
+
+  // True when the plugin's chain holds a usable struct of `type`.
+  bool HasExtension(BERTH_Extension_Type type) const;
+  // ffi: a handler for `stablehlo.custom_call @target`, used by programs
+  // compiled afterwards. ALREADY_EXISTS when the target is taken.
+  Status RegisterFfiHandler(std::string_view target, FfiHandler handler) const;
+  // The same with a C handler; `data` is released by `release` (when not
+  // NULL) once the client drops the handler, or at once if this fails.
+  Status RegisterFfiHandler(std::string_view target, BERTH_Ffi_Handler* handler, void* data,
+                            BERTH_Ffi_ReleaseData* release) const;
+  // callback: the host callback NAME of `custom_call @berth.host_callback
+  // {callback = "NAME"}`.
+  Status RegisterHostCallback(std::string_view name, FfiHandler callback) const;
+  // callback: execution finished / failed, plugin fatal error.
+  Status AddEventCallback(EventCallback callback) const;
+  // abi_version: the runtime's ABI version and the executable ABI it writes.
+  Result<AbiVersions> abi_versions() const;
+  // abi_version: loads a `berth-executable` file made by Executable::Serialize.
+  // Refused (FAILED_PRECONDITION) when it was made by another plugin or
+  // platform, or for an executable ABI this runtime does not load;
+  // INVALID_ARGUMENT / DATA_LOSS for a malformed, truncated or corrupted file.
+  // `source_name` names the bytes in messages (e.g. the file's path).
+  Result<Executable> Deserialize(std::string_view bytes,
+                                 std::string_view source_name = "<berth-executable>") const;
 
   BERTH_Client* c_client() const;
   const std::shared_ptr<const host::ClientState>& state() const { return state_; }

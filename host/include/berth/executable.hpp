@@ -60,6 +60,11 @@ class Executable {
   Result<ExecuteResult> ExecuteOn(const Device& device, const std::vector<const Buffer*>& arguments,
                                   const ExecuteOptions& options = {}) const;
 
+  // The program in the `berth-executable` format (docs/berth-executable.md):
+  // plugin, platform, ABI versions, fingerprint and the plugin's payload.
+  // UNIMPLEMENTED when the plugin lacks the abi_version extension.
+  Result<std::string> Serialize() const;
+
   BERTH_LoadedExecutable* c_executable() const { return executable_; }
 
   // Takes ownership of a C executable of `client`.

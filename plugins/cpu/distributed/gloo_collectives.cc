@@ -13,8 +13,13 @@
 namespace berth::cpu {
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
-                                 std::string hostname, std::chrono::milliseconds timeout)
-    : store_(store), node_id_(node_id), hostname_(std::move(hostname)), timeout_(timeout) {}
+                                 std::string hostname, std::chrono::milliseconds timeout,
+                                 std::function<void(const Status&)> on_failure)
+    : store_(store),
+      node_id_(node_id),
+      hostname_(std::move(hostname)),
+      timeout_(timeout),
+      on_failure_(std::move(on_failure)) {}
 
 GlooCollectives::~GlooCollectives() {
   // Contexts hold pairs on the device's event loop: drop them first.
@@ -76,15 +81,17 @@ Status GlooCollectives::WithContext(const std::string& group, const std::vector<
   if (!entry.failed.ok()) return entry.failed;
   if (!entry.context) {
     entry.failed = Connect(entry, group, nodes);
-    if (!entry.failed.ok()) return entry.failed;
   }
-  try {
-    Status status = body(entry);
-    if (status.ok()) return status;
-    entry.failed = status.WithContext(Describe(op, group, nodes));
-  } catch (const std::exception& e) {
-    entry.failed = UnavailableError(Describe(op, group, nodes) + ": " + e.what());
+  if (entry.failed.ok()) {
+    try {
+      Status status = body(entry);
+      if (status.ok()) return status;
+      entry.failed = status.WithContext(Describe(op, group, nodes));
+    } catch (const std::exception& e) {
+      entry.failed = UnavailableError(Describe(op, group, nodes) + ": " + e.what());
+    }
   }
+  if (on_failure_) on_failure_(entry.failed);
   return entry.failed;
 }
 

@@ -35,8 +35,11 @@ class GlooCollectives {
   // `store` is borrowed (the client's key-value store). `hostname` is the
   // address peers reach this process at. Every operation, and connecting a
   // context, fails after `timeout` rather than waiting forever.
+  // `on_failure` runs once per context that breaks (a peer died, a timeout):
+  // the client reports it as a fatal plugin error. It must not block.
   GlooCollectives(const plugin::KeyValueStore& store, int node_id, std::string hostname,
-                  std::chrono::milliseconds timeout);
+                  std::chrono::milliseconds timeout,
+                  std::function<void(const Status&)> on_failure = nullptr);
   ~GlooCollectives();
 
   // Every node of `nodes` (sorted, this node among them) calls these in the
@@ -75,6 +78,7 @@ class GlooCollectives {
   const int node_id_;
   const std::string hostname_;
   const std::chrono::milliseconds timeout_;
+  std::function<void(const Status&)> on_failure_;
   std::mutex mutex_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::map<std::string, std::unique_ptr<Entry>> entries_;

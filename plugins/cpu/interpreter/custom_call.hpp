@@ -1,6 +1,7 @@
 // stablehlo.custom_call targets the cpu plugin knows. Targets are looked up
 // when a program is compiled, so an unknown target fails at compile time
-// naming it. The FFI extension adds targets at run time.
+// naming it. Other targets are FFI handlers and host callbacks (ffi_call.hpp),
+// resolved per call site when the program is compiled.
 #ifndef BERTH_PLUGINS_CPU_INTERPRETER_CUSTOM_CALL_HPP_
 #define BERTH_PLUGINS_CPU_INTERPRETER_CUSTOM_CALL_HPP_
 
@@ -10,7 +11,10 @@
 
 namespace berth::cpu {
 
-// OK when the op's call_target_name has a handler; else UNIMPLEMENTED
+// True for the targets the cpu plugin implements itself (check.*).
+bool IsBuiltinCustomCall(std::string_view target);
+
+// OK when the op's call_target_name is built in; else UNIMPLEMENTED
 // "custom call target 'x' is not registered with the cpu plugin".
 Status ValidateCustomCall(const stablehlo::Operation& op);
 

@@ -5,6 +5,7 @@
 #include "interpreter/check.hpp"
 #include "interpreter/custom_call.hpp"
 #include "interpreter/element_types.hpp"
+#include "interpreter/plan.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -79,12 +80,14 @@ Handler FindHandler(std::string_view target) {
 }
 
 Status CustomCall(KernelCall& call) {
-  Handler handler = FindHandler(call.op.call_target_name());
-  if (handler == nullptr) return ValidateCustomCall(call.op);
-  return handler(call);
+  if (Handler handler = FindHandler(call.op.call_target_name())) return handler(call);
+  if (const FfiCallSite* site = call.ctx.plan().FindFfiCall(&call.op)) return site->Execute(call);
+  return ValidateCustomCall(call.op);
 }
 
 }  // namespace
+
+bool IsBuiltinCustomCall(std::string_view target) { return FindHandler(target) != nullptr; }
 
 Status ValidateCustomCall(const stablehlo::Operation& op) {
   if (FindHandler(op.call_target_name()) != nullptr) return OkStatus();

@@ -63,8 +63,11 @@ class PlanBuilder {
         if (step.kernel == nullptr) {
           return Unsupported(*op, "is not supported by the cpu plugin");
         }
-        if (op->kind() == stablehlo::OpKind::kCustomCall) {
-          BERTH_RETURN_IF_ERROR(ValidateCustomCall(*op));
+        if (op->kind() == stablehlo::OpKind::kCustomCall &&
+            !IsBuiltinCustomCall(op->call_target_name())) {
+          if (options_.custom_calls == nullptr) return ValidateCustomCall(*op);
+          BERTH_ASSIGN_OR_RETURN(plan_.ffi_calls_[op],
+                                 FfiCallSite::Resolve(*op, *options_.custom_calls));
         }
         if (const stablehlo::Attribute* groups = op->attr("replica_groups");
             groups != nullptr && groups->isa<stablehlo::OpaqueAttr>()) {

@@ -11,6 +11,7 @@
 
 #include "berth/stablehlo/ir.hpp"
 #include "interpreter/elementwise.hpp"
+#include "interpreter/ffi_call.hpp"
 #include "interpreter/kernel.hpp"
 
 namespace berth::cpu {
@@ -42,6 +43,9 @@ struct BlockPlan {
 
 struct PlanOptions {
   bool fuse_elementwise = true;
+  // Handlers for custom calls that are not built in; NULL: none (such a
+  // call fails to plan). Borrowed for Build.
+  const CustomCallTargets* custom_calls = nullptr;
 };
 
 class ProgramPlan {
@@ -63,6 +67,11 @@ class ProgramPlan {
   // result static with at most kCheapMaxElements elements. Such programs may
   // run on the caller's thread instead of being handed to a device stream.
   bool cheap() const { return cheap_; }
+  // The resolved handler of a custom call that is not built in; NULL else.
+  const FfiCallSite* FindFfiCall(const stablehlo::Operation* op) const {
+    auto it = ffi_calls_.find(op);
+    return it == ffi_calls_.end() ? nullptr : it->second.get();
+  }
 
   static constexpr int kCheapMaxOps = 256;
   static constexpr int64_t kCheapMaxElements = 1024;
@@ -72,6 +81,7 @@ class ProgramPlan {
 
   const stablehlo::Module& module_;
   std::unordered_map<const stablehlo::Block*, std::unique_ptr<BlockPlan>> blocks_;
+  std::unordered_map<const stablehlo::Operation*, std::unique_ptr<FfiCallSite>> ffi_calls_;
   int fused_steps_ = 0;
   int fused_ops_ = 0;
   int num_ops_ = 0;

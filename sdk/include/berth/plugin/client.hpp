@@ -13,6 +13,7 @@
 #include "berth/plugin/buffer.hpp"
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/executable.hpp"
+#include "berth/plugin/extensions.hpp"
 
 namespace berth::plugin {
 
@@ -53,6 +54,23 @@ class Client {
                                                             const CompileOptions& options);
   virtual Result<HostBufferResult> BufferFromHostBuffer(const HostBufferArgs& args) = 0;
 
+  // Extensions (berth/plugin/extensions.hpp). The tables are filled by the
+  // host through the ffi and callback extensions, when the plugin offers them.
+  FfiHandlerTable& ffi_handlers() { return ffi_handlers_; }
+  FfiHandlerTable& host_callbacks() { return host_callbacks_; }
+  const EventCallbacks& event_callbacks() const { return event_callbacks_; }
+  EventCallbacks& event_callbacks() { return event_callbacks_; }
+  // True for custom-call targets the plugin implements itself; registering
+  // an FFI handler under such a name fails with ALREADY_EXISTS.
+  virtual bool HasBuiltinCustomCall(std::string_view target) const;
+  // abi_version extension. Defaults: UNIMPLEMENTED.
+  virtual Result<RuntimeAbiVersions> RuntimeAbiVersion() const;
+  // OK when an executable stamped `executable`, serialized by a runtime of
+  // version `runtime`, loads here; else FAILED_PRECONDITION saying why.
+  virtual Status CheckExecutableCompatible(AbiVersion executable, AbiVersion runtime) const;
+  virtual Result<std::unique_ptr<LoadedExecutable>> DeserializeAndLoad(std::string_view payload,
+                                                                       AbiVersion version);
+
   // Owned by the client, stable for its lifetime, ordered by id.
   std::span<Device* const> devices() const { return devices_; }
   std::span<Device* const> addressable_devices() const { return addressable_devices_; }
@@ -82,6 +100,9 @@ class Client {
   std::vector<BERTH_Device*> c_devices_;
   std::vector<BERTH_Device*> c_addressable_devices_;
   std::vector<BERTH_Memory*> c_memories_;
+  FfiHandlerTable ffi_handlers_{"ffi target"};
+  FfiHandlerTable host_callbacks_{"host callback"};
+  EventCallbacks event_callbacks_;
 };
 
 }  // namespace berth::plugin

@@ -13,6 +13,7 @@
 #include "berth/plugin/buffer.hpp"
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/event.hpp"
+#include "berth/plugin/extensions.hpp"
 
 namespace berth::plugin {
 
@@ -72,6 +73,10 @@ class LoadedExecutable {
   virtual Result<ExecuteResult> Execute(std::span<const std::vector<Buffer*>> argument_lists,
                                         const ExecuteOptions& options,
                                         Device* execute_device) = 0;
+
+  // abi_version extension: the plugin's serialized form of the program,
+  // which Client::DeserializeAndLoad takes back. Default: UNIMPLEMENTED.
+  virtual Result<SerializedExecutable> Serialize() const;
 
  private:
   std::shared_ptr<const ExecutableMetadata> metadata_;

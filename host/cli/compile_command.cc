@@ -1,0 +1,60 @@
+// berth compile PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]
+#include <fstream>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/session.hpp"
+
+namespace berth::cli {
+
+namespace po = boost::program_options;
+
+int RunCompile(const std::vector<std::string>& args, Context& context) {
+  po::options_description options("options");
+  std::string program_path, out_path, plugin, entry;
+  options.add_options()
+      ("program", po::value<std::string>(&program_path)->required(), "program file (.mlir)")
+      ("output,o", po::value<std::string>(&out_path)->required(),
+       "the berth-executable file to write (run it with `berth run FILE`)")
+      ("plugin", po::value<std::string>(&plugin), "plugin to compile for (default: highest priority)")
+      ("entry", po::value<std::string>(&entry), "function to run (default: main)");
+  po::positional_options_description positional;
+  positional.add("program", 1);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("compile", "PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]", options,
+                 &positional, args, vm, context, exit_code)) {
+    return exit_code;
+  }
+  std::ifstream in(program_path, std::ios::binary);
+  if (!in) {
+    context.err << "berth compile: cannot read " << program_path << "\n";
+    return kExitFailure;
+  }
+  std::stringstream code;
+  code << in.rdbuf();
+  Result<Session> session = Session::Open(plugin);
+  if (!session.ok()) {
+    context.err << "berth compile: " << session.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  Result<Executable> executable = session->Compile(code.str(), program_path, entry);
+  Result<std::string> bytes =
+      executable.ok() ? executable->Serialize() : Result<std::string>(executable.status());
+  if (!bytes.ok()) {
+    context.err << "berth compile: " << bytes.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  out.close();
+  if (!out) {
+    context.err << "berth compile: cannot write " << out_path << "\n";
+    return kExitFailure;
+  }
+  context.out << "wrote " << out_path << " (" << bytes->size() << " bytes, plugin '"
+              << session->plugin_name() << "')\n";
+  return kExitOk;
+}
+
+}  // namespace berth::cli

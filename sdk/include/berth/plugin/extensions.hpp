@@ -1,0 +1,129 @@
+// The ffi, callback and abi_version extensions for plugins built with the
+// SDK. The SDK implements the C side of each (berth/ext/*.h); a plugin opts in
+// by returning the extension's struct from Plugin::Extensions():
+//
+//   std::vector<BERTH_Extension_Base*> Extensions() override {
+//     return {plugin::FfiExtension(), plugin::CallbackExtension(),
+//             plugin::AbiVersionExtension()};
+//   }
+//
+// Registered handlers land in the client's tables (Client::ffi_handlers(),
+// host_callbacks(), event_callbacks()); the plugin looks targets up when it
+// compiles a program and calls them through FfiHandler::Call. The
+// abi_version extension forwards to Client::RuntimeAbiVersion,
+// CheckExecutableCompatible, DeserializeAndLoad and LoadedExecutable::Serialize.
+#ifndef BERTH_PLUGIN_EXTENSIONS_HPP_
+#define BERTH_PLUGIN_EXTENSIONS_HPP_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "berth/c_api.h"
+#include "berth/ext/abi_version.h"
+#include "berth/ext/callback.h"
+#include "berth/ext/ffi.h"
+#include "berth/status.hpp"
+
+namespace berth::plugin {
+
+// One registered handler (an FFI target or a host callback). Releases its
+// data when the last reference goes.
+class FfiHandler {
+ public:
+  FfiHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
+             BERTH_Ffi_ReleaseData* release);
+  ~FfiHandler();
+  FfiHandler(const FfiHandler&) = delete;
+  FfiHandler& operator=(const FfiHandler&) = delete;
+
+  const std::string& target() const { return target_; }
+
+  // Calls the handler. A failure becomes a Status with the handler's code
+  // and message; a handler that fails without a message gets one naming the
+  // target and the code. A code outside the canonical range becomes UNKNOWN.
+  Status Call(BERTH_Ffi_Stage stage, std::string_view platform,
+              std::span<const BERTH_Ffi_Buffer> operands, std::span<const BERTH_Ffi_Buffer> results,
+              std::span<const BERTH_NamedValue> attributes) const;
+
+ private:
+  std::string target_;
+  BERTH_Ffi_Handler* fn_;
+  void* data_;
+  BERTH_Ffi_ReleaseData* release_;
+};
+
+// Handlers by name. Thread-safe.
+class FfiHandlerTable {
+ public:
+  // `kind` names the table in errors ("ffi target", "host callback").
+  explicit FfiHandlerTable(std::string kind) : kind_(std::move(kind)) {}
+  // ALREADY_EXISTS when the name is taken.
+  Status Add(std::shared_ptr<const FfiHandler> handler);
+  // NULL when the name has no handler.
+  std::shared_ptr<const FfiHandler> Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::string kind_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const FfiHandler>, std::less<>> handlers_;
+};
+
+// Event callbacks of one client. Thread-safe; Emit is cheap when none is
+// registered.
+class EventCallbacks {
+ public:
+  EventCallbacks() = default;
+  ~EventCallbacks();
+  EventCallbacks(const EventCallbacks&) = delete;
+  EventCallbacks& operator=(const EventCallbacks&) = delete;
+
+  void Add(BERTH_Callback_EventFn* fn, void* data, BERTH_Ffi_ReleaseData* release);
+  bool empty() const { return count_.load(std::memory_order_acquire) == 0; }
+  // Calls every callback with the event. `status` OK for ExecutionFinished.
+  void Emit(BERTH_Callback_EventKind kind, std::string_view executable_name, int64_t device_id,
+            const Status& status) const;
+
+ private:
+  struct Entry {
+    BERTH_Callback_EventFn* fn;
+    void* data;
+    BERTH_Ffi_ReleaseData* release;
+  };
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::atomic<size_t> count_{0};
+};
+
+// An ABI version, "major.minor" when printed.
+struct AbiVersion {
+  int32_t major = 0;
+  int32_t minor = 0;
+  std::string ToString() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+struct RuntimeAbiVersions {
+  AbiVersion runtime;
+  AbiVersion newest_executable;  // what Serialize stamps
+};
+
+struct SerializedExecutable {
+  AbiVersion version;
+  std::string payload;
+};
+
+// The extension structs. Each is static, lives as long as the plugin, and
+// may be listed by one plugin only (its `next` is set by MakeApi).
+BERTH_Extension_Base* FfiExtension();
+BERTH_Extension_Base* CallbackExtension();
+BERTH_Extension_Base* AbiVersionExtension();
+
+}  // namespace berth::plugin
+
+#endif  // BERTH_PLUGIN_EXTENSIONS_HPP_

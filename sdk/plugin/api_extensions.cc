@@ -1,0 +1,290 @@
+// The ffi, callback and abi_version extensions (berth/plugin/extensions.hpp):
+// the handler tables and the C entry points that fill them.
+#include <limits>
+
+#include "abi_glue.hpp"
+#include "berth/plugin/extensions.hpp"
+
+namespace berth::plugin {
+
+// ------------------------------------------------------------------ FfiHandler
+
+FfiHandler::FfiHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
+                       BERTH_Ffi_ReleaseData* release)
+    : target_(std::move(target)), fn_(fn), data_(data), release_(release) {}
+
+FfiHandler::~FfiHandler() {
+  if (release_ != nullptr) release_(data_);
+}
+
+namespace {
+
+struct ErrorSink {
+  std::string message;
+};
+
+void ReportError(void* context, const char* message, size_t size) {
+  if (context == nullptr || (message == nullptr && size > 0)) return;
+  try {
+    static_cast<ErrorSink*>(context)->message.assign(message ? message : "", size);
+  } catch (...) {
+    // Out of memory while copying the message: the code still reports it.
+  }
+}
+
+}  // namespace
+
+Status FfiHandler::Call(BERTH_Ffi_Stage stage, std::string_view platform,
+                        std::span<const BERTH_Ffi_Buffer> operands,
+                        std::span<const BERTH_Ffi_Buffer> results,
+                        std::span<const BERTH_NamedValue> attributes) const {
+  ErrorSink sink;
+  BERTH_Ffi_CallFrame frame{};
+  frame.struct_size = BERTH_Ffi_CallFrame_STRUCT_SIZE;
+  frame.stage = stage;
+  frame.target = target_.data();
+  frame.target_size = target_.size();
+  frame.platform = platform.data();
+  frame.platform_size = platform.size();
+  frame.operands = operands.data();
+  frame.num_operands = operands.size();
+  frame.results = results.data();
+  frame.num_results = results.size();
+  frame.attributes = attributes.data();
+  frame.num_attributes = attributes.size();
+  frame.handler_data = data_;
+  frame.report_error = ReportError;
+  frame.error_context = &sink;
+  BERTH_Error_Code code = fn_(&frame);
+  if (code == BERTH_Error_Code_OK) return OkStatus();
+  if (code < BERTH_Error_Code_CANCELLED || code > BERTH_Error_Code_UNAUTHENTICATED) {
+    sink.message = "returned code " + std::to_string(code) + ", which is not a status code" +
+                   (sink.message.empty() ? "" : ": " + sink.message);
+    code = BERTH_Error_Code_UNKNOWN;
+  }
+  if (sink.message.empty()) {
+    sink.message = "custom call '" + target_ + "' failed with code " + std::to_string(code) +
+                   " and no message";
+  }
+  return Status(static_cast<StatusCode>(code), std::move(sink.message));
+}
+
+// -------------------------------------------------------------- FfiHandlerTable
+
+Status FfiHandlerTable::Add(std::shared_ptr<const FfiHandler> handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, inserted] = handlers_.emplace(handler->target(), handler);
+  if (!inserted) {
+    return AlreadyExistsError(kind_ + " '" + handler->target() + "' is already registered");
+  }
+  return OkStatus();
+}
+
+std::shared_ptr<const FfiHandler> FfiHandlerTable::Find(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = handlers_.find(name);
+  return it == handlers_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> FfiHandlerTable::Names() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, handler] : handlers_) names.push_back(name);
+  return names;
+}
+
+// --------------------------------------------------------------- EventCallbacks
+
+EventCallbacks::~EventCallbacks() {
+  for (const Entry& entry : entries_) {
+    if (entry.release != nullptr) entry.release(entry.data);
+  }
+}
+
+void EventCallbacks::Add(BERTH_Callback_EventFn* fn, void* data, BERTH_Ffi_ReleaseData* release) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.push_back(Entry{fn, data, release});
+  count_.store(entries_.size(), std::memory_order_release);
+}
+
+void EventCallbacks::Emit(BERTH_Callback_EventKind kind, std::string_view executable_name,
+                          int64_t device_id, const Status& status) const {
+  if (empty()) return;
+  BERTH_Callback_Event event{};
+  event.struct_size = BERTH_Callback_Event_STRUCT_SIZE;
+  event.kind = kind;
+  event.executable_name = executable_name.data();
+  event.executable_name_size = executable_name.size();
+  event.device_id = device_id;
+  event.code = static_cast<BERTH_Error_Code>(status.code());
+  event.message = status.message().data();
+  event.message_size = status.message().size();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Entry& entry : entries_) entry.fn(&event, entry.data);
+}
+
+// ------------------------------------------------------------------ C entries
+
+namespace glue {
+namespace {
+
+// Copies a (pointer, size) name; INVALID_ARGUMENT when it is empty or NULL.
+Result<std::string> NameArgument(const char* function, const char* field, const char* data,
+                                 size_t size) {
+  if (data == nullptr || size == 0) {
+    return InvalidArgumentError(std::string(function) + ": " + field + " is empty");
+  }
+  return std::string(data, size);
+}
+
+// Registration takes ownership of `data` whatever happens: on failure the
+// release function runs before returning (ffi.h).
+// `body` clears `release` once something else owns the data.
+template <typename Register>
+Status TakeData(void* data, BERTH_Ffi_ReleaseData*& release, Register&& body) {
+  Status status = body();
+  if (!status.ok() && release != nullptr) release(data);
+  return status;
+}
+
+BERTH_Error* FfiRegisterHandler(BERTH_Ffi_RegisterHandler_Args* args) {
+  constexpr const char* kFn = "BERTH_Ffi_RegisterHandler";
+  return Guard(kFn, args, BERTH_Ffi_RegisterHandler_Args_STRUCT_SIZE, [&]() -> Status {
+    BERTH_Ffi_ReleaseData* release = args->release_data;
+    return TakeData(args->handler_data, release, [&]() -> Status {
+      if (args->client == nullptr) return NullArgument(kFn, "client");
+      if (args->handler == nullptr) return NullArgument(kFn, "handler");
+      BERTH_ASSIGN_OR_RETURN(std::string target,
+                             NameArgument(kFn, "target", args->target, args->target_size));
+      Client& client = *args->client->impl;
+      if (client.HasBuiltinCustomCall(target)) {
+        return AlreadyExistsError("custom call target '" + target + "' is built into platform '" +
+                                  client.platform_name() + "'");
+      }
+      auto handler = std::make_shared<FfiHandler>(std::move(target), args->handler,
+                                                   args->handler_data, release);
+      release = nullptr;  // the handler owns the data now
+      return client.ffi_handlers().Add(std::move(handler));
+    });
+  });
+}
+
+BERTH_Error* RegisterHostCallback(BERTH_Callback_RegisterHostCallback_Args* args) {
+  constexpr const char* kFn = "BERTH_Callback_RegisterHostCallback";
+  return Guard(kFn, args, BERTH_Callback_RegisterHostCallback_Args_STRUCT_SIZE, [&]() -> Status {
+    BERTH_Ffi_ReleaseData* release = args->release_data;
+    return TakeData(args->callback_data, release, [&]() -> Status {
+      if (args->client == nullptr) return NullArgument(kFn, "client");
+      if (args->callback == nullptr) return NullArgument(kFn, "callback");
+      BERTH_ASSIGN_OR_RETURN(std::string name,
+                             NameArgument(kFn, "name", args->name, args->name_size));
+      auto handler = std::make_shared<FfiHandler>(std::move(name), args->callback,
+                                                   args->callback_data, release);
+      release = nullptr;
+      return args->client->impl->host_callbacks().Add(std::move(handler));
+    });
+  });
+}
+
+BERTH_Error* RegisterEventCallback(BERTH_Callback_RegisterEventCallback_Args* args) {
+  constexpr const char* kFn = "BERTH_Callback_RegisterEventCallback";
+  return Guard(kFn, args, BERTH_Callback_RegisterEventCallback_Args_STRUCT_SIZE, [&]() -> Status {
+    BERTH_Ffi_ReleaseData* release = args->release_data;
+    return TakeData(args->user_data, release, [&]() -> Status {
+      if (args->client == nullptr) return NullArgument(kFn, "client");
+      if (args->callback == nullptr) return NullArgument(kFn, "callback");
+      args->client->impl->event_callbacks().Add(args->callback, args->user_data, release);
+      release = nullptr;
+      return OkStatus();
+    });
+  });
+}
+
+BERTH_AbiVersion_Number ToC(AbiVersion version) { return {version.major, version.minor}; }
+AbiVersion FromC(BERTH_AbiVersion_Number version) { return {version.major, version.minor}; }
+
+BERTH_Error* AbiRuntime(BERTH_AbiVersion_Runtime_Args* args) {
+  constexpr const char* kFn = "BERTH_AbiVersion_Runtime";
+  return Guard(kFn, args, BERTH_AbiVersion_Runtime_Args_STRUCT_SIZE, [&]() -> Status {
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    BERTH_ASSIGN_OR_RETURN(RuntimeAbiVersions versions, args->client->impl->RuntimeAbiVersion());
+    args->runtime = ToC(versions.runtime);
+    args->newest_executable = ToC(versions.newest_executable);
+    return OkStatus();
+  });
+}
+
+BERTH_Error* AbiIsCompatible(BERTH_AbiVersion_IsCompatible_Args* args) {
+  constexpr const char* kFn = "BERTH_AbiVersion_IsCompatible";
+  return Guard(kFn, args, BERTH_AbiVersion_IsCompatible_Args_STRUCT_SIZE, [&]() -> Status {
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    return args->client->impl->CheckExecutableCompatible(FromC(args->executable),
+                                                         FromC(args->runtime));
+  });
+}
+
+void ReleaseString(void* owner) { delete static_cast<std::string*>(owner); }
+
+BERTH_Error* AbiSerialize(BERTH_AbiVersion_Serialize_Args* args) {
+  constexpr const char* kFn = "BERTH_AbiVersion_Serialize";
+  return Guard(kFn, args, BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE, [&]() -> Status {
+    args->payload = BERTH_AbiVersion_Bytes{};
+    if (args->executable == nullptr) return NullArgument(kFn, "executable");
+    BERTH_ASSIGN_OR_RETURN(SerializedExecutable serialized, args->executable->impl->Serialize());
+    auto owner = std::make_unique<std::string>(std::move(serialized.payload));
+    args->executable_version = ToC(serialized.version);
+    args->payload.data = owner->data();
+    args->payload.size = owner->size();
+    args->payload.release = ReleaseString;
+    args->payload.owner = owner.release();
+    return OkStatus();
+  });
+}
+
+BERTH_Error* AbiDeserializeAndLoad(BERTH_AbiVersion_DeserializeAndLoad_Args* args) {
+  constexpr const char* kFn = "BERTH_AbiVersion_DeserializeAndLoad";
+  return Guard(kFn, args, BERTH_AbiVersion_DeserializeAndLoad_Args_STRUCT_SIZE, [&]() -> Status {
+    args->executable = nullptr;
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    if (args->payload == nullptr && args->payload_size > 0) return NullArgument(kFn, "payload");
+    std::string_view payload(args->payload ? args->payload : "", args->payload_size);
+    Client& client = *args->client->impl;
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<LoadedExecutable> executable,
+                           client.DeserializeAndLoad(payload, FromC(args->executable_version)));
+    BERTH_ASSIGN_OR_RETURN(args->executable, WrapExecutable(std::move(executable), kFn));
+    return OkStatus();
+  });
+}
+
+}  // namespace
+}  // namespace glue
+
+BERTH_Extension_Base* FfiExtension() {
+  static BERTH_Ffi_Extension extension{
+      {BERTH_Ffi_Extension_STRUCT_SIZE, BERTH_Extension_Type_Ffi, nullptr},
+      BERTH_FFI_EXTENSION_VERSION,
+      glue::FfiRegisterHandler};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* CallbackExtension() {
+  static BERTH_Callback_Extension extension{
+      {BERTH_Callback_Extension_STRUCT_SIZE, BERTH_Extension_Type_Callback, nullptr},
+      BERTH_CALLBACK_EXTENSION_VERSION,
+      glue::RegisterHostCallback,
+      glue::RegisterEventCallback};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* AbiVersionExtension() {
+  static BERTH_AbiVersion_Extension extension{
+      {BERTH_AbiVersion_Extension_STRUCT_SIZE, BERTH_Extension_Type_AbiVersion, nullptr},
+      BERTH_ABI_VERSION_EXTENSION_VERSION,
+      glue::AbiRuntime,
+      glue::AbiIsCompatible,
+      glue::AbiSerialize,
+      glue::AbiDeserializeAndLoad};
+  return &extension.base;
+}
+
+}  // namespace berth::plugin

@@ -9,13 +9,14 @@
 #include "common/env.hpp"
 #include "client/host_impl.hpp"
 #include "manifest/discovery.hpp"
+#include "manifest/manifest.hpp"
 
 namespace berth {
 namespace host {
 
 HostImpl::HostImpl(std::vector<ManifestEntry> entries, LoadOptions load_options)
     : load_options_(load_options) {
-  for (ManifestEntry& entry : entries) entries_.push_back(EntryState{std::move(entry), {}, "", ""});
+  for (ManifestEntry& entry : entries) entries_.push_back(EntryState{std::move(entry), {}, {}, "", ""});
 }
 
 PluginInfo HostImpl::Info(const EntryState& state) {
@@ -36,7 +37,14 @@ PluginInfo HostImpl::Info(const EntryState& state) {
     info.description = m.description;
     info.extension_type = m.extension_type;
   }
-  if (state.library) {
+  if (state.module) {
+    info.status = "ok";
+    std::string targets;
+    for (const ModuleFfiTarget& target : state.module->ffi_targets()) {
+      targets += (targets.empty() ? "" : ",") + target.target;
+    }
+    info.attributes["ffi_targets"] = targets;
+  } else if (state.library) {
     info.status = "ok";
     info.negotiated_version = state.library->NegotiatedVersion();
     for (int type : state.library->extension_types()) {
@@ -103,12 +111,64 @@ Result<std::shared_ptr<const PluginLibrary>> HostImpl::LoadLocked(EntryState& st
   return std::shared_ptr<const PluginLibrary>(state.library);
 }
 
+Result<std::shared_ptr<const ExtensionModule>> HostImpl::LoadModuleLocked(EntryState& state) {
+  if (state.module) return std::shared_ptr<const ExtensionModule>(state.module);
+  if (!state.load_reason.empty()) return FailedPreconditionError(state.load_message);
+  ExtensionModule::Outcome outcome = ExtensionModule::Load(*state.entry.manifest, load_options_);
+  if (!outcome.module) {
+    state.load_reason = outcome.reason;
+    state.load_message = outcome.message;
+    return FailedPreconditionError(outcome.message);
+  }
+  state.module = std::move(outcome.module);
+  return std::shared_ptr<const ExtensionModule>(state.module);
+}
+
 void HostImpl::LoadAll() {
   std::lock_guard lock(mutex_);
   for (EntryState& state : entries_) {
-    if (state.entry.kind == ManifestKind::kPlugin && state.entry.status == EntryStatus::kFound) {
-      LoadLocked(state).status().IgnoreError();  // recorded in the entry
+    if (state.entry.status != EntryStatus::kFound) continue;
+    // Failures are recorded in the entry.
+    if (state.entry.kind == ManifestKind::kPlugin) {
+      LoadLocked(state).status().IgnoreError();
+    } else {
+      LoadModuleLocked(state).status().IgnoreError();
     }
+  }
+}
+
+void HostImpl::AttachModules(const Client& client, ClientState& client_state) {
+  std::lock_guard lock(mutex_);
+  for (EntryState& state : entries_) {
+    if (state.entry.kind != ManifestKind::kExtension || state.entry.status != EntryStatus::kFound) {
+      continue;
+    }
+    const Manifest& manifest = *state.entry.manifest;
+    if (std::none_of(manifest.applies_to.begin(), manifest.applies_to.end(),
+                     [&](const std::string& glob) {
+                       return GlobMatch(glob, client_state.platform_name);
+                     })) {
+      continue;
+    }
+    const std::string module = "extension module '" + manifest.name + "'";
+    const std::string plugin = "plugin '" + client_state.plugin_name + "'";
+    if (manifest.extension_type == "ffi" && client_state.ffi == nullptr) {
+      Log(LogLevel::kInfo, "extensions",
+          module + " not attached to " + plugin + ": it does not implement the 'ffi' extension");
+      continue;
+    }
+    Result<std::shared_ptr<const ExtensionModule>> loaded = LoadModuleLocked(state);
+    if (!loaded.ok()) continue;  // logged when it failed to load
+    for (const ModuleFfiTarget& target : (*loaded)->ffi_targets()) {
+      Status status =
+          client.RegisterFfiHandler(target.target, target.handler, target.handler_data, nullptr);
+      if (!status.ok()) {
+        Log(LogLevel::kWarning, "extensions",
+            module + ": target '" + target.target + "' not registered with " + plugin + ": " +
+                status.ToString());
+      }
+    }
+    client_state.attached_modules.push_back(*loaded);
   }
 }
 
@@ -180,7 +240,10 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
   for (const auto& [key, value] : options.options) merged[key] = value;
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
                          ClientState::Create(std::move(library), merged, options.kv_store));
-  return Client(std::move(state));
+  ClientState& mutable_state = *state;
+  Client client(std::move(state));
+  AttachModules(client, mutable_state);
+  return client;
 }
 
 }  // namespace host

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "berth/host.hpp"
+#include "loader/extension_module.hpp"
 #include "loader/plugin_library.hpp"
 #include "manifest/discovery.hpp"
 
@@ -26,7 +27,8 @@ class HostImpl {
  private:
   struct EntryState {
     ManifestEntry entry;
-    std::shared_ptr<PluginLibrary> library;  // set once loaded
+    std::shared_ptr<PluginLibrary> library;    // plugins: set once loaded
+    std::shared_ptr<ExtensionModule> module;   // extension modules: likewise
     std::string load_reason;                 // set when loading failed
     std::string load_message;
   };
@@ -35,6 +37,10 @@ class HostImpl {
   EntryState* FindPlugin(std::string_view name);
   Status NotUsable(std::string_view name) const;
   Result<std::shared_ptr<const PluginLibrary>> LoadLocked(EntryState& state);
+  Result<std::shared_ptr<const ExtensionModule>> LoadModuleLocked(EntryState& state);
+  // Loads (on first use) and attaches every usable extension module that
+  // applies to the client's platform and whose type the plugin implements.
+  void AttachModules(const Client& client, ClientState& state);
 
   mutable std::mutex mutex_;
   std::vector<EntryState> entries_;

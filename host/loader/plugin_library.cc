@@ -11,7 +11,7 @@
 
 #include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
-#include "common/sha256.hpp"
+#include "loader/library_file.hpp"
 
 namespace berth::host {
 namespace {
@@ -68,56 +68,12 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
   const std::string where = "plugin '" + manifest.name + "' (" + manifest.path.string() + ")";
   const std::filesystem::path& path = manifest.library;
 
-  if (!manifest.library_is_bare_name) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      return Fail(reason::kLibraryNotFound,
-                  where + ": library " + path.string() +
-                      " does not exist; fix \"library_path\" or install the library. Skipped.");
-    }
-    if (!std::filesystem::is_regular_file(path, ec)) {
-      return Fail(reason::kLibraryLoadFailed,
-                  where + ": library " + path.string() +
-                      " is not a regular file; fix \"library_path\". Skipped.");
-    }
-  }
-  if (manifest.sha256) {
-    if (manifest.library_is_bare_name) {
-      return Fail(reason::kSha256Mismatch,
-                  where + ": \"sha256\" pins a library found by the system search (\"" +
-                      manifest.library_path +
-                      "\"); give an absolute or relative \"library_path\". Skipped.");
-    }
-    Result<std::string> digest = Sha256File(path);
-    if (!digest.ok()) {
-      return Fail(reason::kLibraryLoadFailed,
-                  where + ": cannot read " + path.string() + " to check \"sha256\": " +
-                      digest.status().message() + ". Skipped.");
-    }
-    if (*digest != *manifest.sha256) {
-      return Fail(reason::kSha256Mismatch,
-                  where + ": library " + path.string() + " has sha256 " + *digest +
-                      " but the manifest pins " + *manifest.sha256 +
-                      "; the file was changed or replaced. Not opened; skipped.");
-    }
-  }
-
   auto library = std::shared_ptr<PluginLibrary>(new PluginLibrary());
   library->name_ = manifest.name;
   library->no_unload_ = options.no_unload;
-  library->library_ = std::make_unique<boost::dll::shared_library>();
-  namespace mode = boost::dll::load_mode;
-  mode::type flags = mode::rtld_local | mode::rtld_now;
-  if (manifest.library_is_bare_name) flags = flags | mode::search_system_folders;
-  dlerror();  // clear any stale message
-  boost::dll::fs::error_code load_error;
-  library->library_->load(path, flags, load_error);
-  if (load_error || !library->library_->is_loaded()) {
-    const char* detail = dlerror();
-    return Fail(reason::kLibraryLoadFailed,
-                where + ": cannot load " + path.string() + ": " +
-                    (detail != nullptr ? detail : load_error.message()) + ". Skipped.");
-  }
+  LibraryFileOutcome file = OpenLibraryFile(manifest, where);
+  if (!file.library) return Fail(file.reason, std::move(file.message));
+  library->library_ = std::move(file.library);
   if (!library->library_->has(BERTH_GET_API_SYMBOL)) {
     return Fail(reason::kNoEntrySymbol,
                 where + ": " + path.string() + " does not export " + BERTH_GET_API_SYMBOL +
@@ -226,15 +182,7 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
 }
 
 PluginLibrary::~PluginLibrary() {
-  if (no_unload_ && library_ != nullptr) {
-    // Keep the handle for the life of the process: the library stays mapped
-    // so sanitizer and profiler stacks can still name its functions. The list
-    // is reachable from a static, so LeakSanitizer does not report it.
-    static std::mutex kept_mutex;
-    static auto* kept = new std::vector<std::unique_ptr<boost::dll::shared_library>>();
-    std::lock_guard<std::mutex> lock(kept_mutex);
-    kept->push_back(std::move(library_));
-  }
+  if (no_unload_ && library_ != nullptr) KeepLoaded(std::move(library_));
 }
 
 std::string PluginLibrary::NegotiatedVersion() const {

@@ -1,8 +1,9 @@
 // BM_FfiCall: what a manifest-bound C function costs per call over calling it
 // directly. Both sides run axpy_f32 from ffi_testlib on one element:
-//   BM_FfiCall/berth   through BERTH_FfiBinding_Handler with a prebuilt
-//                      EXECUTE frame (checks, attribute lookup, result_init
-//                      copy, ffi_call), as a plugin calls a custom call;
+//   BM_FfiCall/berth   through the SDK's plugin::FfiHandler::Call, as the cpu
+//                      plugin runs a custom call: it builds the EXECUTE frame
+//                      and calls BERTH_FfiBinding_Handler (checks, attribute
+//                      lookup, result_init copy, ffi_call);
 //   BM_FfiCall/direct  the same symbol called through a function pointer.
 // The difference of the two times is the binding's cost per call.
 #include <benchmark/benchmark.h>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "berth/plugin/extensions.hpp"
 #include "ffi/ffi_binding.hpp"
 
 namespace {
@@ -37,10 +39,6 @@ void* TestLibrary(std::string* error) {
   }();
   *error = open_error;
   return library;
-}
-
-void RecordError(void* context, const char* message, size_t size) {
-  static_cast<std::string*>(context)->assign(message, size);
 }
 
 void RunBerth(benchmark::State& state, void* symbol) {
@@ -68,28 +66,13 @@ void RunBerth(benchmark::State& state, void* symbol) {
   alpha.type = BERTH_NamedValue_Type_Float64;
   alpha.float64_value = 3.0;
   alpha.value_size = 1;
-  std::string error;
-  BERTH_Ffi_CallFrame frame{};
-  frame.struct_size = BERTH_Ffi_CallFrame_STRUCT_SIZE;
-  frame.stage = BERTH_Ffi_Stage_Execute;
-  frame.target = "bench.axpy";
-  frame.target_size = 10;
-  frame.platform = "cpu";
-  frame.platform_size = 3;
-  frame.operands = operands;
-  frame.num_operands = 2;
-  frame.results = results;
-  frame.num_results = 1;
-  frame.attributes = &alpha;
-  frame.num_attributes = 1;
-  frame.handler_data = bound->get();
-  frame.report_error = RecordError;
-  frame.error_context = &error;
-  // Called through a pointer the compiler cannot see through, like a plugin.
-  BERTH_Ffi_Handler* volatile handler = BERTH_FfiBinding_Handler;
+  const berth::plugin::FfiHandler handler("bench.axpy", BERTH_FfiBinding_Handler, bound->get(),
+                                          nullptr);
   for (auto _ : state) {
-    if (handler(&frame) != BERTH_Error_Code_OK) {
-      state.SkipWithError(error.c_str());
+    berth::Status status =
+        handler.Call(BERTH_Ffi_Stage_Execute, "cpu", operands, results, {&alpha, 1});
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
       return;
     }
     benchmark::DoNotOptimize(out);

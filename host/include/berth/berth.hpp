@@ -8,6 +8,7 @@
 #include "berth/element_type.hpp"
 #include "berth/event.hpp"
 #include "berth/executable.hpp"
+#include "berth/ffi.hpp"
 #include "berth/host.hpp"
 #include "berth/log.hpp"
 #include "berth/named_value.hpp"

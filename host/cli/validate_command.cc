@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "loader/extension_module.hpp"
 #include "manifest/manifest.hpp"
 
 namespace berth::cli {
@@ -26,6 +27,17 @@ int RunValidate(const std::vector<std::string>& args, Context& context) {
   nlohmann::json results = nlohmann::json::array();
   for (const std::string& file : files) {
     host::ManifestParseResult result = host::LoadManifestFile(file);
+    if (result.manifest && result.manifest->kind == host::ManifestKind::kExtension) {
+      // Type-specific fields (an FFI module's "functions"), checked as the
+      // host would before opening the library.
+      if (Status status = host::ExtensionModule::CheckManifest(*result.manifest); !status.ok()) {
+        result.error = {status.code() == StatusCode::kUnimplemented
+                            ? std::string(host::reason::kUnsupportedExtensionType)
+                            : std::string(host::reason::kInvalidModule),
+                        std::string(status.message())};
+        result.manifest.reset();
+      }
+    }
     bool valid = result.manifest.has_value();
     all_valid = all_valid && valid;
     nlohmann::json entry = {{"file", file}, {"valid", valid}};

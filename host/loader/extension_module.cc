@@ -16,25 +16,37 @@ ExtensionModule::Outcome Fail(std::string_view reason, std::string message) {
   return ExtensionModule::Outcome{nullptr, std::string(reason), std::move(message)};
 }
 
+std::string UnsupportedType(const Manifest& manifest) {
+  return "extension module '" + manifest.name + "' (" + manifest.path.string() +
+         "): extension modules of type '" + manifest.extension_type +
+         "' are not supported by this host (only 'ffi' modules are); not loaded";
+}
+
+// An FFI module's "functions" (none when absent).
+Result<std::vector<ext::ffi::FunctionSpec>> ParseFunctions(const Manifest& manifest) {
+  auto functions = manifest.raw.find("functions");
+  if (functions == manifest.raw.end()) return std::vector<ext::ffi::FunctionSpec>{};
+  return ext::ffi::ParseFfiFunctions(*functions, manifest.path.string());
+}
+
 }  // namespace
+
+Status ExtensionModule::CheckManifest(const Manifest& manifest) {
+  if (manifest.extension_type != "ffi") return UnimplementedError(UnsupportedType(manifest));
+  return ParseFunctions(manifest).status();
+}
 
 ExtensionModule::Outcome ExtensionModule::Load(const Manifest& manifest,
                                                const LoadOptions& options) {
   const std::string where =
       "extension module '" + manifest.name + "' (" + manifest.path.string() + ")";
   if (manifest.extension_type != "ffi") {
-    return Fail(reason::kUnsupportedExtensionType,
-                where + ": extension modules of type '" + manifest.extension_type +
-                    "' are not supported by this host (only 'ffi' modules are); not loaded");
+    return Fail(reason::kUnsupportedExtensionType, UnsupportedType(manifest));
   }
   // Parse the bindings before opening anything.
-  std::vector<ext::ffi::FunctionSpec> specs;
-  if (auto functions = manifest.raw.find("functions"); functions != manifest.raw.end()) {
-    Result<std::vector<ext::ffi::FunctionSpec>> parsed =
-        ext::ffi::ParseFfiFunctions(*functions, manifest.path.string());
-    if (!parsed.ok()) return Fail(reason::kInvalidModule, std::string(parsed.status().message()));
-    specs = std::move(parsed).value();
-  }
+  Result<std::vector<ext::ffi::FunctionSpec>> parsed = ParseFunctions(manifest);
+  if (!parsed.ok()) return Fail(reason::kInvalidModule, std::string(parsed.status().message()));
+  std::vector<ext::ffi::FunctionSpec> specs = std::move(parsed).value();
 
   std::shared_ptr<ExtensionModule> module(new ExtensionModule());
   module->name_ = manifest.name;

@@ -45,6 +45,9 @@ class ExtensionModule {
   // a library that cannot be opened, a bad "functions" list, a symbol that
   // is missing, or a module built for another FFI extension version.
   static Outcome Load(const Manifest& manifest, const LoadOptions& options);
+  // The type-specific checks Load makes before opening anything (the type is
+  // supported, "functions" is well formed); used by `berth validate`.
+  static Status CheckManifest(const Manifest& manifest);
   ~ExtensionModule();
   ExtensionModule(const ExtensionModule&) = delete;
   ExtensionModule& operator=(const ExtensionModule&) = delete;

@@ -349,6 +349,22 @@ TEST_F(FfiExtensionTest, MalformedFunctionsListIsSkippedNamingTheField) {
   EXPECT_THAT(info.message, HasSubstr("functions[0].params[0]"));
 }
 
+TEST_F(FfiExtensionTest, BerthValidateChecksTheFunctionsOfAnFfiModule) {
+  nlohmann::json bad = Axpy();
+  bad["return"] = "float";
+  AddTestLibModule({Axpy()}, "good_module");
+  AddTestLibModule({bad}, "bad_module");
+  const std::string berth = std::string(BERTH_EXE) + " validate ";
+  testing::CommandResult good =
+      testing::RunCommand(berth + (dir_ / "good_module.json").string() + " 2>&1");
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+  testing::CommandResult broken =
+      testing::RunCommand(berth + (dir_ / "bad_module.json").string() + " 2>&1");
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_THAT(broken.out, HasSubstr("invalid [invalid_module]"));
+  EXPECT_THAT(broken.out, HasSubstr("functions[0].return"));
+}
+
 TEST_F(FfiExtensionTest, ExampleModuleRunsItsTypedHandlerAndBoundFunction) {
   dir_.Write("ffi_example.json", [] {
     std::ifstream in(BERTH_FFI_EXAMPLE_MANIFEST);

@@ -526,6 +526,11 @@ class Checker {
     } else {
       if (!CheckNonEmptyString(body, "type", &m->extension_type)) return false;
       if (!CheckAppliesTo(body, m)) return false;
+      // An FFI module's bindings: the shape here, the entries when the
+      // module is checked or loaded (host/loader/extension_module.cc).
+      if (auto it = body.find("functions"); it != body.end() && !it->is_array()) {
+        return WrongType("functions", "an array", *it);
+      }
     }
     if (!CheckPriority(body, m) || !CheckDescription(body, m) || !CheckSha256(body, m)) {
       return false;

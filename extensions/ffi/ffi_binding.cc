@@ -350,6 +350,15 @@ BERTH_Error_Code Report(const BERTH_Ffi_CallFrame* frame, BERTH_Error_Code code,
          std::to_string(count) + " " + std::string(kind) + (count == 1 ? "" : "s");
 }
 
+// Parameter i names a buffer the call does not have.
+[[gnu::cold, gnu::noinline]] BERTH_Error_Code FailMissing(const BERTH_Ffi_CallFrame* frame,
+                                                          const FunctionSpec& spec, size_t i,
+                                                          bool is_result) {
+  return FailParam(frame, spec, i,
+                   MissingBuffer(is_result ? "result" : "operand", spec.params[i].index,
+                                 is_result ? frame->num_results : frame->num_operands));
+}
+
 [[gnu::cold, gnu::noinline]] std::string MissingAttribute(const BERTH_Ffi_CallFrame* frame,
                                                           const std::string& name) {
   std::string message = "attribute " + Quote(name) + " is missing; ";
@@ -569,11 +578,7 @@ BERTH_Error_Code BoundFunction::CallOrThrow(BERTH_Ffi_CallFrame* frame) const {
         bool is_result = param.role == ParamRole::kResult;
         std::string_view kind = is_result ? "result" : "operand";
         const BERTH_Ffi_Buffer* buffer = FindBuffer(frame, is_result, param.index);
-        if (buffer == nullptr) [[unlikely]] {
-          return FailParam(frame, spec_, i,
-                           MissingBuffer(kind, param.index,
-                                         is_result ? frame->num_results : frame->num_operands));
-        }
+        if (buffer == nullptr) [[unlikely]] return FailMissing(frame, spec_, i, is_result);
         if (param.element_type && buffer->element_type != static_cast<int32_t>(*param.element_type))
             [[unlikely]] {
           return FailParam(frame, spec_, i,
@@ -594,11 +599,7 @@ BERTH_Error_Code BoundFunction::CallOrThrow(BERTH_Ffi_CallFrame* frame) const {
         bool is_result = param.role == ParamRole::kResultSize;
         std::string_view kind = is_result ? "result" : "operand";
         const BERTH_Ffi_Buffer* buffer = FindBuffer(frame, is_result, param.index);
-        if (buffer == nullptr) [[unlikely]] {
-          return FailParam(frame, spec_, i,
-                           MissingBuffer(kind, param.index,
-                                         is_result ? frame->num_results : frame->num_operands));
-        }
+        if (buffer == nullptr) [[unlikely]] return FailMissing(frame, spec_, i, is_result);
         int64_t count = 0;
         if (!ElementCount(*buffer, &count)) [[unlikely]] {
           return FailParam(frame, spec_, i,

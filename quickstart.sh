@@ -64,3 +64,15 @@ echo "== berth run configs/examples/mlp.mlir (a small MLP on the cpu plugin)"
 echo
 echo "== berth launch -n 2 -- berth run configs/examples/allreduce.mlir (2 processes, Gloo)"
 "$berth" launch -n 2 -- "$berth" run configs/examples/allreduce.mlir
+
+echo
+echo "== berth compile + berth run FILE.bexe (a serialized executable, no compile at run time)"
+"$berth" compile configs/examples/mlp.mlir -o "$build/mlp.bexe"
+"$berth" run "$build/mlp.bexe" \
+  --arg 'dense<[[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 0.0, 2.0]]> : tensor<2x4xf32>'
+
+echo
+echo "== an FFI extension module: a typed handler and a plain C function bound by its manifest"
+BERTH_ADD_PLUGIN_PATH="$build/extensions/ffi/ffi_example.json" \
+  "$berth" run extensions/ffi/examples/example.mlir \
+  --arg 'dense<[-2.0, -0.5, 0.0, 0.5, 2.0]> : tensor<5xf32>'

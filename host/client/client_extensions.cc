@@ -194,6 +194,12 @@ Result<Executable> Client::Deserialize(std::string_view bytes, std::string_view 
         state_->platform_name + "'); run it with --plugin " + header.plugin +
         " or compile the source again");
   }
+  if (header.api_major != BERTH_API_MAJOR) {
+    return FailedPreconditionError(where + ": made through Berth C API " +
+                                   std::to_string(header.api_major) + "." +
+                                   std::to_string(header.api_minor) + "; this host speaks " +
+                                   std::to_string(BERTH_API_MAJOR) + ".x");
+  }
   BERTH_AbiVersion_IsCompatible_Args check{};
   check.struct_size = BERTH_AbiVersion_IsCompatible_Args_STRUCT_SIZE;
   check.client = state_->client;

@@ -18,6 +18,8 @@
 
 namespace berth::host {
 
+class ExtensionModule;
+
 // Device facts read once at client creation (they never change).
 struct DeviceRecord {
   BERTH_Device* device = nullptr;
@@ -53,7 +55,7 @@ struct ClientState {
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
-  std::vector<std::shared_ptr<const void>> attached_modules;
+  std::vector<std::shared_ptr<const ExtensionModule>> attached_modules;
 
   ClientState() = default;
   ClientState(const ClientState&) = delete;

@@ -96,6 +96,16 @@ TEST_F(SerializeTest, FileFromAnotherPluginIsRefusedNamingBoth) {
   EXPECT_THAT(loaded.status().message(), HasSubstr("plugin 'cpu'"));
 }
 
+TEST_F(SerializeTest, FileOfAnotherCApiMajorIsRefused) {
+  std::string bytes = Rewritten(Serialized(kProgram), [](host::ExecutableFileHeader& header) {
+    header.api_major = BERTH_API_MAJOR + 1;
+  });
+  Result<Executable> loaded = cpu().Deserialize(bytes, "api.bexe");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(loaded.status().message(), HasSubstr("Berth C API 2.0"));
+}
+
 TEST_F(SerializeTest, ExecutableAbiThisRuntimeDoesNotLoadIsRefusedNamingVersions) {
   for (host::AbiVersionNumber version : {host::AbiVersionNumber{2, 0},
                                          host::AbiVersionNumber{1, 7},

@@ -1,11 +1,13 @@
 // libFuzzer target: ParseManifest must accept any bytes without crashing,
-// hanging, throwing or leaking, and every rejection must carry a reason.
+// hanging, throwing or leaking, and every rejection must carry a reason. An
+// FFI module's "functions" go through the binding parser as well.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "berth/log.hpp"
+#include "ffi/ffi_binding.hpp"
 #include "manifest/manifest.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
@@ -24,6 +26,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const berth::host::Manifest& m = *result.manifest;
     if (m.name.empty() || m.library_path.empty() || m.library.empty()) std::abort();
     if (m.sha256 && m.sha256->size() != 64) std::abort();
+    if (auto functions = m.raw.find("functions"); functions != m.raw.end()) {
+      auto specs = berth::ext::ffi::ParseFfiFunctions(*functions, m.path.string());
+      if (!specs.ok() && specs.status().message().empty()) std::abort();
+      if (specs.ok()) {
+        for (const auto& spec : *specs) {
+          if (spec.target.empty() || spec.symbol.empty() || spec.params.size() > 64) std::abort();
+        }
+      }
+    }
   } else if (result.error.reason.empty() || result.error.message.empty()) {
     std::abort();
   }

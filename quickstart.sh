@@ -49,6 +49,10 @@ ninja -C "$build"
 berth="$build/host/cli/berth"
 if [ "$mode" = test ]; then
   meson test -C "$build" --print-errorlogs
+  # The installed tree on its own: plugins found with no environment, the
+  # plugin template and the embedding example built against pkg-config,
+  # `berth conformance` on the cpu and template plugins.
+  tests/install/check_install.sh "$build"
   exit 0
 fi
 

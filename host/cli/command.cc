@@ -16,6 +16,7 @@ const std::vector<Command>& Commands() {
       {"validate", "check manifest files", RunValidate},
       {"run", "compile and run a program, print its results", RunRun},
       {"compile", "compile a program to a berth-executable file", RunCompile},
+      {"conformance", "run the plugin conformance suite on one plugin", RunConformance},
       {"check", "run test files (StableHLO interpreter test format)", RunCheck},
       {"coordinator", "run the coordination service of multi-process jobs", RunCoordinator},
       {"launch", "run a command as N local nodes of one job", RunLaunch},

@@ -39,6 +39,7 @@ int RunInfo(const std::vector<std::string>& args, Context& context);
 int RunValidate(const std::vector<std::string>& args, Context& context);
 int RunRun(const std::vector<std::string>& args, Context& context);
 int RunCompile(const std::vector<std::string>& args, Context& context);
+int RunConformance(const std::vector<std::string>& args, Context& context);
 int RunCheck(const std::vector<std::string>& args, Context& context);
 int RunCoordinator(const std::vector<std::string>& args, Context& context);
 int RunLaunch(const std::vector<std::string>& args, Context& context);

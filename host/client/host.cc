@@ -1,6 +1,9 @@
 #include "berth/host.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 
 #include "berth/extension_chain.hpp"
@@ -246,12 +249,31 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
   return client;
 }
 
+namespace {
+
+// The install prefix's manifest folder: found from where this libberth
+// lies when the installed tree was moved (or installed with DESTDIR), else
+// the configured one.
+std::filesystem::path InstallManifestDir() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&InstallManifestDir), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    std::error_code ec;
+    std::filesystem::path dir =
+        std::filesystem::path(info.dli_fname).parent_path() / BERTH_INSTALL_MANIFEST_DIR_FROM_LIBDIR;
+    if (std::filesystem::is_directory(dir, ec)) return dir.lexically_normal();
+  }
+  return BERTH_INSTALL_MANIFEST_DIR;
+}
+
+}  // namespace
+
 }  // namespace host
 
 Result<Host> Host::Create(const HostOptions& options) {
   host::DiscoveryOptions discovery;
   discovery.sysconf_dir = BERTH_SYSCONF_DIR;
-  discovery.install_manifest_dir = BERTH_INSTALL_MANIFEST_DIR;
+  discovery.install_manifest_dir = host::InstallManifestDir();
   discovery.extra_dirs = options.extra_manifest_dirs;
   host::DiscoveryResult result = host::DiscoverManifests(discovery);
   host::LoadOptions load;

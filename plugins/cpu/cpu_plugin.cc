@@ -13,8 +13,19 @@ class CpuPlugin final : public plugin::Plugin {
   }
 
   NamedValueMap Attributes() const override {
+    // Buffer element types it holds and computes on (for `berth conformance`
+    // and applications choosing types).
+    std::vector<int64_t> element_types;
+    for (ElementType type : {ElementType::kPred, ElementType::kS8, ElementType::kS16,
+                             ElementType::kS32, ElementType::kS64, ElementType::kU8,
+                             ElementType::kU16, ElementType::kU32, ElementType::kU64,
+                             ElementType::kF16, ElementType::kBF16, ElementType::kF32,
+                             ElementType::kF64}) {
+      element_types.push_back(static_cast<int64_t>(type));
+    }
     return {{"vendor", std::string("Berth")},
             {"stablehlo_support", true},
+            {"element_types", element_types},
             {"version", std::string(BERTH_VERSION)}};
   }
 

@@ -244,6 +244,7 @@ extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
 #if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \
     BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION
 BERTH_PLUGIN_EXPORT(berth::fixture::FixturePlugin)
+BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()
 
 #elif BERTH_FIXTURE_VARIANT == FIXTURE_OLDER_MINOR
 // A table as an older plugin would ship it: it ends before the buffer

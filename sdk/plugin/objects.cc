@@ -1,6 +1,7 @@
 // Out-of-line parts of the plugin object model (device, buffer, client,
 // options, key-value store).
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "berth/plugin/buffer.hpp"
@@ -10,6 +11,17 @@
 #include "berth/plugin/options.hpp"
 
 namespace berth::plugin {
+
+namespace {
+std::atomic<int64_t> live_objects{0};
+}  // namespace
+
+LiveObject::LiveObject() noexcept { live_objects.fetch_add(1, std::memory_order_relaxed); }
+LiveObject::LiveObject(const LiveObject&) noexcept {
+  live_objects.fetch_add(1, std::memory_order_relaxed);
+}
+LiveObject::~LiveObject() { live_objects.fetch_sub(1, std::memory_order_relaxed); }
+int64_t LiveObjects() { return live_objects.load(std::memory_order_relaxed); }
 
 DeviceDescription::DeviceDescription(int64_t id, int32_t process_index, std::string kind,
                                      NamedValueMap attributes)

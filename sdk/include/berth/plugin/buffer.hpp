@@ -10,6 +10,7 @@
 #include "berth/element_type.hpp"
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/event.hpp"
+#include "berth/plugin/live_objects.hpp"
 #include "berth/shape.hpp"
 #include "berth/status.hpp"
 
@@ -44,6 +45,7 @@ class Buffer {
   std::vector<int64_t> dims_;
   Device* device_;
   Memory* memory_;
+  LiveObject live_;
 };
 
 }  // namespace berth::plugin

@@ -14,6 +14,7 @@
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/executable.hpp"
 #include "berth/plugin/extensions.hpp"
+#include "berth/plugin/live_objects.hpp"
 
 namespace berth::plugin {
 
@@ -103,6 +104,7 @@ class Client {
   FfiHandlerTable ffi_handlers_{"ffi target"};
   FfiHandlerTable host_callbacks_{"host callback"};
   EventCallbacks event_callbacks_;
+  LiveObject live_;
 };
 
 }  // namespace berth::plugin

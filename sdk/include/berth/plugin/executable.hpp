@@ -14,6 +14,7 @@
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/event.hpp"
 #include "berth/plugin/extensions.hpp"
+#include "berth/plugin/live_objects.hpp"
 
 namespace berth::plugin {
 
@@ -81,6 +82,7 @@ class LoadedExecutable {
  private:
   std::shared_ptr<const ExecutableMetadata> metadata_;
   std::vector<Device*> addressable_devices_;
+  LiveObject live_;
 };
 
 }  // namespace berth::plugin

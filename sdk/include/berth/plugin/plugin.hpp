@@ -17,6 +17,7 @@
 #include "berth/named_value.hpp"
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
+#include "berth/plugin/live_objects.hpp"
 #include "berth/status.hpp"
 
 namespace berth::plugin {
@@ -76,6 +77,15 @@ Plugin& CurrentPlugin();
           return std::make_unique<PluginClass>();                                 \
         });                                                                       \
     return api;                                                                   \
+  }
+
+// Optional, for development builds: also exports the SDK's count of live
+// objects as `int64_t BERTH_Debug_LiveObjects(void)`, which `berth
+// conformance` checks is 0 once every handle is destroyed. A second exported
+// symbol, so release builds of a plugin leave it out (DESIGN.md: one symbol).
+#define BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()                                        \
+  extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Debug_LiveObjects(void) {         \
+    return ::berth::plugin::LiveObjects();                                        \
   }
 
 #endif  // BERTH_PLUGIN_PLUGIN_HPP_

@@ -1,0 +1,32 @@
+// The template backend's executor: runs a verified StableHLO function whose
+// ops are f32 elementwise arithmetic (add, subtract, multiply, divide,
+// maximum, minimum, negate, abs, exponential), constants and reduce (with
+// an add, multiply, maximum or minimum body), straight from the SDK's IR.
+// Replace it with your device's compiler.
+#ifndef TEMPLATE_EXECUTOR_HPP_
+#define TEMPLATE_EXECUTOR_HPP_
+
+#include <vector>
+
+#include "berth/stablehlo/ir.hpp"
+#include "berth/status.hpp"
+
+namespace template_backend {
+
+// A dense row-major f32 array.
+struct Array {
+  std::vector<int64_t> dims;
+  std::vector<float> values;
+};
+
+// UNIMPLEMENTED naming the first op (and its location) the executor cannot
+// run, or an operand that is not a statically shaped f32 tensor.
+berth::Status CheckSupported(const berth::stablehlo::Function& function);
+
+// Runs `function` (checked by CheckSupported) on `args`.
+berth::Result<std::vector<Array>> Run(const berth::stablehlo::Function& function,
+                                      const std::vector<Array>& args);
+
+}  // namespace template_backend
+
+#endif  // TEMPLATE_EXECUTOR_HPP_

@@ -1,0 +1,183 @@
+// The template backend: one device in host memory, f32 buffers of any
+// element type it is given (copied as bytes), and programs in StableHLO run
+// by executor.cc. Rename the classes, replace the executor and the buffer
+// storage with your device's, keep the structure.
+#include <cstring>
+
+#include "berth/plugin/options.hpp"
+#include "berth/plugin/plugin.hpp"
+#include "berth/stablehlo/parser.hpp"
+#include "executor.hpp"
+
+namespace template_backend {
+namespace {
+
+using namespace berth;  // Status, Result, ElementType ...
+
+class TemplateBuffer final : public plugin::Buffer {
+ public:
+  TemplateBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
+                 std::vector<std::byte> bytes)
+      : plugin::Buffer(type, std::move(dims), device, device->default_memory()),
+        bytes_(std::move(bytes)) {}
+
+  size_t on_device_size() const override { return bytes_.size(); }
+  Status Delete() override {
+    deleted_ = true;
+    bytes_ = {};
+    return OkStatus();
+  }
+  bool IsDeleted() const override { return deleted_; }
+  plugin::Event ReadyEvent() const override { return plugin::Event::Ready(); }
+  Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
+    if (deleted_) return FailedPreconditionError("template: the buffer was deleted");
+    if (dst_size < bytes_.size()) {
+      return InvalidArgumentError("template: destination holds " + std::to_string(dst_size) +
+                                  " bytes, the buffer " + std::to_string(bytes_.size()));
+    }
+    std::memcpy(dst, bytes_.data(), bytes_.size());
+    return plugin::Event::Ready();
+  }
+  const std::vector<std::byte>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+  bool deleted_ = false;
+};
+
+class TemplateExecutable final : public plugin::LoadedExecutable {
+ public:
+  TemplateExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
+                     std::vector<plugin::Device*> devices, stablehlo::Module module)
+      : plugin::LoadedExecutable(std::move(metadata), std::move(devices)),
+        module_(std::move(module)) {}
+
+  Result<plugin::ExecuteResult> Execute(std::span<const std::vector<plugin::Buffer*>> lists,
+                                        const plugin::ExecuteOptions& options,
+                                        plugin::Device* execute_device) override {
+    (void)options;
+    const stablehlo::Function& entry = *module_.entry_function();
+    plugin::ExecuteResult result;
+    for (size_t d = 0; d < lists.size(); ++d) {
+      plugin::Device* device = execute_device ? execute_device : addressable_devices()[d];
+      const std::vector<plugin::Buffer*>& args = lists[d];
+      if (args.size() != entry.num_arguments()) {
+        return InvalidArgumentError("template: @" + std::string(entry.name()) + " takes " +
+                                    std::to_string(entry.num_arguments()) + " arguments, got " +
+                                    std::to_string(args.size()));
+      }
+      std::vector<Array> arrays;
+      for (size_t i = 0; i < args.size(); ++i) {
+        auto* buffer = dynamic_cast<TemplateBuffer*>(args[i]);
+        stablehlo::Type type = entry.argument_types()[i];
+        std::vector<int64_t> dims(type.shape().begin(), type.shape().end());
+        if (buffer == nullptr || buffer->element_type() != ElementType::kF32 ||
+            buffer->dims() != dims || buffer->IsDeleted()) {
+          return InvalidArgumentError("template: argument " + std::to_string(i) + " must be a " +
+                                      type.ToString() + " buffer of this client");
+        }
+        Array array{dims, std::vector<float>(buffer->bytes().size() / sizeof(float))};
+        std::memcpy(array.values.data(), buffer->bytes().data(), buffer->bytes().size());
+        arrays.push_back(std::move(array));
+      }
+      // Runs now, on the caller's thread: every event is ready on return.
+      BERTH_ASSIGN_OR_RETURN(std::vector<Array> outputs, Run(entry, arrays));
+      std::vector<std::unique_ptr<plugin::Buffer>> buffers;
+      for (Array& output : outputs) {
+        std::vector<std::byte> bytes(output.values.size() * sizeof(float));
+        std::memcpy(bytes.data(), output.values.data(), bytes.size());
+        buffers.push_back(std::make_unique<TemplateBuffer>(ElementType::kF32, output.dims, device,
+                                                           std::move(bytes)));
+      }
+      result.outputs.push_back(std::move(buffers));
+      result.completion.push_back(plugin::Event::Ready());
+    }
+    return result;
+  }
+
+ private:
+  stablehlo::Module module_;
+};
+
+class TemplateClient final : public plugin::Client {
+ public:
+  TemplateClient() {
+    plugin::Memory* memory = AddMemory(std::make_unique<plugin::Memory>(0, "device"));
+    auto device = std::make_unique<plugin::Device>(
+        plugin::DeviceDescription(0, 0, "template", {}), /*addressable=*/true, 0);
+    device->AttachMemory(memory);
+    memory->AttachDevice(device.get());
+    AddDevice(std::move(device));
+  }
+
+  const std::string& platform_name() const override { return platform_; }
+  const std::string& platform_version() const override { return version_; }
+
+  Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override {
+    if (!args.byte_strides.empty()) return UnimplementedError("template: no strided buffers");
+    const size_t element_size = ElementTypeByteSize(args.type);
+    size_t size = element_size;
+    for (int64_t d : args.dims) size *= static_cast<size_t>(d);
+    if (element_size == 0) return UnimplementedError("template: unsupported element type");
+    const auto* data = static_cast<const std::byte*>(args.data);
+    plugin::HostBufferResult result;
+    result.buffer = std::make_unique<TemplateBuffer>(
+        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
+        std::vector<std::byte>(data, data + size));
+    result.done_with_host_buffer = plugin::Event::Ready();
+    return result;
+  }
+
+  Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(
+      const plugin::Program& program, const plugin::CompileOptions& options) override {
+    if (program.format != "stablehlo") {
+      return InvalidArgumentError("template: compiles 'stablehlo' programs, not '" +
+                                  std::string(program.format) + "'");
+    }
+    if (options.num_replicas > 1 || options.num_partitions > 1) {
+      return UnimplementedError("template: runs single-device programs only");
+    }
+    stablehlo::ParseOptions parse;
+    parse.verify = true;
+    BERTH_ASSIGN_OR_RETURN(stablehlo::Module module,
+                           stablehlo::ParseModule(program.code, "<program>", parse));
+    const stablehlo::Function* entry = module.entry_function();
+    if (entry == nullptr || entry->is_declaration()) {
+      return InvalidArgumentError("template: the program has no entry function (@main)");
+    }
+    BERTH_RETURN_IF_ERROR(CheckSupported(*entry));
+    auto metadata = std::make_shared<plugin::ExecutableMetadata>();
+    metadata->name = std::string(entry->name());
+    for (stablehlo::Type type : entry->result_types()) {
+      metadata->output_types.push_back(ElementType::kF32);
+      metadata->output_dims.emplace_back(type.shape().begin(), type.shape().end());
+    }
+    std::vector<plugin::Device*> devices(addressable_devices().begin(), addressable_devices().end());
+    return std::unique_ptr<plugin::LoadedExecutable>(std::make_unique<TemplateExecutable>(
+        std::move(metadata), std::move(devices), std::move(module)));
+  }
+
+ private:
+  std::string platform_ = "template";
+  std::string version_ = "template 0.1";
+};
+
+class TemplatePlugin final : public plugin::Plugin {
+ public:
+  NamedValueMap Attributes() const override {
+    return {{"vendor", std::string("Your Company")}, {"stablehlo_support", true}};
+  }
+  Result<std::unique_ptr<plugin::Client>> CreateClient(const NamedValueMap& options,
+                                                       const plugin::KeyValueStore&) override {
+    plugin::OptionReader reader(options, "template client option");
+    BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+    return std::unique_ptr<plugin::Client>(std::make_unique<TemplateClient>());
+  }
+};
+
+}  // namespace
+}  // namespace template_backend
+
+BERTH_PLUGIN_EXPORT(template_backend::TemplatePlugin)
+// A development aid: `berth conformance` then checks that no object leaks.
+BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tests/install/check_install.sh BUILD_DIR
+#
+# Installs BUILD_DIR into a temporary folder (DESTDIR; the installed tree is
+# relocatable) and proves the installed files work on their own:
+# - the installed `berth` finds the installed plugins with no environment set;
+# - sdk/template and examples/embed build against the installed pkg-config
+#   files only (berth-sdk.pc, berth.pc), not the build tree;
+# - the embed example runs a program on the cpu plugin;
+# - `berth conformance` passes on the installed cpu plugin and on the
+#   template plugin.
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+option() {
+  meson introspect "$build" --buildoptions |
+    python3 -c "import json, sys; print(next(o['value'] for o in json.load(sys.stdin) if o['name'] == '$1'))"
+}
+DESTDIR="$tmp/dest" meson install -C "$build" --no-rebuild --quiet
+prefix="$tmp/dest$(option prefix)"
+libdir="$(option libdir)"
+echo "install: installed into $prefix"
+
+# Nothing from the build tree or the caller's environment.
+unset BERTH_PLUGIN_PATH BERTH_ADD_PLUGIN_PATH BERTH_PLUGINS_SELECT BERTH_PLUGINS_DISABLE
+export XDG_CONFIG_HOME="$tmp/xdg-config" XDG_CONFIG_DIRS="$tmp/none" XDG_DATA_DIRS="$tmp/none"
+export PATH="$prefix/bin:$PATH"
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+berth="$prefix/bin/berth"
+
+echo "== installed berth finds the installed plugins"
+"$berth" plugins --load
+"$berth" plugins --json | python3 -c "
+import json, sys
+found = {p['name']: p for p in json.load(sys.stdin)['plugins']}
+assert 'cpu' in found, 'the installed cpu plugin was not found'
+assert found['cpu']['manifest'].startswith('$prefix'), found['cpu']['manifest']
+"
+
+echo "== sdk/template against berth-sdk.pc"
+meson setup "$tmp/template" "$root/sdk/template" >/dev/null
+ninja -C "$tmp/template" >/dev/null
+meson test -C "$tmp/template" --print-errorlogs
+
+echo "== examples/embed against berth.pc"
+meson setup "$tmp/embed" "$root/examples/embed" >/dev/null
+ninja -C "$tmp/embed" >/dev/null
+"$tmp/embed/berth_embed"
+
+echo "== berth conformance: cpu (installed) and template"
+"$berth" conformance --manifest "$prefix/share/berth/plugins.d/cpu.json"
+"$berth" conformance --manifest "$tmp/template/template.json"
+echo "install: ok"

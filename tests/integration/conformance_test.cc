@@ -1,0 +1,85 @@
+// `berth conformance` on plugins of known behaviour: the cpu plugin and the
+// `good` fixture pass; the `older_minor` fixture (a table of an older ABI
+// minor) passes what applies to it and skips the rest; the `throws` fixture
+// fails; bad arguments are usage errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+namespace berth {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ConformanceTest : public ::testing::Test {
+ protected:
+  // Runs the suite on a manifest written for `library`; the JSON report.
+  nlohmann::json Run(const std::string& name, const std::string& library, int expected_exit) {
+    const std::filesystem::path manifest =
+        dir_.Write(name + ".json", testing::PluginManifest(name, library));
+    testing::CommandResult result = testing::RunCommand(
+        std::string(BERTH_EXE) + " conformance --json --manifest " + manifest.string());
+    EXPECT_EQ(result.exit_code, expected_exit) << result.out;
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << result.out;
+    return report;
+  }
+
+  static std::string ResultOf(const nlohmann::json& report, const std::string& check) {
+    for (const nlohmann::json& result : report["results"]) {
+      if (result["name"] == check) return result["result"];
+    }
+    return "absent";
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(ConformanceTest, CpuPluginPassesEveryCheck) {
+  nlohmann::json report = Run("cpu", BERTH_CPU_PLUGIN, 0);
+  EXPECT_EQ(report["passed"], true);
+  EXPECT_EQ(report["summary"]["fail"], 0);
+  EXPECT_EQ(ResultOf(report, "abi.smaller_struct_rejected"), "pass");
+  EXPECT_EQ(ResultOf(report, "buffer.round_trip.f32"), "pass");
+  EXPECT_EQ(ResultOf(report, "buffer.round_trip.bf16"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute.concurrent"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute.reduce"), "pass");
+}
+
+TEST_F(ConformanceTest, FixturePluginPassesAndHasNoLeakedObjects) {
+  nlohmann::json report = Run("good", testing::FixturePath("good").string(), 0);
+  EXPECT_EQ(ResultOf(report, "objects.none_leaked"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute"), "skip");  // no StableHLO
+}
+
+TEST_F(ConformanceTest, OlderMinorPluginPassesWhatAppliesAndSkipsTheRest) {
+  nlohmann::json report = Run("older", testing::FixturePath("older_minor").string(), 0);
+  EXPECT_EQ(report["passed"], true);
+  EXPECT_EQ(ResultOf(report, "client.devices"), "pass");
+  EXPECT_EQ(ResultOf(report, "buffer.delete"), "pass");
+  EXPECT_EQ(ResultOf(report, "buffer.round_trip"), "skip");  // no ToHostBuffer in its table
+  EXPECT_EQ(ResultOf(report, "event.ready_await_on_ready"), "skip");
+  EXPECT_GT(report["summary"]["skip"].get<int>(), 1);
+}
+
+TEST_F(ConformanceTest, MisbehavingPluginFails) {
+  nlohmann::json report = Run("throws", testing::FixturePath("throws").string(), 1);
+  EXPECT_EQ(report["passed"], false);
+  EXPECT_GT(report["summary"]["fail"].get<int>(), 0);
+}
+
+TEST_F(ConformanceTest, MissingManifestIsAFailureNamingIt) {
+  testing::CommandResult result = testing::RunCommand(
+      std::string(BERTH_EXE) + " conformance --manifest /no/such/plugin.json 2>&1");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.out, HasSubstr("/no/such/plugin.json"));
+  testing::CommandResult usage =
+      testing::RunCommand(std::string(BERTH_EXE) + " conformance 2>&1");
+  EXPECT_EQ(usage.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace berth

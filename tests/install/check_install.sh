@@ -19,6 +19,11 @@ option() {
   meson introspect "$build" --buildoptions |
     python3 -c "import json, sys; print(next(o['value'] for o in json.load(sys.stdin) if o['name'] == '$1'))"
 }
+# A build folder set up before the project asked for relocatable .pc files.
+if [ "$(option pkgconfig.relocatable)" != "True" ]; then
+  meson configure "$build" -Dpkgconfig.relocatable=true >/dev/null
+  ninja -C "$build" >/dev/null
+fi
 DESTDIR="$tmp/dest" meson install -C "$build" --no-rebuild --quiet
 prefix="$tmp/dest$(option prefix)"
 libdir="$(option libdir)"

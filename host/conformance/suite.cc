@@ -1,6 +1,7 @@
-#include <dlfcn.h>
 #include <stdlib.h>
 
+#include "berth/ext/live_objects.h"
+#include "berth/extension_chain.hpp"
 #include "conformance/suite_context.hpp"
 #include "manifest/manifest.hpp"
 
@@ -24,16 +25,43 @@ bool Report::passed() const {
 
 namespace {
 
-// The plugin's optional count of live objects (BERTH_Debug_LiveObjects, an
-// exported `int64_t (void)`); nullopt when it exports none.
-std::optional<int64_t> LiveObjects(const std::filesystem::path& library) {
-  void* handle = ::dlopen(library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) return std::nullopt;
-  auto* fn = reinterpret_cast<int64_t (*)()>(::dlsym(handle, "BERTH_Debug_LiveObjects"));
-  std::optional<int64_t> count;
-  if (fn != nullptr) count = fn();
-  ::dlclose(handle);
-  return count;
+// objects.none_leaked: once every handle of the suite is destroyed, the
+// plugin's live_objects extension (berth/ext/live_objects.h) must count none.
+CheckResult NoObjectsLeaked(const host::PluginLibrary& library) {
+  const std::string name = "objects.none_leaked";
+  const BERTH_Extension_Base* node =
+      FindExtension(library.api().extension_start, BERTH_Extension_Type_LiveObjects);
+  if (node == nullptr) {
+    return Skip(name, "the plugin offers no live_objects extension (SDK plugins do since ABI 1.1)");
+  }
+  if (node->struct_size < BERTH_LiveObjects_Extension_STRUCT_SIZE) {
+    return Fail(name, "its live_objects extension struct has " + std::to_string(node->struct_size) +
+                          " bytes, fewer than " +
+                          std::to_string(BERTH_LiveObjects_Extension_STRUCT_SIZE));
+  }
+  const auto* extension = reinterpret_cast<const BERTH_LiveObjects_Extension*>(node);
+  if (extension->count == nullptr) return Fail(name, "its live_objects extension has no count");
+  BERTH_LiveObjects_Count_Args args{};
+  args.struct_size = BERTH_LiveObjects_Count_Args_STRUCT_SIZE;
+  BERTH_Error* error = nullptr;
+  try {
+    error = extension->count(&args);
+  } catch (...) {
+    return Fail(name, "BERTH_LiveObjects_Count let an exception escape through the C ABI");
+  }
+  Status status = library.TakeError(error, "BERTH_LiveObjects_Count");
+  if (!status.ok()) return Fail(name, status.ToString());
+  std::string alive;
+  auto add = [&](int64_t count, const char* what) {
+    if (count == 0) return;
+    alive += (alive.empty() ? "" : ", ") + std::to_string(count) + " " + what;
+  };
+  add(args.clients, "clients");
+  add(args.buffers, "buffers");
+  add(args.executables, "executables");
+  add(args.events, "events");
+  if (alive.empty()) return Pass(name);
+  return Fail(name, "still alive after every handle was destroyed: " + alive);
 }
 
 }  // namespace
@@ -42,7 +70,7 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
                    const std::function<void(const CheckResult&)>& on_result) {
   host::ManifestParseResult parsed = host::LoadManifestFile(manifest_path);
   if (!parsed.manifest) {
-    return InvalidArgumentError("manifest " + manifest_path.string() + ": " + parsed.error.message);
+    return InvalidArgumentError(parsed.error.message);  // names the manifest
   }
   if (parsed.manifest->kind != host::ManifestKind::kPlugin) {
     return InvalidArgumentError(manifest_path.string() +
@@ -74,6 +102,7 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
   report.negotiated_version = info->negotiated_version;
   emit(Pass("load"));
 
+  std::shared_ptr<const host::PluginLibrary> library;
   {
     Context context;
     context.host = &*host;
@@ -87,7 +116,8 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
     emit(FromStatus("client.create", client.status()));
     if (!client.ok()) return report;
     context.client.emplace(std::move(client).value());
-    context.library = context.client->state()->library.get();
+    library = context.client->state()->library;
+    context.library = library.get();
     context.api = &context.library->api();
 
     AbiChecks(context, emit);
@@ -96,15 +126,8 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
   }
 
   // Every object of the suite is gone: a plugin that counts its objects
-  // must be back to zero.
-  const std::string leak = "objects.none_leaked";
-  if (std::optional<int64_t> live = LiveObjects(manifest.library)) {
-    emit(*live == 0 ? Pass(leak)
-                    : Fail(leak, std::to_string(*live) +
-                                     " objects are still alive after every handle was destroyed"));
-  } else {
-    emit(Skip(leak, "the plugin exports no BERTH_Debug_LiveObjects count"));
-  }
+  // must be back to zero. The host keeps the library loaded.
+  emit(NoObjectsLeaked(*library));
   return report;
 }
 

@@ -20,6 +20,7 @@
 #define FIXTURE_INIT_FAILS 6
 #define FIXTURE_DUPLICATE_EXTENSION 7
 #define FIXTURE_THROWS 8
+#define FIXTURE_LEAKS 9
 
 #ifndef BERTH_FIXTURE_VARIANT
 #error "define BERTH_FIXTURE_VARIANT"
@@ -128,6 +129,15 @@ class FixtureClient final : public plugin::Client, Counted {
         args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
         std::vector<std::byte>(data, data + size));
     result.done_with_host_buffer = plugin::Event::Ready();
+#if BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS
+    // Keeps a copy of every buffer until the library is unloaded: the
+    // live_objects count never returns to zero (the memory stays reachable,
+    // so sanitizers do not report it).
+    static std::vector<std::unique_ptr<plugin::Buffer>> kept;
+    kept.push_back(std::make_unique<FixtureBuffer>(
+        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
+        std::vector<std::byte>(data, data + size)));
+#endif
     return result;
 #endif
   }
@@ -242,18 +252,19 @@ extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
 }
 
 #if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \
-    BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION
+    BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION || BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS
 BERTH_PLUGIN_EXPORT(berth::fixture::FixturePlugin)
-BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()
 
 #elif BERTH_FIXTURE_VARIANT == FIXTURE_OLDER_MINOR
 // A table as an older plugin would ship it: it ends before the buffer
-// functions after BERTH_Buffer_IsDeleted, so those are absent.
+// functions after BERTH_Buffer_IsDeleted, so those are absent, and its chain
+// lacks the live_objects extension of 1.1.
 extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
   static BERTH_Api table = [] {
     BERTH_Api api = *berth::plugin::MakeApi(berth::fixture::MakeFixture);
     api.struct_size = BERTH_STRUCT_SIZE(BERTH_Api, BERTH_Buffer_IsDeleted);
     api.api_version.minor_version = 0;
+    api.extension_start = nullptr;
     return api;
   }();
   return &table;

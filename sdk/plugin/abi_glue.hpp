@@ -19,6 +19,7 @@ struct BERTH_Error {
 
 struct BERTH_Event {
   berth::plugin::Event event;
+  berth::plugin::LiveObject live{berth::plugin::LiveObjectKind::kEvent};
 };
 
 struct BERTH_TopologyDescription {

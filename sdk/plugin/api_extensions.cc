@@ -1,5 +1,6 @@
-// The ffi, callback and abi_version extensions (berth/plugin/extensions.hpp):
-// the handler tables and the C entry points that fill them.
+// The ffi, callback, abi_version and live_objects extensions
+// (berth/plugin/extensions.hpp): the handler tables and the C entry points that
+// fill them.
 #include <limits>
 
 #include "abi_glue.hpp"
@@ -256,6 +257,19 @@ BERTH_Error* AbiDeserializeAndLoad(BERTH_AbiVersion_DeserializeAndLoad_Args* arg
   });
 }
 
+// ---------------------------------------------------------------- live_objects
+
+BERTH_Error* LiveObjectsCount(BERTH_LiveObjects_Count_Args* args) {
+  return Guard("BERTH_LiveObjects_Count", args, BERTH_LiveObjects_Count_Args_STRUCT_SIZE, [&] {
+    LiveObjectCounts counts = LiveObjects();
+    args->clients = counts.clients;
+    args->buffers = counts.buffers;
+    args->executables = counts.executables;
+    args->events = counts.events;
+    return OkStatus();
+  });
+}
+
 }  // namespace
 }  // namespace glue
 
@@ -284,6 +298,14 @@ BERTH_Extension_Base* AbiVersionExtension() {
       glue::AbiIsCompatible,
       glue::AbiSerialize,
       glue::AbiDeserializeAndLoad};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* LiveObjectsExtension() {
+  static BERTH_LiveObjects_Extension extension{
+      {BERTH_LiveObjects_Extension_STRUCT_SIZE, BERTH_Extension_Type_LiveObjects, nullptr},
+      BERTH_LIVE_OBJECTS_EXTENSION_VERSION,
+      glue::LiveObjectsCount};
   return &extension.base;
 }
 

@@ -13,15 +13,29 @@
 namespace berth::plugin {
 
 namespace {
-std::atomic<int64_t> live_objects{0};
+
+std::atomic<int64_t> live_objects[4];
+
+std::atomic<int64_t>& Count(LiveObjectKind kind) { return live_objects[static_cast<int>(kind)]; }
+
 }  // namespace
 
-LiveObject::LiveObject() noexcept { live_objects.fetch_add(1, std::memory_order_relaxed); }
-LiveObject::LiveObject(const LiveObject&) noexcept {
-  live_objects.fetch_add(1, std::memory_order_relaxed);
+LiveObject::LiveObject(LiveObjectKind kind) noexcept : kind_(kind) {
+  Count(kind_).fetch_add(1, std::memory_order_relaxed);
 }
-LiveObject::~LiveObject() { live_objects.fetch_sub(1, std::memory_order_relaxed); }
-int64_t LiveObjects() { return live_objects.load(std::memory_order_relaxed); }
+LiveObject::LiveObject(const LiveObject& other) noexcept : kind_(other.kind_) {
+  Count(kind_).fetch_add(1, std::memory_order_relaxed);
+}
+LiveObject::~LiveObject() { Count(kind_).fetch_sub(1, std::memory_order_relaxed); }
+
+LiveObjectCounts LiveObjects() {
+  LiveObjectCounts counts;
+  counts.clients = Count(LiveObjectKind::kClient).load(std::memory_order_relaxed);
+  counts.buffers = Count(LiveObjectKind::kBuffer).load(std::memory_order_relaxed);
+  counts.executables = Count(LiveObjectKind::kExecutable).load(std::memory_order_relaxed);
+  counts.events = Count(LiveObjectKind::kEvent).load(std::memory_order_relaxed);
+  return counts;
+}
 
 DeviceDescription::DeviceDescription(int64_t id, int32_t process_index, std::string kind,
                                      NamedValueMap attributes)

@@ -1,10 +1,12 @@
 // The plugin singleton, the host context, logging, and the C table.
 #include "berth/plugin/plugin.hpp"
 
+#include <algorithm>
 #include <mutex>
 
 #include "abi_glue.hpp"
 #include "berth/extension_chain.hpp"
+#include "berth/plugin/extensions.hpp"
 
 namespace berth::plugin {
 namespace {
@@ -76,10 +78,16 @@ const BERTH_Api* MakeApi(std::function<std::unique_ptr<Plugin>()> factory) {
     glue::FillCoreEntries(api);
     glue::FillBufferEntries(api);
     glue::FillExecutableEntries(api);
-    // Link the plugin's extensions in order. A duplicate type is left in the
-    // chain on purpose: the host rejects the plugin with a clear reason.
+    // Link the plugin's extensions in order, then live_objects (every SDK
+    // plugin counts its objects) unless the plugin listed it itself. A
+    // duplicate type is left in the chain on purpose: the host rejects the
+    // plugin with a clear reason.
     BERTH_Extension_Base* head = nullptr;
     std::vector<BERTH_Extension_Base*> extensions = CurrentPlugin().Extensions();
+    BERTH_Extension_Base* live_objects = LiveObjectsExtension();
+    if (std::find(extensions.begin(), extensions.end(), live_objects) == extensions.end()) {
+      extensions.push_back(live_objects);
+    }
     for (auto it = extensions.rbegin(); it != extensions.rend(); ++it) {
       if (*it == nullptr) continue;
       (*it)->next = head;

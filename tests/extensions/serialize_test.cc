@@ -99,6 +99,7 @@ TEST_F(SerializeTest, FileFromAnotherPluginIsRefusedNamingBoth) {
 TEST_F(SerializeTest, FileOfAnotherCApiMajorIsRefused) {
   std::string bytes = Rewritten(Serialized(kProgram), [](host::ExecutableFileHeader& header) {
     header.api_major = BERTH_API_MAJOR + 1;
+    header.api_minor = 0;
   });
   Result<Executable> loaded = cpu().Deserialize(bytes, "api.bexe");
   ASSERT_FALSE(loaded.ok());

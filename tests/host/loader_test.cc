@@ -54,9 +54,10 @@ TEST_F(LoaderTest, GoodPluginLoadsWithNegotiatedVersion) {
   Result<PluginInfo> info = host.Load("good");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_EQ(info->status, "ok");
-  EXPECT_EQ(info->negotiated_version, "1.0");
+  EXPECT_EQ(info->negotiated_version, "1.1");
   EXPECT_EQ(std::get<bool>(info->attributes.at("fixture")), true);
-  EXPECT_TRUE(info->extensions.empty());
+  // The SDK links live_objects into every plugin's chain.
+  EXPECT_THAT(info->extensions, ElementsAre("live_objects"));
 }
 
 TEST_F(LoaderTest, OlderMinorLoadsAndItsMissingFunctionsAreUnimplemented) {
@@ -86,8 +87,8 @@ TEST_F(LoaderTest, NewerMinorLoadsAtHostMinorAndUnknownExtensionIsSkipped) {
   testing::LogCapture log;
   Result<PluginInfo> info = host.Load("newer");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
-  EXPECT_EQ(info->negotiated_version, "1.0");
-  EXPECT_THAT(info->extensions, ElementsAre("unknown(1000)", "ffi"));
+  EXPECT_EQ(info->negotiated_version, "1.1");
+  EXPECT_THAT(info->extensions, ElementsAre("unknown(1000)", "ffi", "live_objects"));
   EXPECT_TRUE(log.Contains("ignoring extension type 1000"));
   Result<Client> client = host.CreateClient("newer");
   ASSERT_TRUE(client.ok()) << client.status().ToString();
@@ -123,7 +124,7 @@ TEST_P(LoaderSkipTest, BrokenPluginIsSkippedWithReasonAndMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, LoaderSkipTest,
     ::testing::Values(
-        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.0", "host ABI 1.0"}},
+        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.1", "host ABI 1.1"}},
         SkipCase{"no_entry", "no_entry_symbol", {"does not export BERTH_GetApi"}},
         SkipCase{"null_table", "null_api_table", {"BERTH_GetApi returned NULL"}},
         SkipCase{"init_fails", "initialize_failed",

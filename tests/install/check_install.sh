@@ -3,6 +3,8 @@
 #
 # Installs BUILD_DIR into a temporary folder (DESTDIR; the installed tree is
 # relocatable) and proves the installed files work on their own:
+# - no installed .pc, manifest or run path names the build or source tree;
+# - plugins export one C symbol, BERTH_GetApi;
 # - the installed `berth` finds the installed plugins with no environment set;
 # - sdk/template and examples/embed build against the installed pkg-config
 #   files only (berth-sdk.pc, berth.pc), not the build tree;
@@ -29,6 +31,31 @@ prefix="$tmp/dest$(option prefix)"
 libdir="$(option libdir)"
 echo "install: installed into $prefix"
 
+echo "== the installed files name neither the build tree nor the source tree"
+for file in $(find "$prefix" -name '*.pc' -o -name '*.json'); do
+  if grep -q -e "$build" -e "$root" "$file"; then
+    echo "install: $file names the build or source tree" >&2
+    exit 1
+  fi
+done
+for file in "$prefix/bin/berth" "$prefix/$libdir"/libberth.so.* "$prefix/$libdir"/berth/*.so; do
+  if readelf -d "$file" | grep -E 'R(UN)?PATH' | grep -q -e "$build" -e "$root"; then
+    echo "install: $file has a run path into the build or source tree" >&2
+    exit 1
+  fi
+done
+
+# A plugin exports exactly one C symbol, BERTH_GetApi (DESIGN.md).
+only_get_api() {
+  local exported
+  exported="$(nm -D --defined-only "$1" | awk '$2 ~ /[TDBR]/ && $3 !~ /^_Z/ {print $3}')"
+  if [ "$exported" != "BERTH_GetApi" ]; then
+    echo "install: $1 exports C symbols other than BERTH_GetApi:" $exported >&2
+    exit 1
+  fi
+}
+only_get_api "$prefix/$libdir/berth/libberth_cpu.so"
+
 # Nothing from the build tree or the caller's environment.
 unset BERTH_PLUGIN_PATH BERTH_ADD_PLUGIN_PATH BERTH_PLUGINS_SELECT BERTH_PLUGINS_DISABLE
 export XDG_CONFIG_HOME="$tmp/xdg-config" XDG_CONFIG_DIRS="$tmp/none" XDG_DATA_DIRS="$tmp/none"
@@ -54,6 +81,8 @@ echo "== examples/embed against berth.pc"
 meson setup "$tmp/embed" "$root/examples/embed" >/dev/null
 ninja -C "$tmp/embed" >/dev/null
 "$tmp/embed/berth_embed"
+
+only_get_api "$tmp/template/libberth_template.so"
 
 echo "== berth conformance: cpu (installed) and template"
 "$berth" conformance --manifest "$prefix/share/berth/plugins.d/cpu.json"

@@ -84,7 +84,7 @@ TEST_F(BrokenManifestsTest, PluginsListsEveryBrokenOneAndLoadsTheGoodOne) {
   }
   ASSERT_TRUE(by_file.count("00-good.json"));
   EXPECT_EQ(by_file["00-good.json"]["status"], "ok");
-  EXPECT_EQ(by_file["00-good.json"]["negotiated_version"], "1.0");
+  EXPECT_EQ(by_file["00-good.json"]["negotiated_version"], "1.1");
   for (const Broken& b : broken_) {
     SCOPED_TRACE(b.file);
     ASSERT_TRUE(by_file.count(b.file)) << "not listed";
@@ -129,7 +129,7 @@ TEST(CommandLineTest, UsageErrorsExitTwo) {
 TEST(CommandLineTest, HelpAndVersionExitZero) {
   testing::CommandResult version = RunCommand(std::string(BERTH_EXE) + " --version");
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_THAT(version.out, HasSubstr("plugin ABI 1.0"));
+  EXPECT_THAT(version.out, HasSubstr("plugin ABI 1.1"));
   for (const char* command : {"plugins", "info", "validate"}) {
     testing::CommandResult help = RunCommand(std::string(BERTH_EXE) + " " + command + " --help");
     EXPECT_EQ(help.exit_code, 0) << command;
@@ -147,7 +147,7 @@ TEST(CommandLineTest, BuildTreeBerthFindsTheBundledCpuPluginWithNoEnvironment) {
   for (const nlohmann::json& entry : report["plugins"]) {
     if (entry["name"] == "cpu" && entry["status"] == "ok") {
       found = true;
-      EXPECT_EQ(entry["negotiated_version"], "1.0");
+      EXPECT_EQ(entry["negotiated_version"], "1.1");
     }
   }
   EXPECT_TRUE(found) << result.out;

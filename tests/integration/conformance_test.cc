@@ -1,7 +1,8 @@
 // `berth conformance` on plugins of known behaviour: the cpu plugin and the
 // `good` fixture pass; the `older_minor` fixture (a table of an older ABI
 // minor) passes what applies to it and skips the rest; the `throws` fixture
-// fails; bad arguments are usage errors.
+// fails, and so does the leak check on the `leaks` fixture; bad arguments
+// are usage errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 namespace berth {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 class ConformanceTest : public ::testing::Test {
@@ -47,6 +49,8 @@ TEST_F(ConformanceTest, CpuPluginPassesEveryCheck) {
   EXPECT_EQ(ResultOf(report, "buffer.round_trip.bf16"), "pass");
   EXPECT_EQ(ResultOf(report, "execute.concurrent"), "pass");
   EXPECT_EQ(ResultOf(report, "execute.reduce"), "pass");
+  EXPECT_EQ(ResultOf(report, "objects.none_leaked"), "pass");
+  EXPECT_EQ(report["negotiated_version"], "1.1");
 }
 
 TEST_F(ConformanceTest, FixturePluginPassesAndHasNoLeakedObjects) {
@@ -62,7 +66,21 @@ TEST_F(ConformanceTest, OlderMinorPluginPassesWhatAppliesAndSkipsTheRest) {
   EXPECT_EQ(ResultOf(report, "buffer.delete"), "pass");
   EXPECT_EQ(ResultOf(report, "buffer.round_trip"), "skip");  // no ToHostBuffer in its table
   EXPECT_EQ(ResultOf(report, "event.ready_await_on_ready"), "skip");
+  EXPECT_EQ(ResultOf(report, "objects.none_leaked"), "skip");  // live_objects is 1.1
+  EXPECT_EQ(report["negotiated_version"], "1.0");
   EXPECT_GT(report["summary"]["skip"].get<int>(), 1);
+}
+
+TEST_F(ConformanceTest, PluginThatKeepsBuffersFailsTheLeakCheckNamingThem) {
+  nlohmann::json report = Run("leaks", testing::FixturePath("leaks").string(), 1);
+  EXPECT_EQ(report["passed"], false);
+  EXPECT_EQ(report["summary"]["fail"], 1);
+  for (const nlohmann::json& result : report["results"]) {
+    if (result["name"] != "objects.none_leaked") continue;
+    EXPECT_EQ(result["result"], "fail");
+    EXPECT_THAT(result["message"].get<std::string>(),
+                AllOf(HasSubstr("still alive"), HasSubstr("buffers")));
+  }
 }
 
 TEST_F(ConformanceTest, MisbehavingPluginFails) {

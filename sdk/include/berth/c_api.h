@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define BERTH_API_MAJOR 1
-#define BERTH_API_MINOR 0
+#define BERTH_API_MINOR 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,7 +72,7 @@ extern "C" {
 
 /* ------------------------------- Extensions -------------------------------- */
 
-/* Extension types. Appended, never renumbered. Since: 1.0. */
+/* Extension types. Appended, never renumbered. Since: 1.0 unless noted. */
 typedef int32_t BERTH_Extension_Type;
 enum BERTH_Extension_Type_Values {
   BERTH_Extension_Type_Ffi = 1,
@@ -82,6 +82,7 @@ enum BERTH_Extension_Type_Values {
   BERTH_Extension_Type_AbiVersion = 5,
   BERTH_Extension_Type_MultiSlice = 6,
   BERTH_Extension_Type_PhaseCompile = 7,
+  BERTH_Extension_Type_LiveObjects = 8, /* Since: 1.1 (berth/ext/live_objects.h) */
 };
 
 /* Head of every extension struct. An extension struct embeds this as its first

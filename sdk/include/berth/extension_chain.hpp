@@ -24,12 +24,13 @@ inline std::string ExtensionTypeName(int type) {
     case BERTH_Extension_Type_AbiVersion: return "abi_version";
     case BERTH_Extension_Type_MultiSlice: return "multi_slice";
     case BERTH_Extension_Type_PhaseCompile: return "phase_compile";
+    case BERTH_Extension_Type_LiveObjects: return "live_objects";
     default: return "unknown(" + std::to_string(type) + ")";
   }
 }
 
 inline bool IsKnownExtensionType(int type) {
-  return type >= BERTH_Extension_Type_Ffi && type <= BERTH_Extension_Type_PhaseCompile;
+  return type >= BERTH_Extension_Type_Ffi && type <= BERTH_Extension_Type_LiveObjects;
 }
 
 // Longest chain accepted; a longer one is treated as a cycle.

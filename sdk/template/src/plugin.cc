@@ -179,5 +179,3 @@ class TemplatePlugin final : public plugin::Plugin {
 }  // namespace template_backend
 
 BERTH_PLUGIN_EXPORT(template_backend::TemplatePlugin)
-// A development aid: `berth conformance` then checks that no object leaks.
-BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()

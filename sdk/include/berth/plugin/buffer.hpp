@@ -45,7 +45,7 @@ class Buffer {
   std::vector<int64_t> dims_;
   Device* device_;
   Memory* memory_;
-  LiveObject live_;
+  LiveObject live_{LiveObjectKind::kBuffer};
 };
 
 }  // namespace berth::plugin

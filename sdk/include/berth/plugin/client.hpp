@@ -104,7 +104,7 @@ class Client {
   FfiHandlerTable ffi_handlers_{"ffi target"};
   FfiHandlerTable host_callbacks_{"host callback"};
   EventCallbacks event_callbacks_;
-  LiveObject live_;
+  LiveObject live_{LiveObjectKind::kClient};
 };
 
 }  // namespace berth::plugin

@@ -82,7 +82,7 @@ class LoadedExecutable {
  private:
   std::shared_ptr<const ExecutableMetadata> metadata_;
   std::vector<Device*> addressable_devices_;
-  LiveObject live_;
+  LiveObject live_{LiveObjectKind::kExecutable};
 };
 
 }  // namespace berth::plugin

@@ -7,6 +7,8 @@
 //             plugin::AbiVersionExtension()};
 //   }
 //
+// live_objects needs no opting in: MakeApi links it into every SDK plugin.
+//
 // Registered handlers land in the client's tables (Client::ffi_handlers(),
 // host_callbacks(), event_callbacks()); the plugin looks targets up when it
 // compiles a program and calls them through FfiHandler::Call. The
@@ -28,6 +30,7 @@
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
 #include "berth/ext/ffi.h"
+#include "berth/ext/live_objects.h"
 #include "berth/status.hpp"
 
 namespace berth::plugin {
@@ -123,6 +126,10 @@ struct SerializedExecutable {
 BERTH_Extension_Base* FfiExtension();
 BERTH_Extension_Base* CallbackExtension();
 BERTH_Extension_Base* AbiVersionExtension();
+// The live_objects extension (LiveObjects() of berth/plugin/live_objects.hpp).
+// MakeApi links it at the end of every SDK plugin's chain; plugins need not
+// list it.
+BERTH_Extension_Base* LiveObjectsExtension();
 
 }  // namespace berth::plugin
 

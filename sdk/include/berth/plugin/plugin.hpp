@@ -79,13 +79,4 @@ Plugin& CurrentPlugin();
     return api;                                                                   \
   }
 
-// Optional, for development builds: also exports the SDK's count of live
-// objects as `int64_t BERTH_Debug_LiveObjects(void)`, which `berth
-// conformance` checks is 0 once every handle is destroyed. A second exported
-// symbol, so release builds of a plugin leave it out (DESIGN.md: one symbol).
-#define BERTH_PLUGIN_EXPORT_LIVE_OBJECTS()                                        \
-  extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Debug_LiveObjects(void) {         \
-    return ::berth::plugin::LiveObjects();                                        \
-  }
-
 #endif  // BERTH_PLUGIN_PLUGIN_HPP_

@@ -7,7 +7,8 @@
 # - plugins export one C symbol, BERTH_GetApi;
 # - the installed `berth` finds the installed plugins with no environment set;
 # - sdk/template and examples/embed build against the installed pkg-config
-#   files only (berth-sdk.pc, berth.pc), not the build tree;
+#   files only (berth-sdk.pc, berth.pc), not the build tree; a renamed copy
+#   of the template (the README's tutorial) loads through BERTH_ADD_PLUGIN_PATH;
 # - the embed example runs a program on the cpu plugin;
 # - `berth conformance` passes on the installed cpu plugin and on the
 #   template plugin.
@@ -83,6 +84,19 @@ ninja -C "$tmp/embed" >/dev/null
 "$tmp/embed/berth_embed"
 
 only_get_api "$tmp/template/libberth_template.so"
+
+echo "== the tutorial: a renamed copy of the template, found through BERTH_ADD_PLUGIN_PATH"
+cp -r "$root/sdk/template" "$tmp/myplugin-src"
+meson setup "$tmp/myplugin" "$tmp/myplugin-src" -Dplugin_name=myplugin >/dev/null
+ninja -C "$tmp/myplugin" >/dev/null
+BERTH_ADD_PLUGIN_PATH="$tmp/myplugin/myplugin.json" "$berth" plugins --json --load | python3 -c "
+import json, sys
+found = {p['name']: p for p in json.load(sys.stdin)['plugins']}
+assert found.get('myplugin', {}).get('status') == 'ok', found.get('myplugin')
+assert found['cpu']['status'] == 'ok', found['cpu']
+"
+BERTH_ADD_PLUGIN_PATH="$tmp/myplugin/myplugin.json" "$berth" run "$root/sdk/template/tests/program.mlir" \
+  --plugin myplugin --arg 'dense<[[0.0, 1.0, -1.0], [2.0, -2.0, 0.5]]> : tensor<2x3xf32>' >/dev/null
 
 echo "== berth conformance: cpu (installed) and template"
 "$berth" conformance --manifest "$prefix/share/berth/plugins.d/cpu.json"

@@ -1,4 +1,4 @@
-// berth conformance --manifest FILE [--json]
+// berth conformance --manifest FILE [--json] [--timeout SECONDS] [--in-process]
 #include <cctype>
 #include <iostream>
 
@@ -12,15 +12,23 @@ namespace po = boost::program_options;
 int RunConformance(const std::vector<std::string>& args, Context& context) {
   po::options_description options("options");
   std::string manifest;
+  int64_t timeout_s = 300;
   options.add_options()
       ("manifest", po::value<std::string>(&manifest)->required(),
        "the plugin's manifest (only this plugin is loaded)")
-      ("json", "print the results as JSON");
+      ("json", "print the results as JSON")
+      ("timeout", po::value<int64_t>(&timeout_s),
+       "seconds without a check ending before the plugin counts as hung (default 300)")
+      ("in-process", "run the suite in this process, not in a child (for debuggers)");
   po::variables_map vm;
   int exit_code = kExitOk;
-  if (!ParseArgs("conformance", "--manifest FILE [--json]", options, nullptr, args, vm, context,
-                 exit_code)) {
+  if (!ParseArgs("conformance", "--manifest FILE [--json] [--timeout SECONDS] [--in-process]",
+                 options, nullptr, args, vm, context, exit_code)) {
     return exit_code;
+  }
+  if (timeout_s < 1 || timeout_s > 24 * 3600) {
+    context.err << "berth conformance: --timeout must be between 1 and 86400 seconds\n";
+    return kExitUsage;
   }
   const bool json = vm.count("json") > 0;
   auto progress = [&](const conformance::CheckResult& result) {
@@ -32,7 +40,10 @@ int RunConformance(const std::vector<std::string>& args, Context& context) {
     context.out << "\n";
     context.out.flush();
   };
-  Result<conformance::Report> report = conformance::Run(manifest, progress);
+  Result<conformance::Report> report =
+      vm.count("in-process") ? conformance::Run(manifest, progress)
+                             : conformance::RunIsolated(manifest, progress,
+                                                        std::chrono::seconds(timeout_s));
   if (!report.ok()) {
     context.err << "berth conformance: " << report.status().ToString() << "\n";
     return kExitFailure;
@@ -53,8 +64,11 @@ int RunConformance(const std::vector<std::string>& args, Context& context) {
                             {"summary", {{"pass", counts[0]}, {"fail", counts[1]}, {"skip", counts[2]}}},
                             {"passed", report->passed()}});
   } else {
-    context.out << "plugin '" << report->plugin << "' (ABI " << report->negotiated_version
-                << "): " << counts[0] << " passed, " << counts[1] << " failed, " << counts[2]
+    context.out << "plugin '" << report->plugin << "'";
+    if (!report->negotiated_version.empty()) {
+      context.out << " (ABI " << report->negotiated_version << ")";
+    }
+    context.out << ": " << counts[0] << " passed, " << counts[1] << " failed, " << counts[2]
                 << " skipped\n";
   }
   return report->passed() ? kExitOk : kExitFailure;

@@ -5,6 +5,7 @@
 #ifndef BERTH_HOST_CONFORMANCE_CONFORMANCE_HPP_
 #define BERTH_HOST_CONFORMANCE_CONFORMANCE_HPP_
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -37,6 +38,13 @@ struct Report {
 // only when the plugin cannot be loaded at all.
 Result<Report> Run(const std::filesystem::path& manifest,
                    const std::function<void(const CheckResult&)>& on_result);
+
+// Run in a child process (isolated.cc): a plugin that crashes, exits or
+// makes no progress for `idle_timeout` ends the child, and the report gets a
+// failed `suite.finished` check saying how and after which check.
+Result<Report> RunIsolated(const std::filesystem::path& manifest,
+                           const std::function<void(const CheckResult&)>& on_result,
+                           std::chrono::seconds idle_timeout);
 
 }  // namespace berth::conformance
 

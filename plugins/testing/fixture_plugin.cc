@@ -5,8 +5,11 @@
 // Every variant counts its live objects; tests read the count through the
 // exported BERTH_Fixture_LiveObjects and expect zero at teardown.
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "berth/plugin/options.hpp"
 #include "berth/plugin/plugin.hpp"
@@ -21,6 +24,7 @@
 #define FIXTURE_DUPLICATE_EXTENSION 7
 #define FIXTURE_THROWS 8
 #define FIXTURE_LEAKS 9
+#define FIXTURE_MISBEHAVES 10
 
 #ifndef BERTH_FIXTURE_VARIANT
 #error "define BERTH_FIXTURE_VARIANT"
@@ -54,6 +58,15 @@ class FixtureBuffer final : public plugin::Buffer, Counted {
   bool IsDeleted() const override { return deleted_; }
   plugin::Event ReadyEvent() const override { return plugin::Event::Ready(); }
   Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
+#if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
+    // BERTH_FIXTURE_MISBEHAVE=abort|hang: what a broken plugin does here.
+    if (const char* how = std::getenv("BERTH_FIXTURE_MISBEHAVE")) {
+      if (std::strcmp(how, "abort") == 0) std::abort();
+      if (std::strcmp(how, "hang") == 0) {
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+    }
+#endif
     if (deleted_) return FailedPreconditionError("fixture buffer deleted");
     std::memcpy(dst, bytes_.data(), std::min(dst_size, bytes_.size()));
     return plugin::Event::Ready();
@@ -252,7 +265,8 @@ extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
 }
 
 #if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \
-    BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION || BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS
+    BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION || BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS || \
+    BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
 BERTH_PLUGIN_EXPORT(berth::fixture::FixturePlugin)
 
 #elif BERTH_FIXTURE_VARIANT == FIXTURE_OLDER_MINOR

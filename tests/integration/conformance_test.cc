@@ -19,11 +19,13 @@ using ::testing::HasSubstr;
 class ConformanceTest : public ::testing::Test {
  protected:
   // Runs the suite on a manifest written for `library`; the JSON report.
-  nlohmann::json Run(const std::string& name, const std::string& library, int expected_exit) {
+  nlohmann::json Run(const std::string& name, const std::string& library, int expected_exit,
+                     const std::string& flags = "") {
     const std::filesystem::path manifest =
         dir_.Write(name + ".json", testing::PluginManifest(name, library));
-    testing::CommandResult result = testing::RunCommand(
-        std::string(BERTH_EXE) + " conformance --json --manifest " + manifest.string());
+    testing::CommandResult result =
+        testing::RunCommand(std::string(BERTH_EXE) + " conformance --json " + flags +
+                            " --manifest " + manifest.string());
     EXPECT_EQ(result.exit_code, expected_exit) << result.out;
     nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
     EXPECT_FALSE(report.is_discarded()) << result.out;
@@ -83,6 +85,42 @@ TEST_F(ConformanceTest, PluginThatKeepsBuffersFailsTheLeakCheckNamingThem) {
   }
 }
 
+// A plugin that kills or hangs its process: the suite runs in a child, so
+// `berth conformance` itself survives and reports the checks before it.
+TEST_F(ConformanceTest, PluginThatAbortsIsReportedAsAFailedCheckNamingTheSignal) {
+  ::setenv("BERTH_FIXTURE_MISBEHAVE", "abort", 1);
+  nlohmann::json report = Run("misbehaves", testing::FixturePath("misbehaves").string(), 1);
+  ::unsetenv("BERTH_FIXTURE_MISBEHAVE");
+  EXPECT_EQ(report["passed"], false);
+  EXPECT_EQ(report["plugin"], "misbehaves");
+  EXPECT_EQ(ResultOf(report, "client.devices"), "pass");  // ran before the crash
+  ASSERT_EQ(ResultOf(report, "suite.finished"), "fail");
+  const nlohmann::json& last = report["results"].back();
+  EXPECT_EQ(last["name"], "suite.finished");
+  EXPECT_THAT(last["message"].get<std::string>(),
+              AllOf(HasSubstr("signal 6 (SIGABRT)"), HasSubstr("after check '")));
+}
+
+TEST_F(ConformanceTest, PluginThatHangsIsStoppedAfterTheTimeout) {
+  ::setenv("BERTH_FIXTURE_MISBEHAVE", "hang", 1);
+  nlohmann::json report =
+      Run("misbehaves", testing::FixturePath("misbehaves").string(), 1, "--timeout 2");
+  ::unsetenv("BERTH_FIXTURE_MISBEHAVE");
+  EXPECT_EQ(report["passed"], false);
+  EXPECT_EQ(ResultOf(report, "suite.finished"), "fail");
+  EXPECT_THAT(report["results"].back()["message"].get<std::string>(),
+              AllOf(HasSubstr("no check ended for 2 s"), HasSubstr("killed")));
+}
+
+TEST_F(ConformanceTest, WellBehavedRunOfTheMisbehavingFixturePassesInAndOutOfProcess) {
+  nlohmann::json isolated = Run("misbehaves", testing::FixturePath("misbehaves").string(), 0);
+  nlohmann::json in_process =
+      Run("misbehaves", testing::FixturePath("misbehaves").string(), 0, "--in-process");
+  EXPECT_EQ(isolated["results"], in_process["results"]);
+  EXPECT_EQ(isolated["negotiated_version"], in_process["negotiated_version"]);
+  EXPECT_EQ(ResultOf(isolated, "suite.finished"), "absent");
+}
+
 TEST_F(ConformanceTest, MisbehavingPluginFails) {
   nlohmann::json report = Run("throws", testing::FixturePath("throws").string(), 1);
   EXPECT_EQ(report["passed"], false);
@@ -97,6 +135,10 @@ TEST_F(ConformanceTest, MissingManifestIsAFailureNamingIt) {
   testing::CommandResult usage =
       testing::RunCommand(std::string(BERTH_EXE) + " conformance 2>&1");
   EXPECT_EQ(usage.exit_code, 2);
+  testing::CommandResult bad_timeout = testing::RunCommand(
+      std::string(BERTH_EXE) + " conformance --timeout 0 --manifest x.json 2>&1");
+  EXPECT_EQ(bad_timeout.exit_code, 2);
+  EXPECT_THAT(bad_timeout.out, HasSubstr("--timeout"));
 }
 
 }  // namespace

@@ -147,9 +147,27 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
     }
   }
   ::close(fds[0]);
-  if (timed_out) ::kill(child, SIGKILL);
+  // A child that closed its end but does not exit gets the same time.
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (!timed_out) {
+    auto exit_deadline = std::chrono::steady_clock::now() + idle_timeout;
+    for (;;) {
+      pid_t done = ::waitpid(child, &status, WNOHANG);
+      if (done == child || (done < 0 && errno != EINTR)) {
+        child = 0;  // reaped (or not ours to wait for)
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= exit_deadline) {
+        timed_out = !end;
+        break;
+      }
+      ::usleep(10000);
+    }
+  }
+  if (child != 0) {
+    ::kill(child, SIGKILL);
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
   }
 
   if (end && end->value("end", "") == "error") {

@@ -131,7 +131,8 @@ Status Client::RegisterFfiHandler(std::string_view target, BERTH_Ffi_Handler* ha
   args.handler = handler;
   args.handler_data = data;
   args.release_data = release;
-  return state_->CallExtension(state_->ffi->register_handler, "BERTH_Ffi_RegisterHandler", &args);
+  return state_->library->CallExtension(state_->ffi->register_handler, "BERTH_Ffi_RegisterHandler",
+                                        &args);
 }
 
 Status Client::RegisterFfiHandler(std::string_view target, FfiHandler handler) const {
@@ -151,8 +152,8 @@ Status Client::RegisterHostCallback(std::string_view name, FfiHandler callback) 
   args.callback = CallFfiHandler;
   args.callback_data = new FfiHandler(std::move(callback));
   args.release_data = DeleteFfiHandler;
-  return state_->CallExtension(state_->callback->register_host_callback,
-                               "BERTH_Callback_RegisterHostCallback", &args);
+  return state_->library->CallExtension(state_->callback->register_host_callback,
+                                        "BERTH_Callback_RegisterHostCallback", &args);
 }
 
 Status Client::AddEventCallback(EventCallback callback) const {
@@ -164,8 +165,8 @@ Status Client::AddEventCallback(EventCallback callback) const {
   args.callback = CallEventCallback;
   args.user_data = new EventCallbackData{std::move(callback)};
   args.release_data = DeleteEventCallback;
-  return state_->CallExtension(state_->callback->register_event_callback,
-                               "BERTH_Callback_RegisterEventCallback", &args);
+  return state_->library->CallExtension(state_->callback->register_event_callback,
+                                        "BERTH_Callback_RegisterEventCallback", &args);
 }
 
 Result<AbiVersions> Client::abi_versions() const {
@@ -175,8 +176,8 @@ Result<AbiVersions> Client::abi_versions() const {
   BERTH_AbiVersion_Runtime_Args args{};
   args.struct_size = BERTH_AbiVersion_Runtime_Args_STRUCT_SIZE;
   args.client = state_->client;
-  BERTH_RETURN_IF_ERROR(
-      state_->CallExtension(state_->abi_version->runtime, "BERTH_AbiVersion_Runtime", &args));
+  BERTH_RETURN_IF_ERROR(state_->library->CallExtension(state_->abi_version->runtime,
+                                                       "BERTH_AbiVersion_Runtime", &args));
   return AbiVersions{args.runtime, args.newest_executable};
 }
 
@@ -205,8 +206,9 @@ Result<Executable> Client::Deserialize(std::string_view bytes, std::string_view 
   check.client = state_->client;
   check.executable = {header.executable.major, header.executable.minor};
   check.runtime = {header.runtime.major, header.runtime.minor};
-  BERTH_RETURN_IF_ERROR(state_->CallExtension(state_->abi_version->is_compatible,
-                                              "BERTH_AbiVersion_IsCompatible", &check)
+  BERTH_RETURN_IF_ERROR(state_->library
+                            ->CallExtension(state_->abi_version->is_compatible,
+                                            "BERTH_AbiVersion_IsCompatible", &check)
                             .WithContext(where));
   BERTH_AbiVersion_DeserializeAndLoad_Args load{};
   load.struct_size = BERTH_AbiVersion_DeserializeAndLoad_Args_STRUCT_SIZE;
@@ -214,8 +216,9 @@ Result<Executable> Client::Deserialize(std::string_view bytes, std::string_view 
   load.payload = file.payload.data();
   load.payload_size = file.payload.size();
   load.executable_version = check.executable;
-  BERTH_RETURN_IF_ERROR(state_->CallExtension(state_->abi_version->deserialize_and_load,
-                                              "BERTH_AbiVersion_DeserializeAndLoad", &load)
+  BERTH_RETURN_IF_ERROR(state_->library
+                            ->CallExtension(state_->abi_version->deserialize_and_load,
+                                            "BERTH_AbiVersion_DeserializeAndLoad", &load)
                             .WithContext(where));
   return Executable::Adopt(state_, load.executable);
 }

@@ -100,23 +100,6 @@ Status ReadDevice(const PluginLibrary& lib, DeviceRecord& record) {
   return OkStatus();
 }
 
-// The plugin's extension struct of `type` when its chain has one at least
-// `min_size` bytes long (the chain was checked when the library loaded).
-template <typename T>
-const T* FindUsableExtension(const PluginLibrary& lib, BERTH_Extension_Type type,
-                             size_t min_size) {
-  const BERTH_Extension_Base* node = FindExtension(lib.api().extension_start, type);
-  if (node == nullptr) return nullptr;
-  if (node->struct_size < min_size) {
-    Log(LogLevel::kWarning, "extensions",
-        "plugin '" + lib.name() + "': its '" + ExtensionTypeName(type) + "' extension struct has " +
-            std::to_string(node->struct_size) + " bytes, fewer than the " +
-            std::to_string(min_size) + " this host reads; the extension is not used");
-    return nullptr;
-  }
-  return reinterpret_cast<const T*>(node);
-}
-
 }  // namespace
 
 Status ClientState::MissingExtension(BERTH_Extension_Type type) const {
@@ -131,12 +114,12 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
   auto state = std::make_shared<ClientState>();
   state->library = std::move(library);
   state->plugin_name = lib.name();
-  state->ffi = FindUsableExtension<BERTH_Ffi_Extension>(lib, BERTH_Extension_Type_Ffi,
-                                                        BERTH_Ffi_Extension_STRUCT_SIZE);
-  state->callback = FindUsableExtension<BERTH_Callback_Extension>(
-      lib, BERTH_Extension_Type_Callback, BERTH_Callback_Extension_STRUCT_SIZE);
-  state->abi_version = FindUsableExtension<BERTH_AbiVersion_Extension>(
-      lib, BERTH_Extension_Type_AbiVersion, BERTH_AbiVersion_Extension_STRUCT_SIZE);
+  state->ffi = lib.Extension<BERTH_Ffi_Extension>(BERTH_Extension_Type_Ffi,
+                                                  BERTH_Ffi_Extension_STRUCT_SIZE);
+  state->callback = lib.Extension<BERTH_Callback_Extension>(BERTH_Extension_Type_Callback,
+                                                            BERTH_Callback_Extension_STRUCT_SIZE);
+  state->abi_version = lib.Extension<BERTH_AbiVersion_Extension>(
+      BERTH_Extension_Type_AbiVersion, BERTH_AbiVersion_Extension_STRUCT_SIZE);
 
   NamedValueArray c_options(options);
   BERTH_Client_Create_Args create{};

@@ -48,8 +48,9 @@ struct ClientState {
   int32_t process_index = 0;
   std::vector<DeviceRecord> devices;  // ordered as the plugin lists them
   std::vector<MemoryRecord> memories;
-  // Extension structs of the plugin's chain; NULL when absent or older than
-  // the layout this host reads.
+  // Extension structs of the plugin's chain (PluginLibrary::Extension); NULL
+  // when absent or older than the layout this host reads. Call their entry
+  // points through library->CallExtension.
   const BERTH_Ffi_Extension* ffi = nullptr;
   const BERTH_Callback_Extension* callback = nullptr;
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
@@ -65,23 +66,6 @@ struct ClientState {
   const DeviceRecord* FindDevice(BERTH_Device* device) const;
   // UNIMPLEMENTED "plugin 'x' does not implement the 'ffi' extension".
   Status MissingExtension(BERTH_Extension_Type type) const;
-  // Calls an extension's entry point like PluginLibrary::Call does a table's:
-  // UNIMPLEMENTED when it is NULL, the plugin's error converted, an escaping
-  // exception turned into INTERNAL.
-  template <typename Args>
-  Status CallExtension(BERTH_Error* (*fn)(Args*), const char* function, Args* args) const {
-    if (fn == nullptr) {
-      return UnimplementedError("plugin '" + plugin_name + "' does not implement " + function);
-    }
-    BERTH_Error* error = nullptr;
-    try {
-      error = fn(args);
-    } catch (...) {
-      return InternalError("plugin '" + plugin_name + "': " + function +
-                           " let an exception escape through the C ABI");
-    }
-    return library->TakeError(error, function);
-  }
   const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
 
   // Creates the plugin client and reads its devices and memories.

@@ -15,13 +15,13 @@ Result<std::string> Executable::Serialize() const {
   BERTH_AbiVersion_Runtime_Args runtime{};
   runtime.struct_size = BERTH_AbiVersion_Runtime_Args_STRUCT_SIZE;
   runtime.client = state.client;
-  BERTH_RETURN_IF_ERROR(
-      state.CallExtension(state.abi_version->runtime, "BERTH_AbiVersion_Runtime", &runtime));
+  BERTH_RETURN_IF_ERROR(state.library->CallExtension(state.abi_version->runtime,
+                                                     "BERTH_AbiVersion_Runtime", &runtime));
   BERTH_AbiVersion_Serialize_Args args{};
   args.struct_size = BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE;
   args.executable = executable_;
-  BERTH_RETURN_IF_ERROR(
-      state.CallExtension(state.abi_version->serialize, "BERTH_AbiVersion_Serialize", &args));
+  BERTH_RETURN_IF_ERROR(state.library->CallExtension(state.abi_version->serialize,
+                                                     "BERTH_AbiVersion_Serialize", &args));
   // Copy the payload, then hand it back to the plugin.
   std::string payload;
   if (args.payload.data != nullptr) payload.assign(args.payload.data, args.payload.size);

@@ -1,6 +1,6 @@
 // The suite in a child process: a plugin that crashes or hangs ends the child,
 // not `berth conformance`, which reports it as a failed check. The child sends
-// one JSON line per result, then one line with the report's header (or the
+// one JSON line per result, then one line with the negotiated version (or the
 // error that stopped the suite), through a pipe.
 #include <poll.h>
 #include <signal.h>
@@ -48,10 +48,7 @@ bool WriteLine(int fd, std::string line) {
   Result<Report> report = Run(manifest, send);
   nlohmann::json end;
   if (report.ok()) {
-    end = {{"end", "report"},
-           {"plugin", report->plugin},
-           {"manifest", report->manifest},
-           {"negotiated_version", report->negotiated_version}};
+    end = {{"end", "report"}, {"negotiated_version", report->negotiated_version}};
   } else {
     end = {{"end", "error"},
            {"code", static_cast<int>(report.status().code())},
@@ -100,7 +97,8 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
 
   Report report;
   report.manifest = manifest.string();
-  // Named in the report even when the child dies before it ends.
+  // The child reports results and the negotiated version; the plugin's name
+  // comes from the manifest here, so a report names it even after a crash.
   host::ManifestParseResult parsed = host::LoadManifestFile(manifest);
   if (parsed.manifest) report.plugin = parsed.manifest->name;
   std::optional<nlohmann::json> end;
@@ -175,8 +173,6 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
                   end->value("message", "the suite stopped"));
   }
   if (end) {
-    report.plugin = end->value("plugin", report.plugin);
-    report.manifest = end->value("manifest", report.manifest);
     report.negotiated_version = end->value("negotiated_version", "");
     return report;
   }

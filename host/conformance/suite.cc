@@ -29,27 +29,18 @@ namespace {
 // plugin's live_objects extension (berth/ext/live_objects.h) must count none.
 CheckResult NoObjectsLeaked(const host::PluginLibrary& library) {
   const std::string name = "objects.none_leaked";
-  const BERTH_Extension_Base* node =
-      FindExtension(library.api().extension_start, BERTH_Extension_Type_LiveObjects);
-  if (node == nullptr) {
+  const auto* extension = library.Extension<BERTH_LiveObjects_Extension>(
+      BERTH_Extension_Type_LiveObjects, BERTH_LiveObjects_Extension_STRUCT_SIZE);
+  if (extension == nullptr) {
+    if (FindExtension(library.api().extension_start, BERTH_Extension_Type_LiveObjects)) {
+      return Fail(name, "its live_objects extension struct is smaller than " +
+                            std::to_string(BERTH_LiveObjects_Extension_STRUCT_SIZE) + " bytes");
+    }
     return Skip(name, "the plugin offers no live_objects extension (SDK plugins do since ABI 1.1)");
   }
-  if (node->struct_size < BERTH_LiveObjects_Extension_STRUCT_SIZE) {
-    return Fail(name, "its live_objects extension struct has " + std::to_string(node->struct_size) +
-                          " bytes, fewer than " +
-                          std::to_string(BERTH_LiveObjects_Extension_STRUCT_SIZE));
-  }
-  const auto* extension = reinterpret_cast<const BERTH_LiveObjects_Extension*>(node);
-  if (extension->count == nullptr) return Fail(name, "its live_objects extension has no count");
   BERTH_LiveObjects_Count_Args args{};
   args.struct_size = BERTH_LiveObjects_Count_Args_STRUCT_SIZE;
-  BERTH_Error* error = nullptr;
-  try {
-    error = extension->count(&args);
-  } catch (...) {
-    return Fail(name, "BERTH_LiveObjects_Count let an exception escape through the C ABI");
-  }
-  Status status = library.TakeError(error, "BERTH_LiveObjects_Count");
+  Status status = library.CallExtension(extension->count, "BERTH_LiveObjects_Count", &args);
   if (!status.ok()) return Fail(name, status.ToString());
   std::string alive;
   auto add = [&](int64_t count, const char* what) {

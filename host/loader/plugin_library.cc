@@ -223,6 +223,21 @@ Status PluginLibrary::TakeError(BERTH_Error* error, const char* function) const 
   return Status(code, std::move(message));
 }
 
+const BERTH_Extension_Base* PluginLibrary::UsableExtension(BERTH_Extension_Type type,
+                                                          size_t min_size) const {
+  // The chain was checked when the library loaded.
+  const BERTH_Extension_Base* node = FindExtension(api_->extension_start, type);
+  if (node == nullptr) return nullptr;
+  if (node->struct_size < min_size) {
+    Log(LogLevel::kWarning, "extensions",
+        "plugin '" + name_ + "': its '" + ExtensionTypeName(type) + "' extension struct has " +
+            std::to_string(node->struct_size) + " bytes, fewer than the " +
+            std::to_string(min_size) + " this host reads; the extension is not used");
+    return nullptr;
+  }
+  return node;
+}
+
 Status PluginLibrary::Unimplemented(const char* function) const {
   return UnimplementedError("plugin '" + name_ + "' (ABI " +
                             VersionString(plugin_major_, plugin_minor_) +

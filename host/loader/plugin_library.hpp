@@ -75,6 +75,37 @@ class PluginLibrary {
   Status Call(Fn* BERTH_Api::*field, const char* function, Args* args) const {
     Fn* fn = Function(field);
     if (fn == nullptr) return Unimplemented(function);
+    return Invoke(fn, function, args);
+  }
+
+  // The plugin's extension struct of `type` when its chain has one at least
+  // `min_size` bytes long (the extension's layout this host reads); NULL when
+  // absent, or too small (logged: the extension is not used).
+  template <typename T>
+  const T* Extension(BERTH_Extension_Type type, size_t min_size) const {
+    return reinterpret_cast<const T*>(UsableExtension(type, min_size));
+  }
+
+  // Calls an extension's entry point like Call does a table's: UNIMPLEMENTED
+  // when it is NULL, the plugin's error converted, an escaping exception
+  // turned into INTERNAL.
+  template <typename Args>
+  Status CallExtension(BERTH_Error* (*fn)(Args*), const char* function, Args* args) const {
+    if (fn == nullptr) {
+      return UnimplementedError("plugin '" + name_ + "' does not implement " + function);
+    }
+    return Invoke(fn, function, args);
+  }
+
+  // Converts a plugin error to a Status and destroys it.
+  Status TakeError(BERTH_Error* error, const char* function) const;
+  Status Unimplemented(const char* function) const;
+
+ private:
+  PluginLibrary() = default;
+
+  template <typename Fn, typename Args>
+  Status Invoke(Fn* fn, const char* function, Args* args) const {
     BERTH_Error* error = nullptr;
     try {
       error = fn(args);
@@ -84,13 +115,7 @@ class PluginLibrary {
     }
     return TakeError(error, function);
   }
-
-  // Converts a plugin error to a Status and destroys it.
-  Status TakeError(BERTH_Error* error, const char* function) const;
-  Status Unimplemented(const char* function) const;
-
- private:
-  PluginLibrary() = default;
+  const BERTH_Extension_Base* UsableExtension(BERTH_Extension_Type type, size_t min_size) const;
 
   std::string name_;
   std::unique_ptr<boost::dll::shared_library> library_;

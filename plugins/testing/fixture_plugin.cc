@@ -2,9 +2,9 @@
 // each break one rule of the ABI, so tests can pin the host's behaviour.
 // The good variant is a small but real backend: host-memory buffers and an
 // "identity" program format whose executable returns copies of its inputs.
-// Every variant counts its live objects; tests read the count through the
-// exported BERTH_Fixture_LiveObjects and expect zero at teardown.
-#include <atomic>
+// Tests read the SDK's count of live objects through the exported
+// BERTH_Fixture_LiveObjects (even where a variant's table hides the
+// live_objects extension) and expect zero at teardown.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -33,16 +33,7 @@
 namespace berth::fixture {
 namespace {
 
-std::atomic<int64_t> live_objects{0};
-
-// Counts one live object for as long as it exists.
-struct Counted {
-  Counted() { ++live_objects; }
-  Counted(const Counted&) { ++live_objects; }
-  ~Counted() { --live_objects; }
-};
-
-class FixtureBuffer final : public plugin::Buffer, Counted {
+class FixtureBuffer final : public plugin::Buffer {
  public:
   FixtureBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
                 std::vector<std::byte> bytes)
@@ -84,7 +75,7 @@ class FixtureBuffer final : public plugin::Buffer, Counted {
 
 // Returns a copy of each argument; outputs are declared by the program text:
 // "identity <type> <dim>..." per output, one per line.
-class IdentityExecutable final : public plugin::LoadedExecutable, Counted {
+class IdentityExecutable final : public plugin::LoadedExecutable {
  public:
   using plugin::LoadedExecutable::LoadedExecutable;
 
@@ -113,7 +104,7 @@ class IdentityExecutable final : public plugin::LoadedExecutable, Counted {
   }
 };
 
-class FixtureClient final : public plugin::Client, Counted {
+class FixtureClient final : public plugin::Client {
  public:
   explicit FixtureClient(int64_t device_count) {
     for (int64_t i = 0; i < device_count; ++i) {
@@ -259,9 +250,10 @@ BERTH_Error* CompileThatThrows(BERTH_Client_Compile_Args*) {
 }  // namespace
 }  // namespace berth::fixture
 
-// Control hook for tests.
+// Control hook for tests: clients, buffers and executables alive.
 extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
-  return berth::fixture::live_objects.load();
+  berth::plugin::LiveObjectCounts counts = berth::plugin::LiveObjects();
+  return counts.clients + counts.buffers + counts.executables;
 }
 
 #if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \

@@ -1,11 +1,13 @@
-// The sample of upstream interpreter tests (../shared/conformance/stablehlo,
-// from BERTH_STABLEHLO_CONFORMANCE_DIR): every chunk parses and verifies, and
-// printing then parsing again gives the same IR. When
+// The upstream interpreter tests (../shared/conformance/stablehlo, from
+// BERTH_STABLEHLO_CONFORMANCE_DIR; once a sample, now the whole suite): every
+// chunk parses and verifies but the known gaps below, and printing then
+// parsing again gives the same IR. When
 // BERTH_STABLEHLO_UPSTREAM_DIR names a folder of more upstream test files
 // (never committed), the same runs over those.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/test_util.hpp"
@@ -37,9 +39,34 @@ struct Totals {
   int chunks = 0;
   int verified = 0;
   int round_tripped = 0;
+  int known_gaps = 0;  // chunks refused for a reason listed in kKnownGaps
 };
 
-Totals RunAll(const std::vector<fs::path>& files) {
+// Constructs of the upstream suite the parser does not take yet (issue 19:
+// quantized element types and the pretty form of interpreter.print). A chunk
+// of `file` refused with a message containing `message` is counted as a
+// known gap instead of a failure; each gap must still occur, so this list
+// shrinks as the parser learns them.
+struct KnownGap {
+  const char* file;
+  const char* message;
+  int chunks;
+};
+constexpr KnownGap kKnownGaps[] = {
+    {"quantized_ops.mlir", "quantized types are not supported", 5},
+    {"printing.mlir", "unknown operation 'interpreter.print'", 1},
+};
+
+const KnownGap* FindGap(const fs::path& path, const Status& status) {
+  for (const KnownGap& gap : kKnownGaps) {
+    if (path.filename() == gap.file && status.message().find(gap.message) != std::string::npos) {
+      return &gap;
+    }
+  }
+  return nullptr;
+}
+
+Totals RunAll(const std::vector<fs::path>& files, std::map<const KnownGap*, int>* gaps_seen) {
   Totals t;
   for (const fs::path& path : files) {
     std::string text = Read(path);
@@ -49,6 +76,13 @@ Totals RunAll(const std::vector<fs::path>& files) {
       options.first_line = chunk.first_line;
       options.verify = true;
       Result<Module> m = ParseModule(chunk.text, path.string(), options);
+      if (!m.ok()) {
+        if (const KnownGap* gap = FindGap(path, m.status()); gap != nullptr && gaps_seen) {
+          ++(*gaps_seen)[gap];
+          ++t.known_gaps;
+          continue;
+        }
+      }
       EXPECT_TRUE(m.ok()) << m.status().ToString();
       if (!m.ok()) continue;
       ++t.verified;
@@ -69,12 +103,19 @@ Totals RunAll(const std::vector<fs::path>& files) {
 TEST(ConformanceTest, EverySampleChunkParsesVerifiesAndRoundTrips) {
   std::vector<fs::path> files = MlirFiles("BERTH_STABLEHLO_CONFORMANCE_DIR");
   if (files.empty()) GTEST_SKIP() << "BERTH_STABLEHLO_CONFORMANCE_DIR is not a folder of .mlir files";
-  Totals t = RunAll(files);
-  EXPECT_EQ(t.verified, t.chunks);
-  EXPECT_EQ(t.round_tripped, t.chunks);
-  EXPECT_GT(t.chunks, 200);  // the 34-file sample has 237 chunks
-  std::printf("sample: %d chunks in %zu files; %d verified, %d round-tripped\n", t.chunks,
-              files.size(), t.verified, t.round_tripped);
+  std::map<const KnownGap*, int> gaps_seen;
+  Totals t = RunAll(files, &gaps_seen);
+  EXPECT_EQ(t.verified + t.known_gaps, t.chunks);
+  EXPECT_EQ(t.round_tripped, t.verified);
+  EXPECT_GT(t.chunks, 200);  // the 34-file sample had 237 chunks, the whole suite 524
+  if (files.size() > 100) {
+    // The whole upstream suite: every listed gap is still there, exactly.
+    for (const KnownGap& gap : kKnownGaps) {
+      EXPECT_EQ(gaps_seen[&gap], gap.chunks) << gap.file << ": " << gap.message;
+    }
+  }
+  std::printf("sample: %d chunks in %zu files; %d verified, %d round-tripped, %d known gaps\n",
+              t.chunks, files.size(), t.verified, t.round_tripped, t.known_gaps);
 }
 
 TEST(ConformanceTest, EveryOpOfTheSpecParsesVerifiesAndRoundTrips) {
@@ -82,7 +123,7 @@ TEST(ConformanceTest, EveryOpOfTheSpecParsesVerifiesAndRoundTrips) {
   // upstream interpreter-test style.
   std::vector<fs::path> files = MlirFiles("BERTH_STABLEHLO_TEST_DATA_DIR");
   if (files.empty()) GTEST_SKIP() << "BERTH_STABLEHLO_TEST_DATA_DIR is not set";
-  Totals t = RunAll(files);
+  Totals t = RunAll(files, nullptr);
   EXPECT_EQ(t.verified, t.chunks);
   EXPECT_EQ(t.round_tripped, t.chunks);
 }
@@ -90,7 +131,7 @@ TEST(ConformanceTest, EveryOpOfTheSpecParsesVerifiesAndRoundTrips) {
 TEST(ConformanceTest, UpstreamSuiteWhenAvailable) {
   std::vector<fs::path> files = MlirFiles("BERTH_STABLEHLO_UPSTREAM_DIR");
   if (files.empty()) GTEST_SKIP() << "set BERTH_STABLEHLO_UPSTREAM_DIR to run the upstream suite";
-  Totals t = RunAll(files);
+  Totals t = RunAll(files, nullptr);
   std::printf("upstream: %d chunks in %zu files; %d verified, %d round-tripped\n", t.chunks,
               files.size(), t.verified, t.round_tripped);
   EXPECT_EQ(t.verified, t.chunks);

@@ -1,41 +1,74 @@
 // BM_Matmul: a 1024x1024x1024 f32 matrix product through the host and the
 // cpu plugin (stablehlo.dot_general, compiled once, executed and awaited per
 // iteration) against Eigen called directly in the same process, with the
-// same number of threads. Counter `flops` is 2*M*N*K per iteration as a
-// rate; `threads` is the thread count both sides use.
+// same number of threads, compiled for the ISA level the plugin computes
+// with (bench/eigen_gemm_baseline.cc; BERTH_CPU_ISA=v3 compares the AVX2
+// kernels on an AVX-512 machine). Counter `flops` is 2*M*N*K per iteration
+// as a rate; `threads` is the thread count both sides use; the label names
+// the ISA level.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <Eigen/Core>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "berth/berth.hpp"
 #include "cpu_client_fixture.hpp"
+#include "isa/isa.hpp"
+
+#define BERTH_BENCH_EIGEN_DECLARE(isa)                                                  \
+  extern "C" void berth_bench_eigen_gemm_##isa(const float* a, const float* b, float* c, \
+                                               int64_t n, int threads);
+#ifdef BERTH_BENCH_EIGEN_HAS_V2
+BERTH_BENCH_EIGEN_DECLARE(v2)
+#endif
+#ifdef BERTH_BENCH_EIGEN_HAS_V3
+BERTH_BENCH_EIGEN_DECLARE(v3)
+#endif
+#ifdef BERTH_BENCH_EIGEN_HAS_V4
+BERTH_BENCH_EIGEN_DECLARE(v4)
+#endif
+#ifdef BERTH_BENCH_EIGEN_HAS_NATIVE
+BERTH_BENCH_EIGEN_DECLARE(native)
+#endif
 
 namespace {
+
+using EigenGemm = void (*)(const float*, const float*, float*, int64_t, int);
 
 constexpr int64_t kSize = 1024;
 constexpr double kFlops = 2.0 * kSize * kSize * kSize;
 
-// The thread count of both sides: Eigen inside the plugin uses OpenMP's
-// default (omp_get_max_threads(), the hardware threads unless
-// OMP_NUM_THREADS says otherwise); the baseline is set to the same.
-int Threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
+// The cpu plugin's thread pool has one thread per hardware thread; Eigen
+// gets as many OpenMP threads.
+int Threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// Eigen built for the level the plugin selected (same BERTH_CPU_ISA rules).
+EigenGemm EigenForSelectedIsa(std::string* level) {
+  berth::Result<const berth::cpu::isa::Kernels*> selected = berth::cpu::isa::Selected();
+  if (!selected.ok()) return nullptr;
+  *level = (*selected)->name;
+  switch ((*selected)->level) {
+#ifdef BERTH_BENCH_EIGEN_HAS_V2
+    case berth::cpu::isa::Level::kV2: return berth_bench_eigen_gemm_v2;
 #endif
+#ifdef BERTH_BENCH_EIGEN_HAS_V3
+    case berth::cpu::isa::Level::kV3: return berth_bench_eigen_gemm_v3;
+#endif
+#ifdef BERTH_BENCH_EIGEN_HAS_V4
+    case berth::cpu::isa::Level::kV4: return berth_bench_eigen_gemm_v4;
+#endif
+#ifdef BERTH_BENCH_EIGEN_HAS_NATIVE
+    case berth::cpu::isa::Level::kNative: return berth_bench_eigen_gemm_native;
+#endif
+    default: return nullptr;
+  }
 }
 
 std::vector<float> RandomMatrix(int seed) {
@@ -47,18 +80,21 @@ std::vector<float> RandomMatrix(int seed) {
 }
 
 void BM_MatmulEigen(benchmark::State& state) {
-  Eigen::setNbThreads(Threads());
-  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  std::string level;
+  EigenGemm gemm = EigenForSelectedIsa(&level);
+  if (gemm == nullptr) {
+    state.SkipWithError("no Eigen baseline for the selected ISA level");
+    return;
+  }
   std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2), c(a.size());
-  Eigen::Map<const Matrix> am(a.data(), kSize, kSize), bm(b.data(), kSize, kSize);
-  Eigen::Map<Matrix> cm(c.data(), kSize, kSize);
   for (auto _ : state) {
-    cm.noalias() = am * bm;
+    gemm(a.data(), b.data(), c.data(), kSize, Threads());
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["threads"] = Eigen::nbThreads();
+  state.counters["threads"] = Threads();
+  state.SetLabel(level);
 }
 
 constexpr char kMatmul[] = R"(
@@ -99,6 +135,9 @@ void BM_MatmulBerth(benchmark::State& state) {
   }
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = Threads();
+  std::string level;
+  EigenForSelectedIsa(&level);
+  state.SetLabel(level);
 }
 
 BENCHMARK(BM_MatmulBerth)->Name("BM_Matmul/berth")->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,5 +1,7 @@
 #include "cpu_client.hpp"
 
+#include "isa/isa.hpp"
+
 #include <stdlib.h>
 
 #include <charconv>
@@ -11,6 +13,7 @@
 #include "cpu_executable.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/custom_call.hpp"
+#include "isa/isa.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -75,6 +78,9 @@ CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
 
 Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& options,
                                                      const plugin::KeyValueStore& kv_store) {
+  // No kernel variant this CPU runs (or BERTH_CPU_ISA asks for one it
+  // cannot): no client, rather than an illegal instruction later.
+  BERTH_RETURN_IF_ERROR(isa::Selected().status().WithContext("cpu client"));
   plugin::OptionReader reader(options, "cpu client option");
   CpuClientOptions parsed;
   BERTH_ASSIGN_OR_RETURN(parsed.device_count, reader.Int64("device_count", 1));

@@ -1,32 +1,37 @@
 // The CPU plugin's entry point.
 #include "berth/plugin/plugin.hpp"
 #include "cpu_client.hpp"
-#include "openmp_runtime.hpp"
+#include "isa/isa.hpp"
 
 namespace berth::cpu {
 
 class CpuPlugin final : public plugin::Plugin {
  public:
-  Status Initialize(const plugin::HostContext& host) override {
-    PinOpenMpRuntime();
-    return plugin::Plugin::Initialize(host);
-  }
-
   NamedValueMap Attributes() const override {
     // Buffer element types it holds and computes on (for `berth conformance`
     // and applications choosing types).
     std::vector<int64_t> element_types;
-    for (ElementType type : {ElementType::kPred, ElementType::kS8, ElementType::kS16,
-                             ElementType::kS32, ElementType::kS64, ElementType::kU8,
-                             ElementType::kU16, ElementType::kU32, ElementType::kU64,
-                             ElementType::kF16, ElementType::kBF16, ElementType::kF32,
-                             ElementType::kF64}) {
+    for (berth::ElementType type : {berth::ElementType::kPred, berth::ElementType::kS8, berth::ElementType::kS16,
+                             berth::ElementType::kS32, berth::ElementType::kS64, berth::ElementType::kU8,
+                             berth::ElementType::kU16, berth::ElementType::kU32, berth::ElementType::kU64,
+                             berth::ElementType::kF16, berth::ElementType::kBF16, berth::ElementType::kF32,
+                             berth::ElementType::kF64}) {
       element_types.push_back(static_cast<int64_t>(type));
+    }
+    // The kernel variant this process computes with (isa/isa.hpp), or why
+    // there is none, and every variant built in.
+    Result<const isa::Kernels*> selected = isa::Selected();
+    std::string built;
+    for (const isa::Kernels* kernels : isa::Built()) {
+      built += (built.empty() ? "" : ",") + std::string(kernels->name);
     }
     return {{"vendor", std::string("Berth")},
             {"stablehlo_support", true},
             {"element_types", element_types},
-            {"version", std::string(BERTH_VERSION)}};
+            {"version", std::string(BERTH_VERSION)},
+            {"cpu_isa", selected.ok() ? std::string((*selected)->name)
+                                      : "none: " + std::string(selected.status().message())},
+            {"cpu_isa_built", built}};
   }
 
   std::vector<BERTH_Extension_Base*> Extensions() override {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "berth/stablehlo/ir.hpp"
@@ -36,6 +37,16 @@ struct ElementwiseNode {
   int64_t int_param0 = 0;  // e.g. reduce_precision exponent bits, compare direction
   int64_t int_param1 = 0;  // e.g. reduce_precision mantissa bits, compare type
 };
+
+namespace elementwise {
+
+// Fills node.fn (and int_param0/1 when the op has parameters) for `op`;
+// `what` names the op in error messages. The node's op, num_args, out_type
+// and scalar_arg are set already.
+using MakeBlockFn = Status (*)(const stablehlo::Operation& op, std::string_view what,
+                               ElementwiseNode& node);
+
+}  // namespace elementwise
 
 // Whether `op` can be computed elementwise by block functions.
 bool IsFusibleElementwise(const stablehlo::Operation& op);

@@ -248,12 +248,6 @@ Status SetBlockForOperandType(const stablehlo::Operation& op, std::string_view w
   return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
 }
 
-// Fills node.fn (and int_param0/1 when the op has parameters) for `op`;
-// `what` names the op in error messages. The node's op, num_args, out_type
-// and scalar_arg are set already.
-using MakeBlockFn = Status (*)(const stablehlo::Operation& op, std::string_view what,
-                               ElementwiseNode& node);
-
 // Each themed file says which ops it computes (NULL: not its op).
 MakeBlockFn FindArithmeticBlock(stablehlo::OpKind kind);  // kernels_elementwise_arith.cc
 MakeBlockFn FindMathBlock(stablehlo::OpKind kind);        // kernels_elementwise_math.cc

@@ -1,15 +1,10 @@
-// Conversions: convert (every pair of supported types, see ConvertValue),
-// reduce_precision, and bitcast_convert.
-//
-// bitcast_convert between types of the same bit width is a block function (a
-// copy, fusible); between widths it reshapes by one trailing dimension and is
-// a kernel that shares the operand's bytes, except with i1, whose elements
-// are one byte each here but one bit in the bitcast: those pack or unpack
-// bits, least significant first, bytes little-endian.
-#include <algorithm>
-
+// Conversions as block functions: convert (every pair of supported types,
+// see ConvertValue), reduce_precision, and bitcast_convert between types of
+// the same bit width (a copy, fusible). Compiled once per ISA variant
+// (isa/isa.hpp); bitcast_convert between widths is a kernel of its own
+// (kernels_bitcast_convert.cc).
 #include "interpreter/elementwise_blocks.hpp"
-#include "interpreter/parallel.hpp"
+#include "isa/variant.hpp"
 
 namespace berth::cpu {
 namespace elementwise {
@@ -27,12 +22,11 @@ struct ConvertBlock {
 
 Status MakeConvert(const Operation& op, std::string_view what, ElementwiseNode& node) {
   stablehlo::ElementType from = op.operand(0)->type().element_type();
-  return DispatchElementType(from, what, [&]<typename From>() -> Status {
-    return DispatchElementType(node.out_type, what, [&]<typename To>() -> Status {
-      node.fn = &ConvertBlock<From, To>::Run;
-      return OkStatus();
-    });
-  });
+  node.fn = ConvertFn(from, node.out_type);
+  if (node.fn == nullptr) {
+    return UnsupportedElementType(IsSupportedElementType(from) ? node.out_type : from, what);
+  }
+  return OkStatus();
 }
 
 // Rounds to `mantissa_bits` (int_param1) bits of fraction, ties to even, then
@@ -110,6 +104,18 @@ Status MakeBitcast(const Operation&, std::string_view what, ElementwiseNode& nod
 
 }  // namespace
 
+BlockFn ConvertFn(stablehlo::ElementType from, stablehlo::ElementType to) {
+  ElementwiseNode node;
+  node.out_type = to;
+  Status status = DispatchElementType(from, "convert", [&]<typename From>() -> Status {
+    return DispatchElementType(to, "convert", [&]<typename To>() -> Status {
+      node.fn = &ConvertBlock<From, To>::Run;
+      return OkStatus();
+    });
+  });
+  return status.ok() ? node.fn : nullptr;
+}
+
 MakeBlockFn FindConvertBlock(const Operation& op) {
   switch (op.kind()) {
     case OpKind::kConvert: return MakeConvert;
@@ -120,72 +126,4 @@ MakeBlockFn FindConvertBlock(const Operation& op) {
 }
 
 }  // namespace elementwise
-
-namespace {
-
-// The result's dims: the op's type where static, else derived from the
-// operand's dims and the two bit widths.
-Result<std::vector<int64_t>> BitcastDims(const stablehlo::Operation& op, const Tensor& operand,
-                                         int in_bits, int out_bits) {
-  std::vector<int64_t> dims = operand.dims();
-  if (out_bits < in_bits) {
-    dims.push_back(in_bits / out_bits);
-  } else if (out_bits > in_bits) {
-    if (dims.empty() || dims.back() != out_bits / in_bits) {
-      return InvalidArgumentError("operand " + operand.TypeString() + " must end in a dimension of " +
-                                  std::to_string(out_bits / in_bits) + " to bitcast to " +
-                                  std::string(stablehlo::ElementTypeName(op.result(0)->type().element_type())));
-    }
-    dims.pop_back();
-  }
-  return dims;
-}
-
-Status BitcastConvert(KernelCall& call) {
-  const Tensor& operand = call.operands[0];
-  stablehlo::ElementType in_type = operand.type();
-  stablehlo::ElementType out_type = call.op.result(0)->type().element_type();
-  if (!IsSupportedElementType(in_type)) return UnsupportedElementType(in_type, "operand");
-  if (!IsSupportedElementType(out_type)) return UnsupportedElementType(out_type, "result");
-  const int in_bits = stablehlo::BitWidth(in_type);
-  const int out_bits = stablehlo::BitWidth(out_type);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> dims, BitcastDims(call.op, operand, in_bits, out_bits));
-  if (in_bits != 1 && out_bits != 1) {
-    // Same bytes, other type and dims.
-    call.results.push_back(Tensor::Wrap(out_type, std::move(dims), operand.storage()));
-    return OkStatus();
-  }
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(out_type, std::move(dims)));
-  const uint8_t* in = reinterpret_cast<const uint8_t*>(operand.bytes());
-  uint8_t* o = reinterpret_cast<uint8_t*>(out.bytes());
-  if (in_bits == 1 && out_bits == 1) {
-    std::copy(in, in + operand.num_elements(), o);
-  } else if (in_bits == 1) {
-    // Eight i1 elements (one byte each) make one byte of the result.
-    const int64_t bytes = static_cast<int64_t>(out.byte_size());
-    ParallelFor(call.ctx.pool(), bytes, 1 << 16, [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) {
-        uint8_t value = 0;
-        for (int bit = 0; bit < 8; ++bit) value = static_cast<uint8_t>(value | ((in[b * 8 + bit] & 1) << bit));
-        o[b] = value;
-      }
-    });
-  } else {
-    const int64_t bytes = static_cast<int64_t>(operand.byte_size());
-    ParallelFor(call.ctx.pool(), bytes, 1 << 16, [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) {
-        for (int bit = 0; bit < 8; ++bit) o[b * 8 + bit] = static_cast<uint8_t>((in[b] >> bit) & 1);
-      }
-    });
-  }
-  call.results.push_back(std::move(out));
-  return OkStatus();
-}
-
-}  // namespace
-
-void RegisterBitcastConvertKernel(KernelRegistry& registry) {
-  registry.Register(stablehlo::OpKind::kBitcastConvert, BitcastConvert);
-}
-
 }  // namespace berth::cpu

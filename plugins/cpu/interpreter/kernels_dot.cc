@@ -8,31 +8,28 @@
 //
 // Arithmetic by element types:
 // - any float (operands or result): f64 when one of them is f64, else f32,
-//   through Eigen's GEMM (multi-threaded with OpenMP when the plugin is built
-//   with it); f16/bf16 operands are widened and the result rounded once;
+//   through the GEMM of the selected ISA variant (isa/gemm.hpp: per element
+//   one fma chain over k, identical on every CPU); f16/bf16 operands are
+//   widened and the result rounded once;
 // - integers: exact, wrapping in the result type (operands are converted to
 //   it first, which keeps the product modulo 2^bits);
 // - i1: or over and, per the spec.
 // precision_config and algorithm are accepted and ignored: the CPU always
 // computes at full precision of the types above.
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "interpreter/parallel.hpp"
 #include "interpreter/reduction.hpp"
+#include "isa/isa.hpp"
 
 namespace berth::cpu {
 namespace {
 
 using stablehlo::OpKind;
 
-// Per-batch work (M*N*K) from which a product gets all threads (Eigen's
-// OpenMP GEMM); smaller products run one per thread across the batch.
+// Per-batch work (M*N*K) from which a product gets all threads; smaller
+// products run one per thread across the batch.
 constexpr int64_t kThreadedGemmWork = int64_t{1} << 21;
 
 struct DotDims {
@@ -122,49 +119,46 @@ Result<Operand> Canonical(const Tensor& t, const std::vector<int64_t>& batch,
   return op;
 }
 
+// Float products through the selected ISA variant's GEMM (isa/gemm.hpp):
+// each result element is one fused multiply-add chain over k, the same bits
+// on every CPU. T = float or double.
 template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// C = A * B for one batch element with Eigen (T = float or double).
-template <typename T>
-void Gemm(const T* a, bool a_t, const T* b, bool b_t, T* c, int64_t m, int64_t k, int64_t n) {
-  Eigen::Map<RowMajor<T>> cm(c, m, n);
-  if (k == 0) {
-    cm.setZero();
-    return;
-  }
-  Eigen::Map<const RowMajor<T>> am(a, a_t ? k : m, a_t ? m : k);
-  Eigen::Map<const RowMajor<T>> bm(b, b_t ? n : k, b_t ? k : n);
-  if (!a_t && !b_t) cm.noalias() = am * bm;
-  if (!a_t && b_t) cm.noalias() = am * bm.transpose();
-  if (a_t && !b_t) cm.noalias() = am.transpose() * bm;
-  if (a_t && b_t) cm.noalias() = am.transpose() * bm.transpose();
-}
-
-template <typename T>
-void FloatDot(const Operand& lhs, const Operand& rhs, Tensor& out, int64_t batch, int64_t m,
-              int64_t k, int64_t n, ThreadPool* pool) {
-  const T* a = lhs.tensor.data<T>();
-  const T* b = rhs.tensor.data<T>();
-  T* c = out.data<T>();
-  auto one = [&](int64_t i) {
-    Gemm<T>(a + i * m * k, lhs.transposed, b + i * k * n, rhs.transposed, c + i * m * n, m, k, n);
+Status FloatDot(const Operand& lhs, const Operand& rhs, Tensor& out, int64_t batch, int64_t m,
+                int64_t k, int64_t n, ThreadPool* pool) {
+  const isa::Kernels& kernels = isa::Active();
+  auto gemm = [&](int64_t i, ThreadPool* threads) {
+    isa::GemmProblem<T> g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    // A transposed operand is stored k x m (lhs) or n x k (rhs).
+    g.a = lhs.tensor.data<T>() + i * m * k;
+    g.a_row_stride = lhs.transposed ? 1 : k;
+    g.a_col_stride = lhs.transposed ? m : 1;
+    g.b = rhs.tensor.data<T>() + i * k * n;
+    g.b_row_stride = rhs.transposed ? 1 : n;
+    g.b_col_stride = rhs.transposed ? k : 1;
+    g.c = out.data<T>() + i * m * n;
+    g.c_row_stride = n;
+    g.c_col_stride = 1;
+    if constexpr (std::is_same_v<T, float>) {
+      return kernels.gemm_f32(g, threads);
+    } else {
+      return kernels.gemm_f64(g, threads);
+    }
   };
   if (batch == 1 || m * n * k >= kThreadedGemmWork) {
-    for (int64_t i = 0; i < batch; ++i) one(i);
-    return;
+    for (int64_t i = 0; i < batch; ++i) BERTH_RETURN_IF_ERROR(gemm(i, pool));
+    return OkStatus();
   }
-#ifdef _OPENMP
-  // Inside an OpenMP team Eigen keeps each product on its own thread.
-  (void)pool;
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t i = 0; i < batch; ++i) one(i);
-#else
+  // Small products of a batch run one per thread.
+  std::vector<Status> status(static_cast<size_t>(batch));
   ParallelFor(pool, batch, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, m * n * k)),
               [&](int64_t begin, int64_t end) {
-                for (int64_t i = begin; i < end; ++i) one(i);
+                for (int64_t i = begin; i < end; ++i) status[static_cast<size_t>(i)] = gemm(i, nullptr);
               });
-#endif
+  for (const Status& s : status) BERTH_RETURN_IF_ERROR(s);
+  return OkStatus();
 }
 
 // What exact products accumulate in: unsigned (wrapping) integers, bool.
@@ -264,7 +258,7 @@ Status Dot(KernelCall& call, const DotDims& dims) {
   if (out.num_elements() > 0) {
     Status status = DispatchElementType(compute, call.op.name(), [&]<typename T>() -> Status {
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        FloatDot<T>(a, b, out, batch, m, k, n, pool);
+        return FloatDot<T>(a, b, out, batch, m, k, n, pool);
       } else if constexpr (!kIsFloat<T>) {
         ExactDot<T>(a.tensor.data<T>(), b.tensor.data<T>(), out.data<T>(), batch, m, k, n, pool);
       }

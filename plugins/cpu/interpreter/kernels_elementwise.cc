@@ -1,10 +1,12 @@
 // The elementwise kernel family's entry points: which ops are elementwise,
-// how a node is made for one (by the themed files, see elementwise_blocks.hpp),
+// how a node is made for one (by the themed files, see elementwise_blocks.hpp,
+// in the selected ISA variant, isa/isa.hpp),
 // and the kernels that run an elementwise op on its own when the plan does
 // not fuse (compile option fuse_elementwise = false).
 #include <string>
 
 #include "interpreter/elementwise_blocks.hpp"
+#include "isa/isa.hpp"
 
 namespace berth::cpu {
 
@@ -22,14 +24,10 @@ Status NotDefinedOn(std::string_view what, stablehlo::ElementType type) {
 
 namespace {
 
+// The themed files are compiled once per ISA variant; the selected one's
+// block functions compute.
 elementwise::MakeBlockFn FindMaker(const Operation& op) {
-  using namespace elementwise;
-  OpKind kind = op.kind();
-  if (MakeBlockFn make = FindArithmeticBlock(kind)) return make;
-  if (MakeBlockFn make = FindMathBlock(kind)) return make;
-  if (MakeBlockFn make = FindBitsBlock(kind)) return make;
-  if (MakeBlockFn make = FindCompareBlock(kind)) return make;
-  return FindConvertBlock(op);
+  return isa::Active().find_elementwise(op);
 }
 
 Result<ElementwiseNode> MakeNode(const Operation& op, std::string_view what) {

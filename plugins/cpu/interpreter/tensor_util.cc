@@ -2,7 +2,10 @@
 
 #include <cstring>
 
+#include "interpreter/element_types.hpp"
+#include "interpreter/elementwise.hpp"
 #include "interpreter/parallel.hpp"
+#include "isa/isa.hpp"
 
 namespace berth::cpu {
 
@@ -25,18 +28,21 @@ Status StoreScalar(const Tensor& scalar, Tensor& out, int64_t offset) {
 
 Result<Tensor> ConvertTensor(const Tensor& t, ElementType to, ThreadPool* pool) {
   if (t.type() == to) return t;
+  // stablehlo.convert's block function, in the selected ISA variant.
+  BlockFn convert = isa::Active().convert(t.type(), to);
+  if (convert == nullptr) {
+    return UnsupportedElementType(IsSupportedElementType(t.type()) ? to : t.type(), "convert");
+  }
   BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(to, t.dims()));
-  Status status = DispatchElementType(t.type(), "convert", [&]<typename From>() -> Status {
-    return DispatchElementType(to, "convert", [&]<typename To>() -> Status {
-      const From* in = t.data<From>();
-      To* o = out.data<To>();
-      ParallelFor(pool, t.num_elements(), 1 << 15, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = ConvertElement<To, From>(in[i]);
-      });
-      return OkStatus();
-    });
+  const size_t in_size = stablehlo::StorageBytes(t.type());
+  const size_t out_size = stablehlo::StorageBytes(to);
+  ElementwiseNode node;
+  node.num_args = 1;
+  node.out_type = to;
+  ParallelFor(pool, t.num_elements(), 1 << 15, [&](int64_t begin, int64_t end) {
+    const void* args[1] = {t.bytes() + static_cast<size_t>(begin) * in_size};
+    convert(node, args, out.bytes() + static_cast<size_t>(begin) * out_size, end - begin);
   });
-  BERTH_RETURN_IF_ERROR(status);
   return out;
 }
 

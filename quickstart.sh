@@ -23,6 +23,8 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgloo-dev libeigen3-dev
 )
+# The tests also run the build as older CPUs would (qemu-x86_64 -cpu Nehalem).
+[ "$mode" = test ] && packages+=(qemu-user)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -119,6 +119,32 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     context.err << "berth run: " << output.status().ToString() << "\n";
     return kExitFailure;
   }
+  if (output->results.empty()) {
+    // In a job, the program may run only on other nodes' devices (a
+    // 1-replica program on node 1, say): this node has no results, and its
+    // part of the job succeeds.
+    Job* job = session->job();
+    std::string where = job ? "node " + std::to_string(job->node_id()) : std::string("this process");
+    if (vm.count("json")) {
+      nlohmann::json report = {{"results", nlohmann::json::array()}, {"nothing_to_run", true}};
+      if (job) {
+        report["node"] = job->node_id();
+        report["num_nodes"] = job->num_nodes();
+      }
+      PrintJson(context.out, report);
+    } else {
+      context.err << "berth run: " << where
+                  << " has nothing to run: the program's devices are all on other nodes\n";
+    }
+    context.out.flush();
+    if (job) {
+      if (Status status = job->Shutdown(); !status.ok()) {
+        context.err << "berth run: leaving the job: " << status.ToString() << "\n";
+        return kExitFailure;
+      }
+    }
+    return kExitOk;
+  }
   const std::vector<HostArray>& first = output->results.front();
   if (!out.empty()) {
     for (size_t i = 0; i < first.size(); ++i) {

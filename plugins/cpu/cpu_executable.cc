@@ -249,16 +249,20 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
     std::span<const std::vector<plugin::Buffer*>> argument_lists,
     const plugin::ExecuteOptions& options, plugin::Device* execute_device) {
   (void)options;
+  const plugin::ExecutableMetadata& meta = *metadata();
+  const int64_t grid = meta.num_replicas * meta.num_partitions;
   std::vector<Instance> instances = instances_;
   if (execute_device != nullptr) {
-    if (instances_.size() != 1) {
+    // A single-device program runs on any addressable device, also on a
+    // process its assignment does not name.
+    if (grid != 1) {
       return InvalidArgumentError("execute_device is only for single-device programs; this one "
-                                  "runs on " + std::to_string(instances_.size()) + " devices");
+                                  "runs on " + std::to_string(grid) + " devices");
     }
     if (!client_.Owns(execute_device) || !execute_device->is_addressable()) {
       return InvalidArgumentError("execute_device is not an addressable device of this client");
     }
-    instances[0].device = execute_device;
+    instances = {Instance{execute_device, 0, 0}};
   }
   if (argument_lists.size() != instances.size()) {
     return InvalidArgumentError(std::to_string(argument_lists.size()) +
@@ -268,9 +272,10 @@ Result<plugin::ExecuteResult> CpuExecutable::Execute(
   for (size_t d = 0; d < instances.size(); ++d) {
     BERTH_RETURN_IF_ERROR(CheckArguments(argument_lists[d], d));
   }
+  // Every instance runs on other processes' devices: nothing to run here
+  // (as a PJRT client, no outputs and no events).
+  if (instances.empty()) return plugin::ExecuteResult{};
 
-  const plugin::ExecutableMetadata& meta = *metadata();
-  const int64_t grid = meta.num_replicas * meta.num_partitions;
   // Instances on other processes' devices run there; collectives reach
   // them through the client's Gloo contexts.
   std::shared_ptr<CollectiveGroup> group;

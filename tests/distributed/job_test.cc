@@ -207,33 +207,87 @@ class JobTest : public ::testing::Test {
     return nodes;
   }
 
+  // `berth launch -n NODES -- berth run PROGRAM --json`, which must succeed
+  // within 90 s: each node's JSON report.
+  std::map<int, nlohmann::json> Launch(int nodes, const std::string& program_text) {
+    std::string program = dir_.Write("program" + std::to_string(started_) + ".mlir", program_text).string();
+    auto launch = Start({BERTH_EXE, "launch", "-n", std::to_string(nodes), "--", BERTH_EXE, "run",
+                         program, "--json"},
+                        {{"BERTH_LOG", "error"}}, "launch" + std::to_string(started_++));
+    std::optional<int> code = launch->Wait(90s);
+    if (!code.has_value()) {
+      ADD_FAILURE() << "berth launch did not finish within 90 s";
+      return {};
+    }
+    EXPECT_EQ(*code, 0) << launch->out() << launch->err();
+    // Each node's JSON report comes out as lines prefixed "[node I] ".
+    std::map<int, std::string> texts;
+    std::istringstream lines(launch->out());
+    for (std::string line; std::getline(lines, line);) {
+      int node = -1;
+      if (std::sscanf(line.c_str(), "[node %d] ", &node) != 1) continue;
+      texts[node] += line.substr(line.find("] ") + 2) + "\n";
+    }
+    std::map<int, nlohmann::json> reports;
+    for (const auto& [node, text] : texts) {
+      reports[node] = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      EXPECT_FALSE(reports[node].is_discarded()) << "node " << node << ": " << text;
+    }
+    EXPECT_EQ(reports.size(), static_cast<size_t>(nodes)) << launch->out();
+    return reports;
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<Process> coordinator_;
   int started_ = 0;
 };
 
 TEST_F(JobTest, LaunchedAllReducePrintsTheSameSumOnEveryNode) {
-  std::string program = dir_.Write("sum.mlir", kAllReduce3).string();
-  auto launch = Start({BERTH_EXE, "launch", "-n", "3", "--", BERTH_EXE, "run", program, "--json"},
-                      {{"BERTH_LOG", "error"}}, "launch");
-  std::optional<int> code = launch->Wait(90s);
-  ASSERT_TRUE(code.has_value()) << "berth launch did not finish within 90 s";
-  ASSERT_EQ(*code, 0) << launch->out() << launch->err();
-  // Each node's JSON report comes out as lines prefixed "[node I] ".
-  std::map<int, std::string> reports;
-  std::istringstream lines(launch->out());
-  for (std::string line; std::getline(lines, line);) {
-    int node = -1;
-    if (std::sscanf(line.c_str(), "[node %d] ", &node) != 1) continue;
-    reports[node] += line.substr(line.find("] ") + 2) + "\n";
-  }
-  ASSERT_EQ(reports.size(), 3u) << launch->out();
-  for (const auto& [node, text] : reports) {
-    nlohmann::json report = nlohmann::json::parse(text);
+  std::map<int, nlohmann::json> reports = Launch(3, kAllReduce3);
+  ASSERT_EQ(reports.size(), 3u);
+  for (const auto& [node, report] : reports) {
     EXPECT_EQ(report["node"], node);
     EXPECT_EQ(report["num_nodes"], 3);
-    EXPECT_EQ(report["results"][0]["data"], nlohmann::json::array({3})) << "node " << node << ": " << text;
+    EXPECT_EQ(report["results"][0]["data"], nlohmann::json::array({3})) << "node " << node << ": " << report;
   }
+}
+
+TEST_F(JobTest, NodeWithoutInstanceOfAOneReplicaProgramHasNothingToRun) {
+  // Replica 0 runs on global device 0, node 0's; node 1 holds no instance.
+  const std::string program = R"(func.func @main() -> tensor<3xi32> {
+    %i = stablehlo.iota dim = 0 : tensor<3xi32>
+    %c = stablehlo.constant dense<[10, 20, 30]> : tensor<3xi32>
+    %s = stablehlo.add %i, %c : tensor<3xi32>
+    return %s : tensor<3xi32>
+  })";
+  std::map<int, nlohmann::json> reports = Launch(2, program);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0]["results"][0]["data"], nlohmann::json::array({10, 21, 32})) << reports[0];
+  EXPECT_EQ(reports[1]["results"], nlohmann::json::array()) << reports[1];
+  EXPECT_EQ(reports[1]["nothing_to_run"], true) << reports[1];
+}
+
+TEST_F(JobTest, TwoReplicaProgramOnThreeNodesRunsOnTheFirstTwo) {
+  // An all-reduce over replicas 0 and 1 (nodes 0 and 1); node 2 has none.
+  const std::string program = R"(module @two attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %seven = stablehlo.constant dense<7> : tensor<ui32>
+    %x = stablehlo.add %id, %seven : tensor<ui32>
+    %sum = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %sum : tensor<ui32>
+  }
+})";
+  std::map<int, nlohmann::json> reports = Launch(3, program);
+  ASSERT_EQ(reports.size(), 3u);
+  for (int node : {0, 1}) {
+    EXPECT_EQ(reports[node]["results"][0]["data"], nlohmann::json::array({15})) << reports[node];
+  }
+  EXPECT_EQ(reports[2]["nothing_to_run"], true) << reports[2];
 }
 
 TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {

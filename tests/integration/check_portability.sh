@@ -54,6 +54,28 @@ expect_isa Haswell x86-64-v3
 native_isa=$(grep -o '"cpu_isa":"[^"]*"' "$tmp/native/info.txt")
 echo "native: $native_isa; Nehalem: x86-64-v2; Haswell: x86-64-v3"
 
+# BERTH_CPU_ISA forces a variant; one the CPU cannot run, or one not built,
+# is an error naming it, not an illegal instruction.
+expect_error() {  # MESSAGE COMMAND...
+  local message=$1
+  shift
+  if "$@" > "$tmp/error.txt" 2>&1; then
+    echo "FAIL: '$*' succeeded"
+    exit 1
+  fi
+  if ! grep -qF "$message" "$tmp/error.txt"; then
+    echo "FAIL: '$*' did not say: $message"
+    cat "$tmp/error.txt"
+    exit 1
+  fi
+}
+expect_error "BERTH_CPU_ISA=v3: this CPU cannot run x86-64-v3 code" \
+  env BERTH_CPU_ISA=v3 qemu-x86_64 -cpu Nehalem "$berth" run "$root/configs/examples/mlp.mlir" --arg "$mlp_arg"
+expect_error "BERTH_CPU_ISA=v9: no such kernel variant in this build" \
+  env BERTH_CPU_ISA=v9 "$berth" run "$root/configs/examples/mlp.mlir" --arg "$mlp_arg"
+BERTH_CPU_ISA=v2 "$berth" info cpu > "$tmp/forced.txt"
+grep -q '"cpu_isa":"x86-64-v2"' "$tmp/forced.txt" || { echo "FAIL: BERTH_CPU_ISA=v2 not used"; exit 1; }
+
 failed=0
 files=0
 for file in "$tmp"/native/*.json; do

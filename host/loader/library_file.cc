@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "berth/c_api.h"
 #include "common/sha256.hpp"
 
 namespace berth::host {
@@ -21,6 +22,16 @@ LibraryFileOutcome Failed(std::string_view reason, std::string message) {
 
 LibraryFileOutcome OpenLibraryFile(const Manifest& manifest, const std::string& where) {
   const std::filesystem::path& path = manifest.library;
+  // A library declared for an ABI major this host does not speak is not
+  // even opened (what it declares is what its vendor built it for).
+  if (manifest.api_major != BERTH_API_MAJOR) {
+    return Failed(reason::kDeclaredAbiUnsupported,
+                  where + ": the manifest declares \"api_version\" " +
+                      std::to_string(manifest.api_major) + "." + std::to_string(manifest.api_minor) +
+                      ", but this host speaks Berth ABI " + std::to_string(BERTH_API_MAJOR) +
+                      ".x; install a build of the plugin for ABI " + std::to_string(BERTH_API_MAJOR) +
+                      " (or fix the declaration). Not opened; skipped.");
+  }
   if (!manifest.library_is_bare_name) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {

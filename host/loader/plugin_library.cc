@@ -105,13 +105,18 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
   const std::string plugin_version = VersionString(library->plugin_major_, library->plugin_minor_);
   const std::string host_version = VersionString(BERTH_API_MAJOR, BERTH_API_MINOR);
   if (library->plugin_major_ != BERTH_API_MAJOR) {
+    // The manifest declared this host's major (checked before opening), so
+    // it also misdescribes the library.
     return Fail(reason::kAbiMajorMismatch,
                 where + ": plugin ABI " + plugin_version + " is incompatible with host ABI " +
-                    host_version + " (the major versions differ); rebuild the plugin against "
-                    "Berth ABI " + std::to_string(BERTH_API_MAJOR) + ". Skipped.");
+                    host_version + " (the major versions differ; the manifest declares " +
+                    std::to_string(manifest.api_major) + "." + std::to_string(manifest.api_minor) +
+                    "); rebuild the plugin against Berth ABI " + std::to_string(BERTH_API_MAJOR) +
+                    ". Skipped.");
   }
-  if (manifest.api_major != library->plugin_major_) {
-    Log(LogLevel::kWarning, kCategory,
+  if (manifest.api_minor != library->plugin_minor_) {
+    // Same major (checked before opening and just above): informational.
+    Log(LogLevel::kInfo, kCategory,
         where + ": the manifest declares api_version " + std::to_string(manifest.api_major) +
             "." + std::to_string(manifest.api_minor) + " but the library reports " +
             plugin_version + "; the library's version is used");

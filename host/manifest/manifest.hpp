@@ -39,6 +39,7 @@ inline constexpr std::string_view kAmbiguousKind = "ambiguous_kind";   // both "
 inline constexpr std::string_view kShadowed = "shadowed";              // an earlier manifest has the same kind and name
 inline constexpr std::string_view kDisabled = "disabled";              // BERTH_PLUGINS_DISABLE / BERTH_PLUGINS_SELECT
 // Loader-side reasons (set by host/loader, listed here so all codes live in one place).
+inline constexpr std::string_view kDeclaredAbiUnsupported = "declared_abi_unsupported";  // "api_version" major is not the host's: not opened
 inline constexpr std::string_view kLibraryNotFound = "library_not_found";
 inline constexpr std::string_view kLibraryLoadFailed = "library_load_failed";
 inline constexpr std::string_view kSha256Mismatch = "sha256_mismatch";
@@ -49,6 +50,10 @@ inline constexpr std::string_view kAbiMajorMismatch = "abi_major_mismatch";
 inline constexpr std::string_view kInitializeFailed = "initialize_failed";
 inline constexpr std::string_view kInvalidExtensionChain = "invalid_extension_chain";
 inline constexpr std::string_view kPlatformMismatch = "platform_mismatch";
+// Only from a check in a child process (`berth validate`): opening the
+// library ended or stalled the process (the loader itself would not return).
+inline constexpr std::string_view kLoadCrashed = "load_crashed";
+inline constexpr std::string_view kLoadTimeout = "load_timeout";
 }  // namespace reason
 
 inline constexpr size_t kMaxManifestBytes = 1 << 20;  // 1 MiB

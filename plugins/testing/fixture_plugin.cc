@@ -197,6 +197,16 @@ class FixturePlugin final : public plugin::Plugin {
 #if BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS
     return FailedPreconditionError("fixture: initialization refused on purpose");
 #else
+#if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
+    // BERTH_FIXTURE_MISBEHAVE=abort_at_initialize|hang_at_initialize: a
+    // plugin that takes down (or stalls) whoever loads it.
+    if (const char* how = std::getenv("BERTH_FIXTURE_MISBEHAVE")) {
+      if (std::strcmp(how, "abort_at_initialize") == 0) std::abort();
+      if (std::strcmp(how, "hang_at_initialize") == 0) {
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+    }
+#endif
     plugin::Log(BERTH_LogLevel_Info, "fixture plugin initialized");
     return OkStatus();
 #endif

@@ -1,10 +1,13 @@
 // A folder mixing one good manifest with every kind of broken one is survived
 // by `berth plugins --json --load` (each broken one listed as skipped with a
 // reason and a message; the good one loads), and `berth validate` rejects
-// each broken one. Runs the real `berth` binary.
+// each broken one with the same reason, also those only opening the library
+// shows, and survives a library that crashes or hangs when opened. Runs the
+// real `berth` binary.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 
 #include "test_util.hpp"
@@ -51,6 +54,9 @@ class BrokenManifestsTest : public ::testing::Test {
                PluginManifest("major", testing::FixturePath("other_major").string()));
     dir_.Write("sha-mismatch.json",
                PluginManifest("pinned", good, {{"sha256", std::string(64, '0')}}));
+    dir_.Write("declared-99.json", PluginManifest("future_abi", good, {{"api_version", "99.0"}}));
+    dir_.Write("init-fails.json",
+               PluginManifest("initfails", testing::FixturePath("init_fails").string()));
   }
 
   testing::TempDir dir_;
@@ -69,6 +75,8 @@ class BrokenManifestsTest : public ::testing::Test {
       {"null-table.json", "null_api_table", false},
       {"other-major.json", "abi_major_mismatch", false},
       {"sha-mismatch.json", "sha256_mismatch", false},
+      {"declared-99.json", "declared_abi_unsupported", false},
+      {"init-fails.json", "initialize_failed", false},
   };
 };
 
@@ -97,19 +105,78 @@ TEST_F(BrokenManifestsTest, PluginsListsEveryBrokenOneAndLoadsTheGoodOne) {
   EXPECT_EQ(by_file.size(), broken_.size() + 1);
 }
 
-TEST_F(BrokenManifestsTest, ValidateRejectsEachManifestLevelProblem) {
+TEST_F(BrokenManifestsTest, ValidateRejectsEachProblemWithTheLoadersReason) {
   for (const Broken& b : broken_) {
-    if (!b.manifest_level) continue;
     SCOPED_TRACE(b.file);
     testing::CommandResult result = RunCommand(std::string(BERTH_EXE) + " validate " +
                                                ShellQuote((dir_ / b.file).string()) + " 2>&1");
     EXPECT_EQ(result.exit_code, 1) << result.out;
     EXPECT_THAT(result.out, HasSubstr("[" + b.reason + "]"));
+    EXPECT_THAT(result.out, HasSubstr(b.file));
   }
   testing::CommandResult good = RunCommand(std::string(BERTH_EXE) + " validate " +
                                            ShellQuote((dir_ / "00-good.json").string()));
   EXPECT_EQ(good.exit_code, 0) << good.out;
-  EXPECT_THAT(good.out, HasSubstr("ok (plugin 'good')"));
+  EXPECT_THAT(good.out, HasSubstr("ok (plugin 'good', ABI 1.1 negotiated)"));
+}
+
+TEST_F(BrokenManifestsTest, ValidateOfTheFolderSaysWhatTheLoaderSays) {
+  testing::CommandResult loaded = RunCommand(
+      "BERTH_PLUGIN_PATH=" + ShellQuote(dir_.path().string()) + " " + BERTH_EXE +
+      " plugins --json --load 2>/dev/null");
+  testing::CommandResult validated = RunCommand(std::string(BERTH_EXE) + " validate --json " +
+                                                ShellQuote(dir_.path().string()) + " 2>/dev/null");
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.out;
+  EXPECT_EQ(validated.exit_code, 1);
+  const nlohmann::json loader_report = nlohmann::json::parse(loaded.out);
+  const nlohmann::json validate_report = nlohmann::json::parse(validated.out);
+  std::map<std::string, std::string> loader;  // file -> reason ("" when loaded)
+  for (const nlohmann::json& entry : loader_report["plugins"]) {
+    loader[std::filesystem::path(entry["manifest"].get<std::string>()).filename()] =
+        entry["status"] == "ok" ? "" : entry["reason"].get<std::string>();
+  }
+  std::map<std::string, std::string> validate;
+  for (const nlohmann::json& entry : validate_report["manifests"]) {
+    validate[std::filesystem::path(entry["file"].get<std::string>()).filename()] =
+        entry["valid"] ? "" : entry["reason"].get<std::string>();
+  }
+  // The folder named `folder.json` is skipped by discovery and refused by
+  // validate alike; every other file is judged the same way by both.
+  EXPECT_EQ(validate, loader);
+  EXPECT_EQ(validate.size(), broken_.size() + 1) << validated.out;
+}
+
+TEST_F(BrokenManifestsTest, ManifestOnlyValidationDoesNotOpenLibraries) {
+  for (const Broken& b : broken_) {
+    SCOPED_TRACE(b.file);
+    testing::CommandResult result = RunCommand(std::string(BERTH_EXE) + " validate --manifest-only " +
+                                               ShellQuote((dir_ / b.file).string()) + " 2>&1");
+    EXPECT_EQ(result.exit_code, b.manifest_level ? 1 : 0) << result.out;
+    if (!b.manifest_level) EXPECT_THAT(result.out, HasSubstr("library not opened"));
+  }
+}
+
+// A library that aborts or hangs in its initialization ends or stalls the
+// child that opened it; validate names it and goes on with the next file.
+TEST_F(BrokenManifestsTest, ValidateSurvivesALibraryThatCrashesOrHangsWhenOpened) {
+  const std::string misbehaves = testing::FixturePath("misbehaves").string();
+  const std::string manifest = dir_.Write("misbehaves.json", PluginManifest("bad", misbehaves)).string();
+  const std::string good = (dir_ / "00-good.json").string();
+  testing::CommandResult crashed =
+      RunCommand("BERTH_FIXTURE_MISBEHAVE=abort_at_initialize " + std::string(BERTH_EXE) +
+                 " validate " + ShellQuote(manifest) + " " + ShellQuote(good) + " 2>&1");
+  EXPECT_EQ(crashed.exit_code, 1) << crashed.out;
+  EXPECT_THAT(crashed.out, HasSubstr("[load_crashed]"));
+  EXPECT_THAT(crashed.out, HasSubstr("signal 6 (SIGABRT)"));
+  EXPECT_THAT(crashed.out, HasSubstr("00-good.json: ok"));
+  auto start = std::chrono::steady_clock::now();
+  testing::CommandResult hung =
+      RunCommand("BERTH_FIXTURE_MISBEHAVE=hang_at_initialize " + std::string(BERTH_EXE) +
+                 " validate --timeout 2 " + ShellQuote(manifest) + " " + ShellQuote(good) + " 2>&1");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(hung.exit_code, 1) << hung.out;
+  EXPECT_THAT(hung.out, HasSubstr("[load_timeout]"));
+  EXPECT_THAT(hung.out, HasSubstr("00-good.json: ok"));
 }
 
 TEST_F(BrokenManifestsTest, ValidateExitsOneWhenAnyFileIsInvalid) {

@@ -1,0 +1,67 @@
+#include "loader/load_check.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "berth/log.hpp"
+#include "common/child_process.hpp"
+#include "loader/extension_module.hpp"
+#include "loader/plugin_library.hpp"
+
+namespace berth::host {
+namespace {
+
+// In the child: the loader's verdict as one JSON line.
+void LoadInChild(const Manifest& manifest, const SendLine& send) {
+  SetLogSink([](LogLevel, std::string_view, std::string_view) {});
+  nlohmann::json verdict;
+  if (manifest.kind == ManifestKind::kExtension) {
+    ExtensionModule::Outcome outcome = ExtensionModule::Load(manifest, LoadOptions{});
+    verdict = {{"loaded", outcome.module != nullptr},
+               {"reason", outcome.reason},
+               {"message", outcome.message}};
+  } else {
+    LoadOutcome outcome = PluginLibrary::Load(manifest, LoadOptions{});
+    verdict = {{"loaded", outcome.library != nullptr},
+               {"reason", outcome.reason},
+               {"message", outcome.message}};
+    if (outcome.library) verdict["negotiated_version"] = outcome.library->NegotiatedVersion();
+  }
+  send(verdict.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+}  // namespace
+
+LoadCheck CheckLoadInChild(const Manifest& manifest, std::chrono::seconds timeout) {
+  const std::string what = std::string(manifest.kind == ManifestKind::kExtension
+                                           ? "extension module '"
+                                           : "plugin '") +
+                           manifest.name + "' (" + manifest.path.string() + ")";
+  LoadCheck check;
+  Result<ChildOutcome> child = RunInChild(
+      [&](const SendLine& send) { LoadInChild(manifest, send); }, timeout);
+  if (!child.ok()) {
+    check.reason = std::string(reason::kLoadCrashed);
+    check.message = what + ": cannot start a process to open the library: " +
+                    std::string(child.status().message());
+    return check;
+  }
+  nlohmann::json verdict;
+  if (!child->lines.empty()) verdict = nlohmann::json::parse(child->lines.back(), nullptr, false);
+  if (!verdict.is_object()) {
+    check.reason = std::string(child->timed_out ? reason::kLoadTimeout : reason::kLoadCrashed);
+    check.message = what + ": while opening and initializing " + manifest.library.string() +
+                    " the checking process " +
+                    (child->exited_cleanly ? std::string("exited without an answer") : child->end) +
+                    (child->timed_out ? "; a host loading it would stall there"
+                                      : "; a host loading it would go down with it") +
+                    ". Skipped.";
+    return check;
+  }
+  check.loaded = verdict.value("loaded", false);
+  check.reason = verdict.value("reason", "");
+  check.message = verdict.value("message", "");
+  check.negotiated_version = verdict.value("negotiated_version", "");
+  return check;
+}
+
+}  // namespace berth::host

@@ -1,0 +1,30 @@
+// What the loader would say of one manifest's library, found out without
+// risking the caller: `berth validate` opens, checks and initializes the
+// library exactly as `berth plugins --load` does (PluginLibrary::Load, or
+// ExtensionModule::Load for a module), but in a child process.
+#ifndef BERTH_HOST_LOADER_LOAD_CHECK_HPP_
+#define BERTH_HOST_LOADER_LOAD_CHECK_HPP_
+
+#include <chrono>
+#include <string>
+
+#include "manifest/manifest.hpp"
+
+namespace berth::host {
+
+struct LoadCheck {
+  bool loaded = false;
+  std::string reason;              // the loader's reason code when not loaded
+  std::string message;             // and its sentence
+  std::string negotiated_version;  // "1.1" when a plugin loaded
+};
+
+// Runs the loader on `manifest` in a child process that has `timeout` to
+// answer. The child's log lines are not printed (the reason and message say
+// what the loader would have logged). A child that dies or stalls gives
+// reason::kLoadCrashed or kLoadTimeout.
+LoadCheck CheckLoadInChild(const Manifest& manifest, std::chrono::seconds timeout);
+
+}  // namespace berth::host
+
+#endif  // BERTH_HOST_LOADER_LOAD_CHECK_HPP_

@@ -22,21 +22,12 @@
 #include "cpu_client_fixture.hpp"
 #include "isa/isa.hpp"
 
-#define BERTH_BENCH_EIGEN_DECLARE(isa)                                                  \
-  extern "C" void berth_bench_eigen_gemm_##isa(const float* a, const float* b, float* c, \
-                                               int64_t n, int threads);
-#ifdef BERTH_BENCH_EIGEN_HAS_V2
-BERTH_BENCH_EIGEN_DECLARE(v2)
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_V3
-BERTH_BENCH_EIGEN_DECLARE(v3)
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_V4
-BERTH_BENCH_EIGEN_DECLARE(v4)
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_NATIVE
-BERTH_BENCH_EIGEN_DECLARE(native)
-#endif
+// Eigen's GEMM per variant (eigen_gemm_baseline.cc).
+#define BERTH_CPU_ISA_VARIANT(name)                                                     \
+  extern "C" void berth_bench_eigen_gemm_##name(const float* a, const float* b, float* c, \
+                                                int64_t n, int threads);
+#include "cpu_isa_variants.h"
+#undef BERTH_CPU_ISA_VARIANT
 
 namespace {
 
@@ -54,21 +45,12 @@ EigenGemm EigenForSelectedIsa(std::string* level) {
   berth::Result<const berth::cpu::isa::Kernels*> selected = berth::cpu::isa::Selected();
   if (!selected.ok()) return nullptr;
   *level = (*selected)->name;
-  switch ((*selected)->level) {
-#ifdef BERTH_BENCH_EIGEN_HAS_V2
-    case berth::cpu::isa::Level::kV2: return berth_bench_eigen_gemm_v2;
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_V3
-    case berth::cpu::isa::Level::kV3: return berth_bench_eigen_gemm_v3;
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_V4
-    case berth::cpu::isa::Level::kV4: return berth_bench_eigen_gemm_v4;
-#endif
-#ifdef BERTH_BENCH_EIGEN_HAS_NATIVE
-    case berth::cpu::isa::Level::kNative: return berth_bench_eigen_gemm_native;
-#endif
-    default: return nullptr;
-  }
+  const std::string_view name = berth::cpu::isa::ShortName((*selected)->level);
+#define BERTH_CPU_ISA_VARIANT(variant) \
+  if (name == #variant) return berth_bench_eigen_gemm_##variant;
+#include "cpu_isa_variants.h"
+#undef BERTH_CPU_ISA_VARIANT
+  return nullptr;
 }
 
 std::vector<float> RandomMatrix(int seed) {

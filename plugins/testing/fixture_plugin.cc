@@ -33,6 +33,19 @@
 namespace berth::fixture {
 namespace {
 
+#if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
+// Aborts when BERTH_FIXTURE_MISBEHAVE is `abort_value`, sleeps forever when
+// it is `hang_value`: what a broken plugin does where this is called.
+void MisbehaveWhenAsked(const char* abort_value, const char* hang_value) {
+  const char* how = std::getenv("BERTH_FIXTURE_MISBEHAVE");
+  if (how == nullptr) return;
+  if (std::strcmp(how, abort_value) == 0) std::abort();
+  if (std::strcmp(how, hang_value) == 0) {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+#endif
+
 class FixtureBuffer final : public plugin::Buffer {
  public:
   FixtureBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
@@ -51,12 +64,7 @@ class FixtureBuffer final : public plugin::Buffer {
   Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
 #if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
     // BERTH_FIXTURE_MISBEHAVE=abort|hang: what a broken plugin does here.
-    if (const char* how = std::getenv("BERTH_FIXTURE_MISBEHAVE")) {
-      if (std::strcmp(how, "abort") == 0) std::abort();
-      if (std::strcmp(how, "hang") == 0) {
-        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-      }
-    }
+    MisbehaveWhenAsked("abort", "hang");
 #endif
     if (deleted_) return FailedPreconditionError("fixture buffer deleted");
     std::memcpy(dst, bytes_.data(), std::min(dst_size, bytes_.size()));
@@ -198,14 +206,8 @@ class FixturePlugin final : public plugin::Plugin {
     return FailedPreconditionError("fixture: initialization refused on purpose");
 #else
 #if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
-    // BERTH_FIXTURE_MISBEHAVE=abort_at_initialize|hang_at_initialize: a
-    // plugin that takes down (or stalls) whoever loads it.
-    if (const char* how = std::getenv("BERTH_FIXTURE_MISBEHAVE")) {
-      if (std::strcmp(how, "abort_at_initialize") == 0) std::abort();
-      if (std::strcmp(how, "hang_at_initialize") == 0) {
-        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-      }
-    }
+    // A plugin that takes down (or stalls) whoever loads it.
+    MisbehaveWhenAsked("abort_at_initialize", "hang_at_initialize");
 #endif
     plugin::Log(BERTH_LogLevel_Info, "fixture plugin initialized");
     return OkStatus();

@@ -5,6 +5,7 @@
 #ifndef BERTH_TESTS_CPU_REDUCTION_REFERENCE_HPP_
 #define BERTH_TESTS_CPU_REDUCTION_REFERENCE_HPP_
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -45,17 +46,8 @@ inline const char* OpName(Reducer r) {
 
 // f16 from float, rounded to nearest even (through the compiler's _Float16,
 // which libgcc converts in software: independent of the plugin).
-inline uint16_t F16Bits(float f) {
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t bits;
-  std::memcpy(&bits, &h, sizeof(bits));
-  return bits;
-}
-inline float F16Value(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, sizeof(bits));
-  return static_cast<float>(h);
-}
+inline uint16_t F16Bits(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
+inline float F16Value(uint16_t bits) { return static_cast<float>(std::bit_cast<_Float16>(bits)); }
 
 // Host type T: its StableHLO name, how it computes (Calc) and is stored.
 template <typename T>

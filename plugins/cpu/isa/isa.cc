@@ -4,39 +4,19 @@
 #include <vector>
 
 // Each variant's entry (isa/variant.cc), the one global symbol its object
-// keeps; meson.build says which variants this build holds.
-#define BERTH_CPU_ISA_DECLARE(entry) extern "C" const berth::cpu::isa::Kernels* entry();
-#ifdef BERTH_CPU_ISA_HAS_V2
-BERTH_CPU_ISA_DECLARE(berth_cpu_isa_v2)
-#endif
-#ifdef BERTH_CPU_ISA_HAS_V3
-BERTH_CPU_ISA_DECLARE(berth_cpu_isa_v3)
-#endif
-#ifdef BERTH_CPU_ISA_HAS_V4
-BERTH_CPU_ISA_DECLARE(berth_cpu_isa_v4)
-#endif
-#ifdef BERTH_CPU_ISA_HAS_NATIVE
-BERTH_CPU_ISA_DECLARE(berth_cpu_isa_native)
-#endif
-#undef BERTH_CPU_ISA_DECLARE
+// keeps.
+#define BERTH_CPU_ISA_VARIANT(name) extern "C" const berth::cpu::isa::Kernels* berth_cpu_isa_##name();
+#include "cpu_isa_variants.h"
+#undef BERTH_CPU_ISA_VARIANT
 
 namespace berth::cpu::isa {
 namespace {
 
 std::vector<const Kernels*> MakeBuilt() {
   std::vector<const Kernels*> built;
-#ifdef BERTH_CPU_ISA_HAS_V2
-  built.push_back(berth_cpu_isa_v2());
-#endif
-#ifdef BERTH_CPU_ISA_HAS_V3
-  built.push_back(berth_cpu_isa_v3());
-#endif
-#ifdef BERTH_CPU_ISA_HAS_V4
-  built.push_back(berth_cpu_isa_v4());
-#endif
-#ifdef BERTH_CPU_ISA_HAS_NATIVE
-  built.push_back(berth_cpu_isa_native());
-#endif
+#define BERTH_CPU_ISA_VARIANT(name) built.push_back(berth_cpu_isa_##name());
+#include "cpu_isa_variants.h"
+#undef BERTH_CPU_ISA_VARIANT
   return built;
 }
 

@@ -155,7 +155,7 @@ void HostImpl::AttachModules(const Client& client, ClientState& client_state) {
     }
     const std::string module = "extension module '" + manifest.name + "'";
     const std::string plugin = "plugin '" + client_state.plugin_name + "'";
-    if (manifest.extension_type == "ffi" && client_state.ffi == nullptr) {
+    if (manifest.extension_type_id == BERTH_Extension_Type_Ffi && client_state.ffi == nullptr) {
       Log(LogLevel::kInfo, "extensions",
           module + " not attached to " + plugin + ": it does not implement the 'ffi' extension");
       continue;

@@ -3,6 +3,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <set>
 
+#include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
 #include "loader/library_file.hpp"
 
@@ -32,7 +33,7 @@ Result<std::vector<ext::ffi::FunctionSpec>> ParseFunctions(const Manifest& manif
 }  // namespace
 
 Status ExtensionModule::CheckManifest(const Manifest& manifest) {
-  if (manifest.extension_type != "ffi") return UnimplementedError(UnsupportedType(manifest));
+  if (manifest.extension_type_id != BERTH_Extension_Type_Ffi) return UnimplementedError(UnsupportedType(manifest));
   return ParseFunctions(manifest).status();
 }
 
@@ -40,7 +41,7 @@ ExtensionModule::Outcome ExtensionModule::Load(const Manifest& manifest,
                                                const LoadOptions& options) {
   const std::string where =
       "extension module '" + manifest.name + "' (" + manifest.path.string() + ")";
-  if (manifest.extension_type != "ffi") {
+  if (manifest.extension_type_id != BERTH_Extension_Type_Ffi) {
     return Fail(reason::kUnsupportedExtensionType, UnsupportedType(manifest));
   }
   // Parse the bindings before opening anything.

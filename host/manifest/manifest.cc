@@ -12,6 +12,7 @@
 #include <limits>
 #include <utility>
 
+#include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
 
 namespace berth::host {
@@ -525,6 +526,7 @@ class Checker {
       if (!CheckCreateOptions(body, m)) return false;
     } else {
       if (!CheckNonEmptyString(body, "type", &m->extension_type)) return false;
+      m->extension_type_id = ExtensionTypeFromName(m->extension_type);
       if (!CheckAppliesTo(body, m)) return false;
       // An FFI module's bindings: the shape here, the entries when the
       // module is checked or loaded (host/loader/extension_module.cc).

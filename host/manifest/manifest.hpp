@@ -83,6 +83,7 @@ struct Manifest {
   nlohmann::json create_options = nlohmann::json::object();  // optional object
   // Extension manifests only.
   std::string extension_type;          // "ffi", "callback", ... (required)
+  int extension_type_id = 0;           // its BERTH_Extension_Type_*; 0: a name Berth does not know
   std::vector<std::string> applies_to; // platform globs (required, non-empty)
   nlohmann::json raw;                  // the "plugin" / "extension" object
 };

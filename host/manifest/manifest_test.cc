@@ -15,6 +15,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "berth/extension_chain.hpp"
 #include "manifest/manifest_test_util.hpp"
 
 namespace berth::host {
@@ -102,10 +103,27 @@ TEST(ManifestTest, ParsesExtensionAndKeepsTypeSpecificFieldsInRaw) {
   EXPECT_EQ(m.kind, ManifestKind::kExtension);
   EXPECT_EQ(m.name, "math_ffi");
   EXPECT_EQ(m.extension_type, "ffi");
+  EXPECT_EQ(m.extension_type_id, BERTH_Extension_Type_Ffi);
   EXPECT_EQ(m.applies_to, (std::vector<std::string>{"cpu", "cuda*"}));
   EXPECT_EQ(m.raw["functions"][0]["target"], "my_add");
   EXPECT_EQ(m.platform, "");
   EXPECT_EQ(r.kind, ManifestKind::kExtension);
+}
+
+TEST(ManifestTest, ExtensionTypeIdFollowsTheNameAndIsZeroForUnknownNames) {
+  for (int type = BERTH_Extension_Type_Ffi; type <= BERTH_Extension_Type_LiveObjects; ++type) {
+    ManifestBuilder b = ManifestBuilder::Extension("e");
+    b.Set("type", berth::ExtensionTypeName(type));
+    ManifestParseResult r = Parse(b);
+    ASSERT_TRUE(r.manifest) << r.error.message;
+    EXPECT_EQ(r.manifest->extension_type_id, type) << berth::ExtensionTypeName(type);
+  }
+  ManifestBuilder b = ManifestBuilder::Extension("e");
+  b.Set("type", "vendor_tracing");
+  ManifestParseResult r = Parse(b);
+  ASSERT_TRUE(r.manifest) << r.error.message;
+  EXPECT_EQ(r.manifest->extension_type, "vendor_tracing");
+  EXPECT_EQ(r.manifest->extension_type_id, 0);
 }
 
 TEST(ManifestTest, KeepsTypedCreateOptions) {

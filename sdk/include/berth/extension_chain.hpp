@@ -29,6 +29,15 @@ inline std::string ExtensionTypeName(int type) {
   }
 }
 
+// The BERTH_Extension_Type_* value of a name ExtensionTypeName gives, or 0
+// for a name this header does not know.
+inline int ExtensionTypeFromName(std::string_view name) {
+  for (int type = BERTH_Extension_Type_Ffi; type <= BERTH_Extension_Type_LiveObjects; ++type) {
+    if (ExtensionTypeName(type) == name) return type;
+  }
+  return 0;
+}
+
 inline bool IsKnownExtensionType(int type) {
   return type >= BERTH_Extension_Type_Ffi && type <= BERTH_Extension_Type_LiveObjects;
 }

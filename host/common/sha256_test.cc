@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "manifest/manifest_test_util.hpp"
+#include "temp_dir.hpp"
 
 namespace berth::host {
 namespace {

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 
+#include "temp_dir.hpp"
+
 namespace berth::distributed {
 namespace {
 
@@ -27,21 +29,14 @@ host::EnvReader Env(std::map<std::string, std::string> vars) {
 // A file in a fresh temporary folder, removed at the end of the test.
 class TempFile {
  public:
-  explicit TempFile(const std::string& content, mode_t mode = 0600) {
-    char dir[] = "/tmp/berth_env_test_XXXXXX";
-    dir_ = ::mkdtemp(dir);
-    path_ = dir_ + "/token";
-    std::ofstream(path_) << content;
+  explicit TempFile(const std::string& content, mode_t mode = 0600)
+      : path_(dir_.Write("token", content).string()) {
     ::chmod(path_.c_str(), mode);
-  }
-  ~TempFile() {
-    ::unlink(path_.c_str());
-    ::rmdir(dir_.c_str());
   }
   const std::string& path() const { return path_; }
 
  private:
-  std::string dir_;
+  berth::testing::TempDir dir_;
   std::string path_;
 };
 

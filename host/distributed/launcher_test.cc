@@ -16,8 +16,12 @@
 #include <sstream>
 #include <thread>
 
+#include "temp_dir.hpp"
+
 namespace berth::distributed {
 namespace {
+
+using berth::testing::TempDir;
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -74,20 +78,6 @@ LaunchOptions Shell(int num_nodes, const std::string& script) {
   options.forward_signals = false;
   return options;
 }
-
-// A fresh folder under /tmp, removed with its files at the end.
-class TempDir {
- public:
-  TempDir() {
-    char path[] = "/tmp/berth_launcher_test_XXXXXX";
-    path_ = ::mkdtemp(path);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 bool FileExists(const std::string& path) {
   struct stat info {};
@@ -226,12 +216,12 @@ TEST(LauncherTest, NoProcessOfAFailedJobIsLeftBehind) {
 TEST(LauncherTest, NoProcessOfASuccessfulJobIsLeftBehind) {
   TempDir dir;
   JobRun run =
-      Launch(Shell(2, "sleep 60 & echo $! > " + dir.path() + "/pid.$BERTH_NODE_ID; exit 0"));
+      Launch(Shell(2, "sleep 60 & echo $! > " + dir.path().string() + "/pid.$BERTH_NODE_ID; exit 0"));
   ASSERT_TRUE(run.status.ok());
   EXPECT_EQ(run.result.exit_code, 0);
   EXPECT_LT(run.seconds, 4.0);
   for (int i = 0; i < 2; ++i) {
-    const pid_t pid = ReadPid(dir.path() + "/pid." + std::to_string(i));
+    const pid_t pid = ReadPid(dir.path().string() + "/pid." + std::to_string(i));
     ASSERT_GT(pid, 0);
     EXPECT_TRUE(ProcessGone(pid));
   }
@@ -259,15 +249,15 @@ TEST(LauncherTest, BadOptionsAreRejected) {
 
 TEST(LauncherTest, SigtermIsForwardedToEveryNode) {
   TempDir dir;
-  LaunchOptions options = Shell(2, "touch " + dir.path() + "/up.$BERTH_NODE_ID; sleep 30");
+  LaunchOptions options = Shell(2, "touch " + dir.path().string() + "/up.$BERTH_NODE_ID; sleep 30");
   options.forward_signals = true;
   auto running = std::async(std::launch::async, [&] { return Launch(options); });
   const auto start = Steady::now();
-  while (!(FileExists(dir.path() + "/up.0") && FileExists(dir.path() + "/up.1")) &&
+  while (!(FileExists(dir.path().string() + "/up.0") && FileExists(dir.path().string() + "/up.1")) &&
          Steady::now() - start < seconds(10)) {
     std::this_thread::sleep_for(milliseconds(10));
   }
-  ASSERT_TRUE(FileExists(dir.path() + "/up.1"));
+  ASSERT_TRUE(FileExists(dir.path().string() + "/up.1"));
   ::kill(::getpid(), SIGTERM);
   ASSERT_EQ(running.wait_for(seconds(10)), std::future_status::ready);
   JobRun run = running.get();

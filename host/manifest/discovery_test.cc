@@ -14,7 +14,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "manifest/manifest_test_util.hpp"
+#include "log_capture.hpp"
+#include "manifest_builder.hpp"
+#include "temp_dir.hpp"
 
 namespace berth::host {
 namespace {

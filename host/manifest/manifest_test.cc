@@ -16,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "berth/extension_chain.hpp"
-#include "manifest/manifest_test_util.hpp"
+#include "log_capture.hpp"
+#include "manifest_builder.hpp"
+#include "temp_dir.hpp"
 
 namespace berth::host {
 namespace {

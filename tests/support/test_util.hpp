@@ -1,5 +1,7 @@
-// Shared test helpers: temp folders, manifest writers, scoped environment,
-// captured log lines, and reading a fixture plugin's live-object count.
+// Shared test helpers for the cross-component tests: everything in
+// tests/support (temp folders, manifests, scoped environment, log capture)
+// plus the fixture plugins' paths and live-object counts and shell commands.
+// Needs BERTH_FIXTURE_DIR (tests/meson.build's test_cpp_args).
 #ifndef BERTH_TESTS_SUPPORT_TEST_UTIL_HPP_
 #define BERTH_TESTS_SUPPORT_TEST_UTIL_HPP_
 
@@ -17,102 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "berth/log.hpp"
+#include "log_capture.hpp"
+#include "manifest_builder.hpp"
+#include "scoped_env.hpp"
+#include "temp_dir.hpp"
 
 namespace berth::testing {
-
-// A folder removed (with its contents) when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("berth-test-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
-  std::filesystem::path Write(const std::string& name, const std::string& contents) const {
-    std::filesystem::path file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << contents;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-// A plugin manifest as JSON text; `extra` fields are merged into "plugin".
-inline std::string PluginManifest(const std::string& name, const std::string& library,
-                                  nlohmann::json extra = nlohmann::json::object()) {
-  nlohmann::json plugin = {{"name", name},
-                           {"library_path", library},
-                           {"api_version", "1.0"},
-                           {"platform", name}};
-  for (auto& [key, value] : extra.items()) plugin[key] = value;
-  return nlohmann::json{{"file_format_version", "1.0.0"}, {"plugin", plugin}}.dump(2);
-}
-
-// Sets (or unsets) an environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = ::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value->c_str(), 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-// Collects log lines for the scope (all levels that pass BERTH_LOG).
-class LogCapture {
- public:
-  LogCapture() {
-    ConfigureLogging("debug");
-    previous_ = SetLogSink([this](LogLevel, std::string_view category, std::string_view message) {
-      std::lock_guard lock(mutex_);
-      lines_.push_back("[" + std::string(category) + "] " + std::string(message));
-    });
-  }
-  ~LogCapture() {
-    SetLogSink(std::move(previous_));
-    ConfigureLogging("warn");
-  }
-
-  std::vector<std::string> lines() const {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-  bool Contains(const std::string& needle) const {
-    for (const std::string& line : lines()) {
-      if (line.find(needle) != std::string::npos) return true;
-    }
-    return false;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-  LogSink previous_;
-};
 
 // Whether the library at `path` is mapped in this process right now.
 inline bool IsLoaded(const std::filesystem::path& path) {

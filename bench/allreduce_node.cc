@@ -4,7 +4,7 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
 
-#include "distributed/gloo_store.hpp"
+#include "cpu/distributed/gloo_store.hpp"
 
 namespace berth::bench {
 namespace {

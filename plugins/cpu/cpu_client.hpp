@@ -12,7 +12,7 @@
 #include "berth/plugin/key_value.hpp"
 #include "cpu_topology.hpp"
 #include "device_stream.hpp"
-#include "distributed/gloo_collectives.hpp"
+#include "cpu/distributed/gloo_collectives.hpp"
 #include "thread_pool.hpp"
 
 namespace berth::cpu {

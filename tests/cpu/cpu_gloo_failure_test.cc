@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "distributed/gloo_collectives.hpp"
+#include "cpu/distributed/gloo_collectives.hpp"
 
 namespace berth::cpu {
 namespace {

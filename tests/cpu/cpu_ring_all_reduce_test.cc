@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/ring_all_reduce.hpp"
+#include "cpu/distributed/ring_all_reduce.hpp"
 
 namespace berth::cpu {
 namespace {

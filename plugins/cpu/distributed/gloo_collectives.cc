@@ -1,4 +1,4 @@
-#include "distributed/gloo_collectives.hpp"
+#include "cpu/distributed/gloo_collectives.hpp"
 
 #include <gloo/allgatherv.h>
 #include <gloo/rendezvous/context.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "distributed/gloo_store.hpp"
-#include "distributed/ring_all_reduce.hpp"
+#include "cpu/distributed/gloo_store.hpp"
+#include "cpu/distributed/ring_all_reduce.hpp"
 
 namespace berth::cpu {
 

@@ -1,4 +1,4 @@
-#include "distributed/gloo_store.hpp"
+#include "cpu/distributed/gloo_store.hpp"
 
 namespace berth::cpu {
 

@@ -1,4 +1,4 @@
-#include "distributed/ring_all_reduce.hpp"
+#include "cpu/distributed/ring_all_reduce.hpp"
 
 #include <gloo/context.h>
 #include <gloo/transport/unbound_buffer.h>

@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "berth/status.hpp"
-#include "distributed/gloo_collectives.hpp"
+#include "cpu/distributed/gloo_collectives.hpp"
 
 namespace gloo {
 class Context;

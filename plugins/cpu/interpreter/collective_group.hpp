@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "distributed/gloo_collectives.hpp"
+#include "cpu/distributed/gloo_collectives.hpp"
 #include "interpreter/tensor.hpp"
 
 namespace berth::cpu {

@@ -1,4 +1,5 @@
-// Manifest discovery: the search order, filters and shadowing of DESIGN.md.
+// Manifest discovery: the search order, filters and shadowing of
+// docs/manifests.md ("Discovery").
 // Opens no library.
 #ifndef BERTH_HOST_MANIFEST_DISCOVERY_HPP_
 #define BERTH_HOST_MANIFEST_DISCOVERY_HPP_

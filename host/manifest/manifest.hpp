@@ -1,5 +1,5 @@
-// Manifest files: parsing and validation of one JSON manifest (DESIGN.md,
-// "Manifests"). Opens no library.
+// Manifest files: parsing and validation of one JSON manifest
+// (docs/manifests.md). Opens no library.
 #ifndef BERTH_HOST_MANIFEST_MANIFEST_HPP_
 #define BERTH_HOST_MANIFEST_MANIFEST_HPP_
 
@@ -59,7 +59,7 @@ inline constexpr std::string_view kLoadTimeout = "load_timeout";
 inline constexpr size_t kMaxManifestBytes = 1 << 20;  // 1 MiB
 inline constexpr int kMaxJsonDepth = 64;
 
-// A valid manifest. Fields follow DESIGN.md; `raw` keeps the whole "plugin" or
+// A valid manifest (docs/manifests.md, "Fields"); `raw` keeps the whole "plugin" or
 // "extension" object so type-specific fields (e.g. an FFI module's
 // "functions") can be read by their owner.
 struct Manifest {

@@ -46,7 +46,8 @@ for file in "$prefix/bin/berth" "$prefix/$libdir"/libberth.so.* "$prefix/$libdir
   fi
 done
 
-# A plugin exports exactly one C symbol, BERTH_GetApi (DESIGN.md).
+# A plugin exports exactly one C symbol, BERTH_GetApi (sdk/include/berth/c_api.h,
+# first rule; docs/abi.md, "Loading").
 only_get_api() {
   local exported
   exported="$(nm -D --defined-only "$1" | awk '$2 ~ /[TDBR]/ && $3 !~ /^_Z/ {print $3}')"

@@ -1,6 +1,7 @@
-// Walking and checking a BERTH_Extension_Base chain (DESIGN.md: unknown types
-// are skipped; a type present twice is an error). Header-only; used by the
-// host on every plugin's table and by the SDK helpers.
+// Walking and checking a BERTH_Extension_Base chain (docs/extensions.md, "The
+// chain": unknown types are skipped; a type present twice is an error), and
+// the names of the extension types. Header-only; the host checks every
+// plugin's table with it.
 #ifndef BERTH_EXTENSION_CHAIN_HPP_
 #define BERTH_EXTENSION_CHAIN_HPP_
 

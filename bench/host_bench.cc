@@ -40,16 +40,16 @@ class ManifestFolder {
 // Discovery and validation of 1000 manifests; no library is opened.
 void BM_DiscoverManifests(benchmark::State& state) {
   ManifestFolder folder(static_cast<int>(state.range(0)));
-  setenv("BERTH_PLUGIN_PATH", folder.path().c_str(), 1);
+  berth::HostOptions options;
+  options.only_manifests = {folder.path()};
   for (auto _ : state) {
-    berth::Result<berth::Host> host = berth::Host::Create();
+    berth::Result<berth::Host> host = berth::Host::Create(options);
     if (!host.ok() || host->Plugins().size() != static_cast<size_t>(state.range(0))) {
       state.SkipWithError("discovery failed");
       break;
     }
     benchmark::DoNotOptimize(host);
   }
-  unsetenv("BERTH_PLUGIN_PATH");
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_DiscoverManifests)->Arg(1000)->Unit(benchmark::kMillisecond);
@@ -63,9 +63,10 @@ void BM_LoadPlugin(benchmark::State& state) {
   std::ofstream(folder / "cpu.json")
       << R"({"file_format_version": "1.0.0", "plugin": {"name": "cpu", "library_path": ")"
       << BERTH_CPU_PLUGIN << R"(", "api_version": "1.0", "platform": "cpu"}})";
-  setenv("BERTH_PLUGIN_PATH", folder.c_str(), 1);
+  berth::HostOptions options;
+  options.only_manifests = {folder};
   for (auto _ : state) {
-    berth::Result<berth::Host> host = berth::Host::Create();
+    berth::Result<berth::Host> host = berth::Host::Create(options);
     berth::Result<berth::Client> client =
         host.ok() ? host->CreateClient("cpu") : berth::Result<berth::Client>(host.status());
     if (!client.ok()) {
@@ -74,7 +75,6 @@ void BM_LoadPlugin(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(client);
   }
-  unsetenv("BERTH_PLUGIN_PATH");
   std::filesystem::remove_all(folder);
 }
 BENCHMARK(BM_LoadPlugin)->Unit(benchmark::kMicrosecond);

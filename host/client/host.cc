@@ -251,17 +251,21 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
 
 namespace {
 
-// The install prefix's manifest folder: found from where this libberth
-// lies when the installed tree was moved (or installed with DESTDIR), else
-// the configured one.
+// The install prefix's manifest folder: found from where this code lies
+// when the installed tree was moved (or installed with DESTDIR), else the
+// configured one. The host core is in libberth (in libdir) or linked into
+// the `berth` command (in bindir).
 std::filesystem::path InstallManifestDir() {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<const void*>(&InstallManifestDir), &info) != 0 &&
       info.dli_fname != nullptr) {
-    std::error_code ec;
-    std::filesystem::path dir =
-        std::filesystem::path(info.dli_fname).parent_path() / BERTH_INSTALL_MANIFEST_DIR_FROM_LIBDIR;
-    if (std::filesystem::is_directory(dir, ec)) return dir.lexically_normal();
+    std::filesystem::path image_dir = std::filesystem::path(info.dli_fname).parent_path();
+    for (const char* relative :
+         {BERTH_INSTALL_MANIFEST_DIR_FROM_LIBDIR, BERTH_INSTALL_MANIFEST_DIR_FROM_BINDIR}) {
+      std::error_code ec;
+      std::filesystem::path dir = image_dir / relative;
+      if (std::filesystem::is_directory(dir, ec)) return dir.lexically_normal();
+    }
   }
   return BERTH_INSTALL_MANIFEST_DIR;
 }
@@ -275,6 +279,7 @@ Result<Host> Host::Create(const HostOptions& options) {
   discovery.sysconf_dir = BERTH_SYSCONF_DIR;
   discovery.install_manifest_dir = host::InstallManifestDir();
   discovery.extra_dirs = options.extra_manifest_dirs;
+  discovery.only = options.only_manifests;
   host::DiscoveryResult result = host::DiscoverManifests(discovery);
   host::LoadOptions load;
   std::optional<std::string> no_unload = host::GetEnv("BERTH_NO_UNLOAD");

@@ -96,7 +96,6 @@ struct PluginKeyValueStore {
 
 struct Job::Impl {
   JobConfig config;
-  std::optional<int> devices_per_node;
   std::function<void(const Status&)> on_error;
   // The service (node 0 under an external launcher); declared before the
   // client so the client is destroyed first.
@@ -135,9 +134,8 @@ Result<std::unique_ptr<Job>> Job::JoinFromEnvironment(const JobOptions& options)
   config.coordinator_address = env->coordinator_address;
   config.token = env->token;
   config.host_service = env->node_id == 0 && env->source != "berth";
-  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, Join(config, options));
-  job->impl_->devices_per_node = env->devices_per_node;
-  return job;
+  config.devices_per_node = env->devices_per_node;
+  return Join(config, options);
 }
 
 Result<std::unique_ptr<Job>> Job::Join(const JobConfig& config, const JobOptions& options) {
@@ -148,6 +146,10 @@ Result<std::unique_ptr<Job>> Job::Join(const JobConfig& config, const JobOptions
   if (config.host_service && config.node_id != 0) {
     return InvalidArgumentError("job: only node 0 may host the coordination service, not node " +
                                 std::to_string(config.node_id));
+  }
+  if (config.devices_per_node && *config.devices_per_node < 1) {
+    return InvalidArgumentError("job: devices_per_node must be at least 1, not " +
+                                std::to_string(*config.devices_per_node));
   }
   auto impl = std::make_unique<Impl>();
   impl->config = config;
@@ -195,7 +197,7 @@ Job::~Job() {
 
 int Job::node_id() const { return impl_->config.node_id; }
 int Job::num_nodes() const { return impl_->client->num_nodes(); }
-std::optional<int> Job::devices_per_node() const { return impl_->devices_per_node; }
+std::optional<int> Job::devices_per_node() const { return impl_->config.devices_per_node; }
 
 std::chrono::milliseconds Job::heartbeat_timeout() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(impl_->client->heartbeat_timeout());
@@ -215,6 +217,9 @@ ClientOptions Job::ClientOptionsFor(std::string_view plugin_name) {
   ClientOptions options;
   options.options["node_id"] = int64_t{impl_->config.node_id};
   options.options["num_nodes"] = int64_t{num_nodes()};
+  if (impl_->config.devices_per_node) {
+    options.options["device_count"] = int64_t{*impl_->config.devices_per_node};
+  }
   options.kv_store = &store.c_store;
   return options;
 }

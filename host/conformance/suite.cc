@@ -1,4 +1,3 @@
-#include <stdlib.h>
 
 #include "berth/ext/live_objects.h"
 #include "berth/extension_chain.hpp"
@@ -77,12 +76,9 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
   };
 
   // A host that sees this manifest only.
-  std::optional<std::string> old_path;
-  if (const char* value = ::getenv("BERTH_PLUGIN_PATH")) old_path = value;
-  ::setenv("BERTH_PLUGIN_PATH", manifest_path.c_str(), 1);
-  Result<Host> host = Host::Create();
-  if (old_path) ::setenv("BERTH_PLUGIN_PATH", old_path->c_str(), 1);
-  else ::unsetenv("BERTH_PLUGIN_PATH");
+  HostOptions host_options;
+  host_options.only_manifests = {manifest_path};
+  Result<Host> host = Host::Create(host_options);
   BERTH_RETURN_IF_ERROR(host.status());
 
   Result<PluginInfo> info = host->Load(manifest.name);

@@ -102,6 +102,10 @@ std::optional<std::string> NonEmpty(const EnvReader& env, const char* name) {
 
 std::vector<SearchItem> BuildSearchPath(const DiscoveryOptions& options, const EnvReader& env) {
   SearchPathBuilder builder;
+  if (!options.only.empty()) {
+    for (const fs::path& path : options.only) builder.Add(path, "HostOptions::only_manifests");
+    return builder.Take();
+  }
   if (std::optional<std::string> only = env("BERTH_PLUGIN_PATH")) {
     if (!Split(*only, ':').empty()) {
       builder.AddList(*only, "BERTH_PLUGIN_PATH");

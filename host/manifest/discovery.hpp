@@ -22,6 +22,11 @@ struct DiscoveryOptions {
   // Searched after everything else when BERTH_PLUGIN_PATH is not set (the
   // `berth` binary adds the build tree's manifest folder here).
   std::vector<std::filesystem::path> extra_dirs;
+  // When not empty, the whole search path (files or folders): neither
+  // BERTH_PLUGIN_PATH, BERTH_ADD_PLUGIN_PATH, the standard folders nor
+  // extra_dirs are searched. The filters (BERTH_PLUGINS_SELECT/DISABLE)
+  // still apply.
+  std::vector<std::filesystem::path> only;
 };
 
 enum class EntryStatus { kFound, kSkipped, kShadowed, kDisabled };

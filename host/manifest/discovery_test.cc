@@ -469,6 +469,32 @@ TEST(DiscoverManifestsTest, ReadsEnvironmentOnlyThroughTheEnvReader) {
                                    "BERTH_PLUGINS_DISABLE", "BERTH_PLUGINS_SELECT"}));
 }
 
+TEST(DiscoverManifestsTest, OnlyManifestsAreTheWholeSearchPathButFiltersStillApply) {
+  TempDir dir;
+  ManifestBuilder::Plugin("env_path").WriteTo(dir, "env/1.json");
+  ManifestBuilder::Plugin("env_added").WriteTo(dir, "added/1.json");
+  ManifestBuilder::Plugin("extra").WriteTo(dir, "extra/1.json");
+  ManifestBuilder::Plugin("named_file").WriteTo(dir, "only/file.manifest");
+  ManifestBuilder::Plugin("in_folder").WriteTo(dir, "only_dir/1.json");
+  ManifestBuilder::Plugin("disabled").WriteTo(dir, "only_dir/2.json");
+  DiscoveryOptions options = Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "env").string()},
+                                            {"BERTH_ADD_PLUGIN_PATH", (dir.path() / "added").string()},
+                                            {"BERTH_PLUGINS_DISABLE", "disabled"}});
+  options.extra_dirs = {dir.path() / "extra"};
+  options.install_manifest_dir = dir.path() / "extra";
+  options.only = {dir.path() / "only/file.manifest", dir.path() / "only_dir"};
+  DiscoveryResult result = DiscoverManifests(options);
+  EXPECT_THAT(result.searched, ElementsAre(dir.path() / "only/file.manifest", dir.path() / "only_dir"));
+  std::vector<std::string> found;
+  for (const ManifestEntry& entry : result.entries) {
+    if (entry.status == EntryStatus::kFound) found.push_back(entry.name);
+  }
+  EXPECT_THAT(found, ElementsAre("named_file", "in_folder"));
+  const ManifestEntry* disabled = Find(result, dir.path() / "only_dir/2.json");
+  ASSERT_NE(disabled, nullptr);
+  EXPECT_EQ(disabled->status, EntryStatus::kDisabled);
+}
+
 TEST(DiscoverManifestsTest, DefaultOptionsReadTheProcessEnvironmentWithSecureGetenv) {
   // DiscoveryOptions{}.env is ProcessEnv(), i.e. GetEnv/secure_getenv; this
   // test process is not set-uid, so the variable is honoured.

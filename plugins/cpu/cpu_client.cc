@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 
-#include <charconv>
 #include <cstring>
 #include <thread>
 
@@ -87,18 +86,6 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(parsed.node_id, reader.Int64("node_id", 0));
   BERTH_ASSIGN_OR_RETURN(parsed.num_nodes, reader.Int64("num_nodes", 1));
   BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
-  // `berth launch --devices-per-node K` reaches every node this way.
-  if (const char* per_node = secure_getenv("BERTH_DEVICES_PER_NODE");
-      per_node != nullptr && *per_node != '\0') {
-    std::string_view text(per_node);
-    int64_t count = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-    if (ec != std::errc() || end != text.data() + text.size()) {
-      return InvalidArgumentError("BERTH_DEVICES_PER_NODE='" + std::string(text) +
-                                  "' is not an integer (the cpu plugin's device count per node)");
-    }
-    parsed.device_count = count;
-  }
   if (parsed.device_count < 1 || parsed.device_count > kMaxDevices) {
     return InvalidArgumentError("cpu client option 'device_count' must be between 1 and " +
                                 std::to_string(kMaxDevices) + ", not " +

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "berth/plugin/host_memory_buffer.hpp"
 #include "berth/plugin/options.hpp"
 #include "berth/plugin/plugin.hpp"
 
@@ -46,40 +47,18 @@ void MisbehaveWhenAsked(const char* abort_value, const char* hang_value) {
 }
 #endif
 
-class FixtureBuffer final : public plugin::Buffer {
- public:
-  FixtureBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
-                std::vector<std::byte> bytes)
-      : plugin::Buffer(type, std::move(dims), device, device->default_memory()),
-        bytes_(std::move(bytes)) {}
-
-  size_t on_device_size() const override { return bytes_.size(); }
-  Status Delete() override {
-    deleted_ = true;
-    bytes_.clear();
-    return OkStatus();
-  }
-  bool IsDeleted() const override { return deleted_; }
-  plugin::Event ReadyEvent() const override { return plugin::Event::Ready(); }
-  Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
 #if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
-    // BERTH_FIXTURE_MISBEHAVE=abort|hang: what a broken plugin does here.
+// The SDK's host-memory buffer, with a copy to the host that aborts or hangs
+// when asked (BERTH_FIXTURE_MISBEHAVE=abort|hang).
+class FixtureBuffer final : public plugin::HostMemoryBuffer {
+ public:
+  using plugin::HostMemoryBuffer::HostMemoryBuffer;
+  Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
     MisbehaveWhenAsked("abort", "hang");
-#endif
-    if (deleted_) return FailedPreconditionError("fixture buffer deleted");
-    std::memcpy(dst, bytes_.data(), std::min(dst_size, bytes_.size()));
-    return plugin::Event::Ready();
+    return plugin::HostMemoryBuffer::ToHostBuffer(dst, dst_size);
   }
-  Result<std::unique_ptr<plugin::Buffer>> CopyToDevice(plugin::Device* dst) override {
-    return std::unique_ptr<plugin::Buffer>(
-        std::make_unique<FixtureBuffer>(element_type(), dims(), dst, bytes_));
-  }
-  const std::vector<std::byte>& bytes() const { return bytes_; }
-
- private:
-  std::vector<std::byte> bytes_;
-  bool deleted_ = false;
 };
+#endif
 
 // Returns a copy of each argument; outputs are declared by the program text:
 // "identity <type> <dim>..." per output, one per line.
@@ -101,9 +80,9 @@ class IdentityExecutable final : public plugin::LoadedExecutable {
       plugin::Device* device = execute_device ? execute_device : addressable_devices()[d];
       std::vector<std::unique_ptr<plugin::Buffer>> outputs;
       for (plugin::Buffer* arg : lists[d]) {
-        auto* buffer = static_cast<FixtureBuffer*>(arg);
-        outputs.push_back(std::make_unique<FixtureBuffer>(buffer->element_type(), buffer->dims(),
-                                                          device, buffer->bytes()));
+        auto* buffer = static_cast<plugin::HostMemoryBuffer*>(arg);
+        outputs.push_back(std::make_unique<plugin::HostMemoryBuffer>(
+            buffer->element_type(), buffer->dims(), device, buffer->bytes()));
       }
       result.outputs.push_back(std::move(outputs));
       result.completion.push_back(plugin::Event::Ready());
@@ -133,22 +112,21 @@ class FixtureClient final : public plugin::Client {
     (void)args;
     throw std::runtime_error("fixture: BufferFromHostBuffer always throws");
 #else
-    BERTH_ASSIGN_OR_RETURN(size_t size, DenseByteSize(args.type, args.dims));
-    if (!args.byte_strides.empty()) return UnimplementedError("fixture: no strided buffers");
-    const auto* data = static_cast<const std::byte*>(args.data);
-    plugin::HostBufferResult result;
-    result.buffer = std::make_unique<FixtureBuffer>(
-        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
-        std::vector<std::byte>(data, data + size));
-    result.done_with_host_buffer = plugin::Event::Ready();
-#if BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS
+    BERTH_ASSIGN_OR_RETURN(plugin::HostBufferResult result,
+                           plugin::HostMemoryBuffer::FromHost(args, "fixture"));
+    const auto& stored = static_cast<const plugin::HostMemoryBuffer&>(*result.buffer);
+#if BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
+    result.buffer = std::make_unique<FixtureBuffer>(stored.element_type(), stored.dims(),
+                                                    stored.device(), stored.bytes(), stored.memory());
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS
     // Keeps a copy of every buffer until the library is unloaded: the
     // live_objects count never returns to zero (the memory stays reachable,
     // so sanitizers do not report it).
     static std::vector<std::unique_ptr<plugin::Buffer>> kept;
-    kept.push_back(std::make_unique<FixtureBuffer>(
-        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
-        std::vector<std::byte>(data, data + size)));
+    kept.push_back(std::make_unique<plugin::HostMemoryBuffer>(stored.element_type(), stored.dims(),
+                                                              stored.device(), stored.bytes()));
+#else
+    (void)stored;
 #endif
     return result;
 #endif

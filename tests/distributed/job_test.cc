@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "berth/job.hpp"
 #include "test_util.hpp"
 
 extern char** environ;
@@ -30,35 +31,40 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// `%RESULT = all_reduce(%OPERAND)` summing over replicas 0, 1, 2.
-std::string SumOverThreeReplicas(const std::string& result, const std::string& operand) {
+// `%RESULT = all_reduce(%OPERAND)` summing over replicas 0 .. REPLICAS-1.
+std::string SumOverReplicas(const std::string& result, const std::string& operand,
+                            int replicas = 3) {
+  std::string group;
+  for (int r = 0; r < replicas; ++r) group += (r ? ", " : "") + std::to_string(r);
   return "    %" + result + " = \"stablehlo.all_reduce\"(%" + operand + R"() ({
       ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
         %s = stablehlo.add %a, %b : tensor<ui32>
         stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<ui32>) -> tensor<ui32>
-)";
+    }) {replica_groups = dense<[[)" + group + "]]> : tensor<1x" + std::to_string(replicas) +
+         "xi64>} : (tensor<ui32>) -> tensor<ui32>\n";
 }
 
-// A 3-replica program returning %RETURNED after `body`.
-std::string ThreeReplicaProgram(const std::string& body, const std::string& returned) {
-  return "module @job attributes {mhlo.num_replicas = 3 : i32} {\n"
+// A REPLICAS-replica program returning %RETURNED after `body`.
+std::string ReplicaProgram(const std::string& body, const std::string& returned,
+                           int replicas = 3) {
+  return "module @job attributes {mhlo.num_replicas = " + std::to_string(replicas) +
+         " : i32} {\n"
          "  func.func @main() -> tensor<ui32> {\n"
          "    %id = stablehlo.replica_id : tensor<ui32>\n" +
          body + "    return %" + returned + " : tensor<ui32>\n  }\n}\n";
 }
 
 // Sums the replica ids of 3 replicas: 0 + 1 + 2 = 3 everywhere.
-const std::string kAllReduce3 = ThreeReplicaProgram(SumOverThreeReplicas("sum", "id"), "sum");
+const std::string kAllReduce3 = ReplicaProgram(SumOverReplicas("sum", "id"), "sum");
 
 // Two all-reduces back to back.
-const std::string kTwoAllReduces = ThreeReplicaProgram(
-    SumOverThreeReplicas("s1", "id") + SumOverThreeReplicas("s2", "s1"), "s2");
+const std::string kTwoAllReduces = ReplicaProgram(
+    SumOverReplicas("s1", "id") + SumOverReplicas("s2", "s1"), "s2");
 
 // The same two all-reduces with a loop between them that runs for hours:
 // the node running it keeps the others waiting in the second all-reduce.
-const std::string kStallBetweenAllReduces = ThreeReplicaProgram(
-    SumOverThreeReplicas("s1", "id") + R"(    %zero = stablehlo.constant dense<0> : tensor<i64>
+const std::string kStallBetweenAllReduces = ReplicaProgram(
+    SumOverReplicas("s1", "id") + R"(    %zero = stablehlo.constant dense<0> : tensor<i64>
     %one = stablehlo.constant dense<1> : tensor<i64>
     %limit = stablehlo.constant dense<1000000000000> : tensor<i64>
     %n = stablehlo.while(%i = %zero) : tensor<i64>
@@ -69,7 +75,7 @@ const std::string kStallBetweenAllReduces = ThreeReplicaProgram(
       %next = stablehlo.add %i, %one : tensor<i64>
       stablehlo.return %next : tensor<i64>
     }
-)" + SumOverThreeReplicas("s2", "s1"),
+)" + SumOverReplicas("s2", "s1"),
     "s2");
 
 // A child process with its output in files.
@@ -207,13 +213,17 @@ class JobTest : public ::testing::Test {
     return nodes;
   }
 
-  // `berth launch -n NODES -- berth run PROGRAM --json`, which must succeed
-  // within 90 s: each node's JSON report.
-  std::map<int, nlohmann::json> Launch(int nodes, const std::string& program_text) {
+  // `berth launch -n NODES [LAUNCH_ARGS] -- berth run PROGRAM --json`, which
+  // must succeed within 90 s: each node's JSON report.
+  std::map<int, nlohmann::json> Launch(int nodes, const std::string& program_text,
+                                       const std::vector<std::string>& launch_args = {}) {
     std::string program = dir_.Write("program" + std::to_string(started_) + ".mlir", program_text).string();
-    auto launch = Start({BERTH_EXE, "launch", "-n", std::to_string(nodes), "--", BERTH_EXE, "run",
-                         program, "--json"},
-                        {{"BERTH_LOG", "error"}}, "launch" + std::to_string(started_++));
+    std::vector<std::string> argv = {BERTH_EXE, "launch", "-n", std::to_string(nodes)};
+    argv.insert(argv.end(), launch_args.begin(), launch_args.end());
+    for (const char* arg : {"--", BERTH_EXE, "run"}) argv.push_back(arg);
+    argv.push_back(program);
+    argv.push_back("--json");
+    auto launch = Start(argv, {{"BERTH_LOG", "error"}}, "launch" + std::to_string(started_++));
     std::optional<int> code = launch->Wait(90s);
     if (!code.has_value()) {
       ADD_FAILURE() << "berth launch did not finish within 90 s";
@@ -249,6 +259,20 @@ TEST_F(JobTest, LaunchedAllReducePrintsTheSameSumOnEveryNode) {
     EXPECT_EQ(report["node"], node);
     EXPECT_EQ(report["num_nodes"], 3);
     EXPECT_EQ(report["results"][0]["data"], nlohmann::json::array({3})) << "node " << node << ": " << report;
+  }
+}
+
+TEST_F(JobTest, DevicesPerNodeReachTheClientAsItsDeviceCount) {
+  // 2 nodes x 2 devices = 4 replicas; each replica's all-reduce sums the
+  // replica ids 0 + 1 + 2 + 3 = 6, on both devices of both nodes.
+  const std::string program = ReplicaProgram(SumOverReplicas("sum", "id", 4), "sum", 4);
+  std::map<int, nlohmann::json> reports = Launch(2, program, {"--devices-per-node", "2"});
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [node, report] : reports) {
+    ASSERT_EQ(report["devices"].size(), 2u) << "node " << node << ": " << report;
+    for (const nlohmann::json& device : report["devices"]) {
+      EXPECT_EQ(device["results"][0]["data"], nlohmann::json::array({6})) << "node " << node << ": " << report;
+    }
   }
 }
 
@@ -360,6 +384,43 @@ TEST_F(JobTest, DuplicateNodeIdIsRefused) {
   EXPECT_EQ(*code, 1);
   EXPECT_THAT(second->err(), HasSubstr("already registered"));
   EXPECT_FALSE(first->Wait(0ms).has_value()) << "the first node 0 should still run: " << first->err();
+}
+
+TEST(JobClientOptionsTest, DevicesPerNodeBecomeTheDeviceCountOption) {
+  JobConfig config;
+  config.coordinator_address = "127.0.0.1:0";
+  config.host_service = true;
+  config.devices_per_node = 3;
+  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ((*job)->devices_per_node(), 3);
+  ClientOptions options = (*job)->ClientOptionsFor("cpu");
+  EXPECT_EQ(options.options["device_count"], NamedValueData(int64_t{3}));
+  EXPECT_EQ(options.options["node_id"], NamedValueData(int64_t{0}));
+  EXPECT_EQ(options.options["num_nodes"], NamedValueData(int64_t{1}));
+  EXPECT_TRUE((*job)->Shutdown().ok());
+}
+
+TEST(JobClientOptionsTest, WithoutDevicesPerNodeNoDeviceCountIsPassed) {
+  JobConfig config;
+  config.coordinator_address = "127.0.0.1:0";
+  config.host_service = true;
+  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ((*job)->devices_per_node(), std::nullopt);
+  EXPECT_EQ((*job)->ClientOptionsFor("cpu").options.count("device_count"), 0u);
+  EXPECT_TRUE((*job)->Shutdown().ok());
+}
+
+TEST(JobClientOptionsTest, ZeroDevicesPerNodeIsInvalidArgument) {
+  JobConfig config;
+  config.coordinator_address = "127.0.0.1:0";
+  config.host_service = true;
+  config.devices_per_node = 0;
+  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("devices_per_node"));
 }
 
 }  // namespace

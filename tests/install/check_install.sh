@@ -4,7 +4,8 @@
 # Installs BUILD_DIR into a temporary folder (DESTDIR; the installed tree is
 # relocatable) and proves the installed files work on their own:
 # - no installed .pc, manifest or run path names the build or source tree;
-# - plugins export one C symbol, BERTH_GetApi;
+# - plugins export one symbol, BERTH_GetApi; libberth exports only the
+#   classes and functions the installed headers mark BERTH_API;
 # - the installed `berth` finds the installed plugins with no environment set;
 # - sdk/template and examples/embed build against the installed pkg-config
 #   files only (berth-sdk.pc, berth.pc), not the build tree; a renamed copy
@@ -46,17 +47,22 @@ for file in "$prefix/bin/berth" "$prefix/$libdir"/libberth.so.* "$prefix/$libdir
   fi
 done
 
-# A plugin exports exactly one C symbol, BERTH_GetApi (sdk/include/berth/c_api.h,
-# first rule; docs/abi.md, "Loading").
+# A plugin exports exactly one symbol, BERTH_GetApi (sdk/include/berth/c_api.h,
+# first rule; docs/abi.md, "Loading"): no other C name and no C++ one (the
+# SDK's version script, sdk/plugin/berth_plugin.map).
 only_get_api() {
   local exported
-  exported="$(nm -D --defined-only "$1" | awk '$2 ~ /[TDBR]/ && $3 !~ /^_Z/ {print $3}')"
+  exported="$(nm -D --defined-only "$1" | awk 'NF == 3 {print $3}')"
   if [ "$exported" != "BERTH_GetApi" ]; then
-    echo "install: $1 exports C symbols other than BERTH_GetApi:" $exported >&2
+    echo "install: $1 exports symbols other than BERTH_GetApi:" $exported >&2
     exit 1
   fi
 }
 only_get_api "$prefix/$libdir/berth/libberth_cpu.so"
+
+echo "== libberth exports only the public API of the installed headers"
+python3 "$root/tests/install/check_exports.py" "$(ls "$prefix/$libdir"/libberth.so.* | head -n 1)" \
+  "$prefix/include"
 
 # Nothing from the build tree or the caller's environment.
 unset BERTH_PLUGIN_PATH BERTH_ADD_PLUGIN_PATH BERTH_PLUGINS_SELECT BERTH_PLUGINS_DISABLE

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "berth/api.hpp"
 #include "berth/c_api.h"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
@@ -16,7 +17,7 @@
 
 namespace berth {
 
-class Buffer {
+class BERTH_API Buffer {
  public:
   Buffer() = default;
   Buffer(Buffer&& other) noexcept;

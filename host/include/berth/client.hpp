@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "berth/api.hpp"
 #include "berth/buffer.hpp"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
@@ -28,7 +29,7 @@ struct HostBufferOptions {
 // Move-only. Thread-safe: several threads may use one client at once. The
 // plugin client is destroyed when the Client and every buffer, executable and
 // device handle made from it are gone.
-class Client {
+class BERTH_API Client {
  public:
   Client(Client&&) noexcept = default;
   Client& operator=(Client&&) noexcept = default;

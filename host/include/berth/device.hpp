@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "berth/api.hpp"
 #include "berth/c_api.h"
 #include "berth/named_value.hpp"
 
@@ -20,7 +21,7 @@ struct MemoryRecord;
 
 class Memory;
 
-class Device {
+class BERTH_API Device {
  public:
   int64_t id() const;                 // global id, unique in the job
   int32_t process_index() const;
@@ -42,7 +43,7 @@ class Device {
   const host::DeviceRecord* record_;
 };
 
-class Memory {
+class BERTH_API Memory {
  public:
   int32_t id() const;
   const std::string& kind() const;  // e.g. "device", "unpinned_host"

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+#include "berth/api.hpp"
 #include "berth/c_api.h"
 #include "berth/status.hpp"
 
@@ -15,7 +16,7 @@ class PluginLibrary;
 
 // Move-only owner of a plugin event. A default-constructed Event is ready
 // and OK. Thread-safe: Await/IsReady/OnReady may be called from any thread.
-class Event {
+class BERTH_API Event {
  public:
   Event() = default;
   Event(Event&& other) noexcept;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "berth/api.hpp"
 #include "berth/buffer.hpp"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
@@ -38,7 +39,7 @@ struct ExecuteResult {
   std::vector<Event> completion;  // one per device
 };
 
-class Executable {
+class BERTH_API Executable {
  public:
   Executable() = default;
   Executable(Executable&& other) noexcept;

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "berth/api.hpp"
 #include "berth/c_api.h"
 #include "berth/element_type.hpp"
 #include "berth/ext/abi_version.h"
@@ -30,7 +31,7 @@
 namespace berth {
 
 // A view of one call frame; valid during the handler call only.
-class FfiCall {
+class BERTH_API FfiCall {
  public:
   explicit FfiCall(const BERTH_Ffi_CallFrame& frame) : frame_(frame) {}
 

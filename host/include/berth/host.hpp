@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "berth/api.hpp"
 #include "berth/client.hpp"
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
@@ -46,6 +47,11 @@ struct PluginInfo {
 struct HostOptions {
   // Searched after every standard location (unless BERTH_PLUGIN_PATH is set).
   std::vector<std::filesystem::path> extra_manifest_dirs;
+  // When not empty, the only manifests (files, or folders of them) the host
+  // sees: the environment's paths (BERTH_PLUGIN_PATH, BERTH_ADD_PLUGIN_PATH),
+  // the standard folders and extra_manifest_dirs are not searched. The
+  // filters BERTH_PLUGINS_SELECT and BERTH_PLUGINS_DISABLE still apply.
+  std::vector<std::filesystem::path> only_manifests;
 };
 
 struct ClientOptions {
@@ -57,7 +63,7 @@ struct ClientOptions {
 };
 
 // Thread-safe; move-only.
-class Host {
+class BERTH_API Host {
  public:
   // Discovers manifests (opens no library).
   static Result<Host> Create(const HostOptions& options = {});

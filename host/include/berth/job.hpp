@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "berth/api.hpp"
 #include "berth/host.hpp"
 #include "berth/status.hpp"
 
@@ -36,6 +37,10 @@ struct JobConfig {
   std::chrono::milliseconds heartbeat_timeout{0};
   // How long joining waits for the service.
   std::chrono::milliseconds connect_timeout{30000};
+  // Devices each node's clients make (`berth launch --devices-per-node K`,
+  // BERTH_DEVICES_PER_NODE): ClientOptionsFor passes it as the client option
+  // `device_count`. Unset: the plugin's own default or the manifest's.
+  std::optional<int> devices_per_node;
 };
 
 struct JobOptions {
@@ -46,7 +51,7 @@ struct JobOptions {
   std::function<void(const Status& error)> on_error;
 };
 
-class Job {
+class BERTH_API Job {
  public:
   // Joins the job the environment describes (BERTH_COORDINATOR,
   // BERTH_NODE_ID, BERTH_NUM_NODES, BERTH_COORDINATOR_TOKEN[_FILE], or
@@ -65,12 +70,15 @@ class Job {
 
   int node_id() const;
   int num_nodes() const;
-  // BERTH_DEVICES_PER_NODE when the environment set it.
+  // JobConfig::devices_per_node (from BERTH_DEVICES_PER_NODE when joined
+  // from the environment).
   std::optional<int> devices_per_node() const;
   std::chrono::milliseconds heartbeat_timeout() const;
 
-  // Options for Host::CreateClient: the reserved `node_id` and `num_nodes`
-  // and a key-value store whose keys live under `plugin/<name>/<k>/`, k
+  // Options for Host::CreateClient: the reserved `node_id` and `num_nodes`,
+  // `device_count` when the job has devices_per_node (a plugin that cannot
+  // choose its device count refuses it as an unknown option), and a
+  // key-value store whose keys live under `plugin/<name>/<k>/`, k
   // counting this process's clients of that plugin (so SPMD processes that
   // create clients in the same order share namespaces). The store lives as
   // long as the Job.
@@ -86,7 +94,7 @@ class Job {
   // Waits up to `timeout` for a fatal error; nullopt when none came.
   std::optional<Status> AwaitError(std::chrono::milliseconds timeout) const;
 
-  struct Impl;
+  struct BERTH_LOCAL Impl;
 
  private:
   explicit Job(std::unique_ptr<Impl> impl);

@@ -1,9 +1,12 @@
-// The template backend: one device in host memory, f32 buffers of any
-// element type it is given (copied as bytes), and programs in StableHLO run
-// by executor.cc. Rename the classes, replace the executor and the buffer
-// storage with your device's, keep the structure.
+// The template backend: one device in host memory, buffers of any element
+// type it is given (the SDK's plugin::HostMemoryBuffer, bytes in host
+// memory), and f32 programs in StableHLO run by executor.cc. Rename the
+// classes, replace the executor with your device's and, when the device has
+// memory of its own, HostMemoryBuffer with a plugin::Buffer of your own;
+// keep the structure.
 #include <cstring>
 
+#include "berth/plugin/host_memory_buffer.hpp"
 #include "berth/plugin/options.hpp"
 #include "berth/plugin/plugin.hpp"
 #include "berth/stablehlo/parser.hpp"
@@ -13,37 +16,6 @@ namespace template_backend {
 namespace {
 
 using namespace berth;  // Status, Result, ElementType ...
-
-class TemplateBuffer final : public plugin::Buffer {
- public:
-  TemplateBuffer(ElementType type, std::vector<int64_t> dims, plugin::Device* device,
-                 std::vector<std::byte> bytes)
-      : plugin::Buffer(type, std::move(dims), device, device->default_memory()),
-        bytes_(std::move(bytes)) {}
-
-  size_t on_device_size() const override { return bytes_.size(); }
-  Status Delete() override {
-    deleted_ = true;
-    bytes_ = {};
-    return OkStatus();
-  }
-  bool IsDeleted() const override { return deleted_; }
-  plugin::Event ReadyEvent() const override { return plugin::Event::Ready(); }
-  Result<plugin::Event> ToHostBuffer(void* dst, size_t dst_size) override {
-    if (deleted_) return FailedPreconditionError("template: the buffer was deleted");
-    if (dst_size < bytes_.size()) {
-      return InvalidArgumentError("template: destination holds " + std::to_string(dst_size) +
-                                  " bytes, the buffer " + std::to_string(bytes_.size()));
-    }
-    std::memcpy(dst, bytes_.data(), bytes_.size());
-    return plugin::Event::Ready();
-  }
-  const std::vector<std::byte>& bytes() const { return bytes_; }
-
- private:
-  std::vector<std::byte> bytes_;
-  bool deleted_ = false;
-};
 
 class TemplateExecutable final : public plugin::LoadedExecutable {
  public:
@@ -68,7 +40,7 @@ class TemplateExecutable final : public plugin::LoadedExecutable {
       }
       std::vector<Array> arrays;
       for (size_t i = 0; i < args.size(); ++i) {
-        auto* buffer = dynamic_cast<TemplateBuffer*>(args[i]);
+        auto* buffer = dynamic_cast<plugin::HostMemoryBuffer*>(args[i]);
         stablehlo::Type type = entry.argument_types()[i];
         std::vector<int64_t> dims(type.shape().begin(), type.shape().end());
         if (buffer == nullptr || buffer->element_type() != ElementType::kF32 ||
@@ -86,8 +58,8 @@ class TemplateExecutable final : public plugin::LoadedExecutable {
       for (Array& output : outputs) {
         std::vector<std::byte> bytes(output.values.size() * sizeof(float));
         std::memcpy(bytes.data(), output.values.data(), bytes.size());
-        buffers.push_back(std::make_unique<TemplateBuffer>(ElementType::kF32, output.dims, device,
-                                                           std::move(bytes)));
+        buffers.push_back(std::make_unique<plugin::HostMemoryBuffer>(ElementType::kF32, output.dims,
+                                                                    device, std::move(bytes)));
       }
       result.outputs.push_back(std::move(buffers));
       result.completion.push_back(plugin::Event::Ready());
@@ -114,18 +86,7 @@ class TemplateClient final : public plugin::Client {
   const std::string& platform_version() const override { return version_; }
 
   Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override {
-    if (!args.byte_strides.empty()) return UnimplementedError("template: no strided buffers");
-    const size_t element_size = ElementTypeByteSize(args.type);
-    size_t size = element_size;
-    for (int64_t d : args.dims) size *= static_cast<size_t>(d);
-    if (element_size == 0) return UnimplementedError("template: unsupported element type");
-    const auto* data = static_cast<const std::byte*>(args.data);
-    plugin::HostBufferResult result;
-    result.buffer = std::make_unique<TemplateBuffer>(
-        args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
-        std::vector<std::byte>(data, data + size));
-    result.done_with_host_buffer = plugin::Event::Ready();
-    return result;
+    return plugin::HostMemoryBuffer::FromHost(args, "template");
   }
 
   Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(

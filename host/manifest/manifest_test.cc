@@ -226,31 +226,30 @@ TEST(ManifestTest, AcceptsSchemaKeyAtTopLevel) {
 
 // ---------------------------------------------------------- library paths
 
-TEST(ManifestTest, KeepsAbsoluteLibraryPathAsWritten) {
-  ManifestParseResult r =
-      Parse(ManifestBuilder::Plugin("cpu").Set("library_path", "/opt/berth/lib/libcpu.so"));
-  ASSERT_TRUE(r.manifest) << r.error.message;
-  EXPECT_EQ(r.manifest->library, fs::path("/opt/berth/lib/libcpu.so"));
-  EXPECT_FALSE(r.manifest->library_is_bare_name);
-}
-
-TEST(ManifestTest, ResolvesRelativeLibraryPathAgainstManifestFolder) {
-  ManifestParseResult r = ParseManifest(
-      "/etc/berth/plugins.d/cpu.json",
-      ManifestBuilder::Plugin("cpu").Set("library_path", "./sub/../lib/./libcpu.so").Text());
-  ASSERT_TRUE(r.manifest) << r.error.message;
-  EXPECT_EQ(r.manifest->library_path, "./sub/../lib/./libcpu.so");
-  EXPECT_EQ(r.manifest->library, fs::path("/etc/berth/plugins.d/lib/libcpu.so"));
-  EXPECT_FALSE(r.manifest->library_is_bare_name);
-}
-
-TEST(ManifestTest, ResolvesRelativeLibraryPathOfRelativeManifestAgainstWorkingDirectory) {
-  ManifestParseResult r = ParseManifest(
-      "configs/cpu.json",
-      ManifestBuilder::Plugin("cpu").Set("library_path", "../lib/libcpu.so").Text());
-  ASSERT_TRUE(r.manifest) << r.error.message;
-  EXPECT_EQ(r.manifest->library, (fs::current_path() / "lib/libcpu.so").lexically_normal());
-  EXPECT_TRUE(r.manifest->library.is_absolute());
+// An absolute library path is kept; a relative one is resolved against the
+// manifest's folder, and a relative manifest's against the working folder.
+TEST(ManifestTest, ResolvesLibraryPathAgainstTheManifestFolder) {
+  struct Case {
+    std::string manifest, library_path;
+    fs::path expected;
+  };
+  const Case cases[] = {
+      {"/etc/berth/plugins.d/cpu.json", "/opt/berth/lib/libcpu.so", "/opt/berth/lib/libcpu.so"},
+      {"/etc/berth/plugins.d/cpu.json", "./sub/../lib/./libcpu.so",
+       "/etc/berth/plugins.d/lib/libcpu.so"},
+      {"configs/cpu.json", "../lib/libcpu.so",
+       (fs::current_path() / "lib/libcpu.so").lexically_normal()},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.manifest + ": " + c.library_path);
+    ManifestParseResult r = ParseManifest(
+        c.manifest, ManifestBuilder::Plugin("cpu").Set("library_path", c.library_path).Text());
+    ASSERT_TRUE(r.manifest) << r.error.message;
+    EXPECT_EQ(r.manifest->library_path, c.library_path);
+    EXPECT_EQ(r.manifest->library, c.expected);
+    EXPECT_TRUE(r.manifest->library.is_absolute());
+    EXPECT_FALSE(r.manifest->library_is_bare_name);
+  }
 }
 
 TEST(ManifestTest, MarksBareLibraryNameForSystemSearch) {

@@ -13,11 +13,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
-
 class ConvertTest : public ElementwiseTest {
  protected:
   template <typename T>

@@ -12,10 +12,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
-
 class ArithmeticTest : public ElementwiseTest {};
 INSTANTIATE_TEST_SUITE_P(Plan, ArithmeticTest, ::testing::Bool(), FusionName);
 

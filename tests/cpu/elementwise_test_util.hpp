@@ -18,6 +18,12 @@
 
 namespace berth::testing {
 
+// The integer extremes the wrapping and saturation cases use.
+constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+
 // The MLIR spelling of a buffer element type.
 inline std::string MlirType(ElementType type) {
   switch (type) {

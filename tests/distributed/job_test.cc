@@ -386,12 +386,17 @@ TEST_F(JobTest, DuplicateNodeIdIsRefused) {
   EXPECT_FALSE(first->Wait(0ms).has_value()) << "the first node 0 should still run: " << first->err();
 }
 
-TEST(JobClientOptionsTest, DevicesPerNodeBecomeTheDeviceCountOption) {
+// A one-node job hosting its own coordination service on a free port.
+Result<std::unique_ptr<Job>> JoinAlone(std::optional<int> devices_per_node) {
   JobConfig config;
   config.coordinator_address = "127.0.0.1:0";
   config.host_service = true;
-  config.devices_per_node = 3;
-  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  config.devices_per_node = devices_per_node;
+  return Job::Join(config);
+}
+
+TEST(JobClientOptionsTest, DevicesPerNodeBecomeTheDeviceCountOption) {
+  Result<std::unique_ptr<Job>> job = JoinAlone(3);
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_EQ((*job)->devices_per_node(), 3);
   ClientOptions options = (*job)->ClientOptionsFor("cpu");
@@ -402,10 +407,7 @@ TEST(JobClientOptionsTest, DevicesPerNodeBecomeTheDeviceCountOption) {
 }
 
 TEST(JobClientOptionsTest, WithoutDevicesPerNodeNoDeviceCountIsPassed) {
-  JobConfig config;
-  config.coordinator_address = "127.0.0.1:0";
-  config.host_service = true;
-  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  Result<std::unique_ptr<Job>> job = JoinAlone(std::nullopt);
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_EQ((*job)->devices_per_node(), std::nullopt);
   EXPECT_EQ((*job)->ClientOptionsFor("cpu").options.count("device_count"), 0u);
@@ -413,11 +415,7 @@ TEST(JobClientOptionsTest, WithoutDevicesPerNodeNoDeviceCountIsPassed) {
 }
 
 TEST(JobClientOptionsTest, ZeroDevicesPerNodeIsInvalidArgument) {
-  JobConfig config;
-  config.coordinator_address = "127.0.0.1:0";
-  config.host_service = true;
-  config.devices_per_node = 0;
-  Result<std::unique_ptr<Job>> job = Job::Join(config);
+  Result<std::unique_ptr<Job>> job = JoinAlone(0);
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("devices_per_node"));

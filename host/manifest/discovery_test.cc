@@ -485,11 +485,9 @@ TEST(DiscoverManifestsTest, OnlyManifestsAreTheWholeSearchPathButFiltersStillApp
   options.only = {dir.path() / "only/file.manifest", dir.path() / "only_dir"};
   DiscoveryResult result = DiscoverManifests(options);
   EXPECT_THAT(result.searched, ElementsAre(dir.path() / "only/file.manifest", dir.path() / "only_dir"));
-  std::vector<std::string> found;
-  for (const ManifestEntry& entry : result.entries) {
-    if (entry.status == EntryStatus::kFound) found.push_back(entry.name);
-  }
-  EXPECT_THAT(found, ElementsAre("named_file", "in_folder"));
+  EXPECT_THAT(Names(result), ElementsAre("named_file", "in_folder", "disabled"));
+  EXPECT_EQ(result.entries[0].status, EntryStatus::kFound);
+  EXPECT_EQ(result.entries[1].status, EntryStatus::kFound);
   const ManifestEntry* disabled = Find(result, dir.path() / "only_dir/2.json");
   ASSERT_NE(disabled, nullptr);
   EXPECT_EQ(disabled->status, EntryStatus::kDisabled);

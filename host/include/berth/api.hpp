@@ -2,7 +2,7 @@
 // visibility (host/meson.build) and a linker version script that keeps only
 // the berth:: names of marked classes and functions; everything else in it,
 // the host's internals, the distributed runtime, gRPC and protobuf code, is
-// local to the library. tests/install/check_exports.sh lists the library's
+// local to the library. tests/install/check_exports.py lists the library's
 // dynamic symbols and fails on any that these marks do not cover.
 #ifndef BERTH_API_HPP_
 #define BERTH_API_HPP_

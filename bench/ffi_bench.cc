@@ -1,6 +1,6 @@
 // BM_FfiCall: what a manifest-bound C function costs per call over calling it
 // directly. Both sides run axpy_f32 from ffi_testlib on one element:
-//   BM_FfiCall/berth   through the SDK's plugin::FfiHandler::Call, as the cpu
+//   BM_FfiCall/berth   through the SDK's plugin::RegisteredHandler::Call, as the cpu
 //                      plugin runs a custom call: it builds the EXECUTE frame
 //                      and calls BERTH_FfiBinding_Handler (checks, attribute
 //                      lookup, result_init copy, ffi_call);
@@ -66,7 +66,7 @@ void RunBerth(benchmark::State& state, void* symbol) {
   alpha.type = BERTH_NamedValue_Type_Float64;
   alpha.float64_value = 3.0;
   alpha.value_size = 1;
-  const berth::plugin::FfiHandler handler("bench.axpy", BERTH_FfiBinding_Handler, bound->get(),
+  const berth::plugin::RegisteredHandler handler("bench.axpy", BERTH_FfiBinding_Handler, bound->get(),
                                           nullptr);
   for (auto _ : state) {
     berth::Status status =

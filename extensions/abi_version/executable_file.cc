@@ -1,4 +1,4 @@
-#include "executable_file.hpp"
+#include "abi_version/executable_file.hpp"
 
 #include <array>
 #include <exception>
@@ -8,7 +8,7 @@
 
 #include "common/sha256.hpp"
 
-namespace berth::host {
+namespace berth::ext::abi_version {
 namespace {
 
 using json = nlohmann::json;
@@ -32,7 +32,7 @@ uint32_t ReadU32(std::string_view bytes, size_t offset) {
 }
 
 std::array<uint8_t, kDigestSize> Digest(std::string_view bytes) {
-  Sha256 sha;
+  common::Sha256 sha;
   sha.Update(bytes);
   return sha.Finish();
 }
@@ -161,7 +161,7 @@ std::string EncodeExecutableFile(ExecutableFileHeader header, std::string_view p
       {"executable", VersionJson(header.executable.major, header.executable.minor)},
       {"name", std::move(header.name)},
       {"payload_size", static_cast<uint64_t>(payload.size())},
-      {"fingerprint", Sha256Hex(payload)},
+      {"fingerprint", common::Sha256Hex(payload)},
   };
   // Replacing invalid UTF-8 instead of throwing keeps Encode infallible.
   std::string text = object.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -271,7 +271,7 @@ Result<ExecutableFile> DecodeExecutableFile(std::string_view bytes, std::string_
                          "-byte payload");
   }
   std::string_view payload = bytes.substr(kExecutableFilePrefixSize + header_size);
-  if (Sha256Hex(payload) != h.fingerprint) {
+  if (common::Sha256Hex(payload) != h.fingerprint) {
     return check.Lost("corrupted: payload fingerprint mismatch (the header says " +
                       h.fingerprint + ")");
   }
@@ -279,4 +279,4 @@ Result<ExecutableFile> DecodeExecutableFile(std::string_view bytes, std::string_
   return file;
 }
 
-}  // namespace berth::host
+}  // namespace berth::ext::abi_version

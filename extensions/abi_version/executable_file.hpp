@@ -12,7 +12,7 @@
 
 #include "berth/status.hpp"
 
-namespace berth::host {
+namespace berth::ext::abi_version {
 
 // The first 8 bytes of every berth-executable file.
 inline constexpr std::string_view kExecutableFileMagic = "BERTHEXE";
@@ -70,6 +70,6 @@ Result<ExecutableFile> DecodeExecutableFile(std::string_view bytes, std::string_
 // Whether `bytes` starts with the berth-executable magic; checks nothing else.
 bool LooksLikeExecutableFile(std::string_view bytes);
 
-}  // namespace berth::host
+}  // namespace berth::ext::abi_version
 
 #endif  // BERTH_EXTENSIONS_ABI_VERSION_EXECUTABLE_FILE_HPP_

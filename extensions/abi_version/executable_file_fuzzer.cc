@@ -10,15 +10,15 @@
 #include <string_view>
 
 #include "common/sha256.hpp"
-#include "executable_file.hpp"
+#include "abi_version/executable_file.hpp"
 
 namespace {
 
 using berth::Result;
 using berth::StatusCode;
-using berth::host::DecodeExecutableFile;
-using berth::host::EncodeExecutableFile;
-using berth::host::ExecutableFile;
+using berth::ext::abi_version::DecodeExecutableFile;
+using berth::ext::abi_version::EncodeExecutableFile;
+using berth::ext::abi_version::ExecutableFile;
 
 constexpr std::string_view kSource = "/fuzz/input.bexe";
 
@@ -51,17 +51,17 @@ void DecodeAndCheck(std::string_view bytes) {
 // The input with its header digest made correct, so that mutations of the
 // JSON header reach the field checks instead of stopping at the digest.
 bool WithHeaderDigestFixed(std::string_view bytes, std::string* out) {
-  if (bytes.size() < berth::host::kExecutableFilePrefixSize ||
-      !berth::host::LooksLikeExecutableFile(bytes)) {
+  if (bytes.size() < berth::ext::abi_version::kExecutableFilePrefixSize ||
+      !berth::ext::abi_version::LooksLikeExecutableFile(bytes)) {
     return false;
   }
   uint32_t header_size = 0;
   for (int i = 0; i < 4; ++i) {
     header_size |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[12 + i])) << (8 * i);
   }
-  if (header_size > bytes.size() - berth::host::kExecutableFilePrefixSize) return false;
-  berth::host::Sha256 sha;
-  sha.Update(bytes.substr(berth::host::kExecutableFilePrefixSize, header_size));
+  if (header_size > bytes.size() - berth::ext::abi_version::kExecutableFilePrefixSize) return false;
+  berth::common::Sha256 sha;
+  sha.Update(bytes.substr(berth::ext::abi_version::kExecutableFilePrefixSize, header_size));
   std::array<uint8_t, 32> digest = sha.Finish();
   *out = std::string(bytes);
   out->replace(16, digest.size(), reinterpret_cast<const char*>(digest.data()), digest.size());

@@ -1,4 +1,4 @@
-#include "executable_file.hpp"
+#include "abi_version/executable_file.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include "common/sha256.hpp"
 
-namespace berth::host {
+namespace berth::ext::abi_version {
 namespace {
 
 using ::nlohmann::json;
@@ -57,7 +57,7 @@ std::string BuildFile(std::string_view header_text, std::string_view payload,
   };
   append_u32(version);
   append_u32(static_cast<uint32_t>(header_text.size()));
-  Sha256 sha;
+  common::Sha256 sha;
   sha.Update(header_text);
   std::array<uint8_t, 32> digest = sha.Finish();
   out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
@@ -89,7 +89,7 @@ TEST(ExecutableFileTest, RoundTripsHeaderAndPayload) {
   Result<ExecutableFile> decoded = DecodeExecutableFile(file, kSource);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   ExecutableFileHeader expected = SampleHeader();
-  expected.fingerprint = Sha256Hex("the payload");
+  expected.fingerprint = common::Sha256Hex("the payload");
   EXPECT_EQ(decoded->header, expected);
   EXPECT_EQ(decoded->payload, "the payload");
 }
@@ -98,7 +98,7 @@ TEST(ExecutableFileTest, RoundTripsEmptyPayload) {
   Result<ExecutableFile> decoded = DecodeExecutableFile(SampleFile(""), kSource);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->payload, "");
-  EXPECT_EQ(decoded->header.fingerprint, Sha256Hex(""));
+  EXPECT_EQ(decoded->header.fingerprint, common::Sha256Hex(""));
 }
 
 TEST(ExecutableFileTest, RoundTripsBinaryPayloadWithNuls) {
@@ -119,7 +119,7 @@ TEST(ExecutableFileTest, RoundTripsEmptyNameAndLargestVersions) {
   Result<ExecutableFile> decoded =
       DecodeExecutableFile(EncodeExecutableFile(header, "x"), kSource);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
-  header.fingerprint = Sha256Hex("x");
+  header.fingerprint = common::Sha256Hex("x");
   EXPECT_EQ(decoded->header, header);
 }
 
@@ -129,7 +129,7 @@ TEST(ExecutableFileTest, EncodeReplacesGivenFingerprintWithPayloadDigest) {
   Result<ExecutableFile> decoded =
       DecodeExecutableFile(EncodeExecutableFile(header, "abc"), kSource);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
-  EXPECT_EQ(decoded->header.fingerprint, Sha256Hex("abc"));
+  EXPECT_EQ(decoded->header.fingerprint, common::Sha256Hex("abc"));
 }
 
 TEST(ExecutableFileTest, EncodeReplacesInvalidUtf8InStrings) {
@@ -390,7 +390,7 @@ TEST(ExecutableFileTest, RejectsFingerprintMismatch) {
   file.back() = 'X';
   ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kDataLoss,
               "corrupted: payload fingerprint mismatch");
-  file = EditedFile([](json& h) { h["fingerprint"] = Sha256Hex("something else"); });
+  file = EditedFile([](json& h) { h["fingerprint"] = common::Sha256Hex("something else"); });
   ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kDataLoss,
               "corrupted: payload fingerprint mismatch");
 }
@@ -457,4 +457,4 @@ TEST(ExecutableFileTest, RejectsEveryTruncation) {
 }
 
 }  // namespace
-}  // namespace berth::host
+}  // namespace berth::ext::abi_version

@@ -52,7 +52,7 @@ int RunCoordinator(const std::vector<std::string>& args, Context& context) {
     return kExitUsage;
   }
   Result<std::string> token = token_file.empty()
-                                  ? distributed::TokenFromEnvironment(host::ProcessEnv())
+                                  ? distributed::TokenFromEnvironment(common::ProcessEnv())
                                   : distributed::ReadTokenFile(token_file);
   if (!token.ok()) {
     context.err << "berth coordinator: " << token.status().message() << "\n";

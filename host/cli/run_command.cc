@@ -48,7 +48,7 @@ void FailJob(Job& job, const Status& status) {
 Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::string& source_name, const std::string& entry,
                              const std::vector<HostArray>& arguments) {
-  if (!host::LooksLikeExecutableFile(code)) return session.Run(code, source_name, entry, arguments);
+  if (!ext::abi_version::LooksLikeExecutableFile(code)) return session.Run(code, source_name, entry, arguments);
   BERTH_ASSIGN_OR_RETURN(Executable executable, session.client().Deserialize(code, source_name));
   return session.Execute(executable, arguments);
 }
@@ -94,9 +94,9 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     arguments.push_back(std::move(argument).value());
   }
   // A berth-executable file runs on the plugin that made it, unless told.
-  const bool serialized = host::LooksLikeExecutableFile(code.str());
+  const bool serialized = ext::abi_version::LooksLikeExecutableFile(code.str());
   if (serialized && plugin.empty()) {
-    Result<host::ExecutableFile> file = host::DecodeExecutableFile(code.str(), program_path);
+    Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(code.str(), program_path);
     if (!file.ok()) {
       context.err << "berth run: " << file.status().ToString() << "\n";
       return kExitFailure;

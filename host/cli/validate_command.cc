@@ -12,8 +12,8 @@
 #include <iostream>
 
 #include "cli/command.hpp"
-#include "loader/extension_module.hpp"
-#include "loader/load_check.hpp"
+#include "cli/load_check.hpp"
+#include "extension_module.hpp"
 #include "manifest/manifest.hpp"
 
 namespace berth::cli {
@@ -73,21 +73,21 @@ int RunValidate(const std::vector<std::string>& args, Context& context) {
   bool all_valid = true;
   nlohmann::json results = nlohmann::json::array();
   for (const std::string& file : ExpandFolders(names)) {
-    host::ManifestParseResult result = host::LoadManifestFile(file);
-    if (result.manifest && result.manifest->kind == host::ManifestKind::kExtension) {
+    core::ManifestParseResult result = core::LoadManifestFile(file);
+    if (result.manifest && result.manifest->kind == core::ManifestKind::kExtension) {
       // Type-specific fields (an FFI module's "functions"), checked as the
       // host would before opening the library.
-      if (Status status = host::ExtensionModule::CheckManifest(*result.manifest); !status.ok()) {
+      if (Status status = ext::CheckExtensionModule(*result.manifest); !status.ok()) {
         result.error = {status.code() == StatusCode::kUnimplemented
-                            ? std::string(host::reason::kUnsupportedExtensionType)
-                            : std::string(host::reason::kInvalidModule),
+                            ? std::string(ext::reason::kUnsupportedExtensionType)
+                            : std::string(ext::reason::kInvalidModule),
                         std::string(status.message())};
         result.manifest.reset();
       }
     }
-    host::LoadCheck load;
+    LoadCheck load;
     if (result.manifest && open_libraries) {
-      load = host::CheckLoadInChild(*result.manifest, std::chrono::seconds(timeout));
+      load = CheckLoadInChild(*result.manifest, std::chrono::seconds(timeout));
       if (!load.loaded) {
         result.error = {load.reason, load.message};
         result.manifest.reset();
@@ -97,8 +97,8 @@ int RunValidate(const std::vector<std::string>& args, Context& context) {
     all_valid = all_valid && valid;
     nlohmann::json entry = {{"file", file}, {"valid", valid}};
     if (valid) {
-      const host::Manifest& manifest = *result.manifest;
-      const std::string kind(host::ManifestKindName(manifest.kind));
+      const core::Manifest& manifest = *result.manifest;
+      const std::string kind(core::ManifestKindName(manifest.kind));
       entry["name"] = manifest.name;
       entry["kind"] = kind;
       entry["library_checked"] = open_libraries;

@@ -6,18 +6,18 @@
 
 namespace berth {
 
-Result<Buffer> Buffer::Adopt(std::shared_ptr<const host::ClientState> client,
+Result<Buffer> Buffer::Adopt(std::shared_ptr<const core::ClientState> client,
                              BERTH_Buffer* buffer) {
   Buffer out;
   out.client_ = std::move(client);
   out.buffer_ = buffer;  // owned from here on, freed by ~Buffer on any error
-  const host::PluginLibrary& lib = *out.client_->library;
+  const core::PluginLibrary& lib = *out.client_->library;
   BERTH_Buffer_ElementType_Args type{};
   type.struct_size = BERTH_Buffer_ElementType_Args_STRUCT_SIZE;
   type.buffer = buffer;
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Buffer_ElementType, &type));
   BERTH_ASSIGN_OR_RETURN(ElementType element_type,
-                         host::CheckElementType(type.type, "BERTH_Buffer_ElementType"));
+                         core::CheckElementType(type.type, "BERTH_Buffer_ElementType"));
   BERTH_Buffer_Dimensions_Args dims{};
   dims.struct_size = BERTH_Buffer_Dimensions_Args_STRUCT_SIZE;
   dims.buffer = buffer;
@@ -29,7 +29,7 @@ Result<Buffer> Buffer::Adopt(std::shared_ptr<const host::ClientState> client,
   return out;
 }
 
-Result<Buffer> Buffer::AdoptWithShape(std::shared_ptr<const host::ClientState> client,
+Result<Buffer> Buffer::AdoptWithShape(std::shared_ptr<const core::ClientState> client,
                                       BERTH_Buffer* buffer, ElementType type,
                                       std::span<const int64_t> dims) {
   Buffer out;
@@ -92,7 +92,7 @@ Result<Device> Buffer::device() const {
   args.struct_size = BERTH_Buffer_Device_Args_STRUCT_SIZE;
   args.buffer = buffer_;
   BERTH_RETURN_IF_ERROR(BERTH_CALL(*client_->library, BERTH_Buffer_Device, &args));
-  const host::DeviceRecord* record = client_->FindDevice(args.device);
+  const core::DeviceRecord* record = client_->FindDevice(args.device);
   if (record == nullptr) return InternalError("BERTH_Buffer_Device returned an unknown device");
   return Device(client_, record);
 }

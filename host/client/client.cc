@@ -4,8 +4,8 @@
 
 namespace berth {
 
-Client::Client(std::shared_ptr<const host::ClientState> state) : state_(std::move(state)) {
-  for (const host::DeviceRecord& record : state_->devices) {
+Client::Client(std::shared_ptr<const core::ClientState> state) : state_(std::move(state)) {
+  for (const core::DeviceRecord& record : state_->devices) {
     devices_.emplace_back(state_, &record);
     if (record.is_addressable) addressable_devices_.emplace_back(state_, &record);
   }
@@ -30,7 +30,7 @@ Result<Device> Client::LookupDevice(int64_t id) const {
 
 std::vector<Memory> Client::memories() const {
   std::vector<Memory> out;
-  for (const host::MemoryRecord& record : state_->memories) out.emplace_back(state_, &record);
+  for (const core::MemoryRecord& record : state_->memories) out.emplace_back(state_, &record);
   return out;
 }
 

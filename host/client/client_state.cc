@@ -4,7 +4,7 @@
 #include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
 
-namespace berth::host {
+namespace berth::core {
 
 ClientState::~ClientState() {
   if (client == nullptr) return;
@@ -101,11 +101,6 @@ Status ReadDevice(const PluginLibrary& lib, DeviceRecord& record) {
 }
 
 }  // namespace
-
-Status ClientState::MissingExtension(BERTH_Extension_Type type) const {
-  return UnimplementedError("plugin '" + plugin_name + "' does not implement the '" +
-                            ExtensionTypeName(type) + "' extension");
-}
 
 Result<std::shared_ptr<ClientState>> ClientState::Create(
     std::shared_ptr<const PluginLibrary> library, const NamedValueMap& options,
@@ -207,4 +202,4 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
   return state;
 }
 
-}  // namespace berth::host
+}  // namespace berth::core

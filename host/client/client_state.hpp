@@ -14,11 +14,11 @@
 #include "berth/element_type.hpp"
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
+#include "abi_version/abi_version_client.hpp"
+#include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
 
-namespace berth::host {
-
-class ExtensionModule;
+namespace berth::core {
 
 // Device facts read once at client creation (they never change).
 struct DeviceRecord {
@@ -56,7 +56,7 @@ struct ClientState {
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
-  std::vector<std::shared_ptr<const ExtensionModule>> attached_modules;
+  std::vector<std::shared_ptr<const ext::ExtensionModule>> attached_modules;
 
   ClientState() = default;
   ClientState(const ClientState&) = delete;
@@ -64,8 +64,10 @@ struct ClientState {
   ~ClientState();
 
   const DeviceRecord* FindDevice(BERTH_Device* device) const;
-  // UNIMPLEMENTED "plugin 'x' does not implement the 'ffi' extension".
-  Status MissingExtension(BERTH_Extension_Type type) const;
+  // The client as the abi_version extension's host side takes it.
+  ext::abi_version::AbiVersionClient abi_version_client() const {
+    return {*library, client, abi_version, platform_name};
+  }
   const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
 
   // Creates the plugin client and reads its devices and memories.
@@ -82,6 +84,6 @@ inline std::string ToString(const char* data, size_t size) {
 // Checks the plugin's answer for an element type.
 Result<ElementType> CheckElementType(BERTH_Buffer_Type type, std::string_view what);
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_CLIENT_CLIENT_STATE_HPP_

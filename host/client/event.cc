@@ -5,7 +5,7 @@
 
 namespace berth {
 
-Event::Event(std::shared_ptr<const host::PluginLibrary> library, BERTH_Event* event)
+Event::Event(std::shared_ptr<const core::PluginLibrary> library, BERTH_Event* event)
     : library_(std::move(library)), event_(event) {}
 
 Event::Event(Event&& other) noexcept
@@ -52,7 +52,7 @@ Status Event::Await() const {
 namespace {
 
 struct OnReadyContext {
-  std::shared_ptr<const host::PluginLibrary> library;
+  std::shared_ptr<const core::PluginLibrary> library;
   std::function<void(Status)> callback;
 };
 

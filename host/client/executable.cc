@@ -1,6 +1,6 @@
 #include "berth/executable.hpp"
 
-#include "abi_version/executable_file.hpp"
+#include "abi_version/abi_version_client.hpp"
 #include "berth/log.hpp"
 #include "client/client_state.hpp"
 
@@ -10,40 +10,15 @@ Result<std::string> Executable::Serialize() const {
   if (client_ == nullptr || executable_ == nullptr) {
     return FailedPreconditionError("Serialize: the executable is empty (moved from)");
   }
-  const host::ClientState& state = *client_;
-  if (state.abi_version == nullptr) return state.MissingExtension(BERTH_Extension_Type_AbiVersion);
-  BERTH_AbiVersion_Runtime_Args runtime{};
-  runtime.struct_size = BERTH_AbiVersion_Runtime_Args_STRUCT_SIZE;
-  runtime.client = state.client;
-  BERTH_RETURN_IF_ERROR(state.library->CallExtension(state.abi_version->runtime,
-                                                     "BERTH_AbiVersion_Runtime", &runtime));
-  BERTH_AbiVersion_Serialize_Args args{};
-  args.struct_size = BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE;
-  args.executable = executable_;
-  BERTH_RETURN_IF_ERROR(state.library->CallExtension(state.abi_version->serialize,
-                                                     "BERTH_AbiVersion_Serialize", &args));
-  // Copy the payload, then hand it back to the plugin.
-  std::string payload;
-  if (args.payload.data != nullptr) payload.assign(args.payload.data, args.payload.size);
-  if (args.payload.release != nullptr) args.payload.release(args.payload.owner);
-
-  host::ExecutableFileHeader header;
-  header.plugin = state.plugin_name;
-  header.platform = state.platform_name;
-  header.api_major = state.library->plugin_major();
-  header.api_minor = state.library->negotiated_minor();
-  header.runtime = {runtime.runtime.major, runtime.runtime.minor};
-  header.executable = {args.executable_version.major, args.executable_version.minor};
-  header.name = name_;
-  return host::EncodeExecutableFile(std::move(header), payload);
+  return ext::abi_version::Serialize(client_->abi_version_client(), executable_, name_);
 }
 
-Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> client,
+Result<Executable> Executable::Adopt(std::shared_ptr<const core::ClientState> client,
                                      BERTH_LoadedExecutable* executable) {
   Executable out;
   out.client_ = std::move(client);
   out.executable_ = executable;  // owned from here on
-  const host::PluginLibrary& lib = *out.client_->library;
+  const core::PluginLibrary& lib = *out.client_->library;
 
   BERTH_LoadedExecutable_GetExecutable_Args get{};
   get.struct_size = BERTH_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
@@ -51,7 +26,7 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> cl
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_LoadedExecutable_GetExecutable, &get));
   // Owns the compiled-executable view until this function returns.
   struct ViewDeleter {
-    const host::PluginLibrary* lib;
+    const core::PluginLibrary* lib;
     void operator()(BERTH_Executable* e) const {
       BERTH_Executable_Destroy_Args args{};
       args.struct_size = BERTH_Executable_Destroy_Args_STRUCT_SIZE;
@@ -65,7 +40,7 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> cl
   name.struct_size = BERTH_Executable_Name_Args_STRUCT_SIZE;
   name.executable = view.get();
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Executable_Name, &name));
-  out.name_ = host::ToString(name.executable_name, name.executable_name_size);
+  out.name_ = core::ToString(name.executable_name, name.executable_name_size);
 
   BERTH_Executable_NumReplicas_Args replicas{};
   replicas.struct_size = BERTH_Executable_NumReplicas_Args_STRUCT_SIZE;
@@ -80,7 +55,7 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> cl
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Executable_OutputElementTypes, &types));
   for (size_t i = 0; i < types.num_output_types; ++i) {
     BERTH_ASSIGN_OR_RETURN(ElementType type,
-                           host::CheckElementType(types.output_types[i], "output element type"));
+                           core::CheckElementType(types.output_types[i], "output element type"));
     out.output_types_.push_back(type);
   }
 
@@ -107,7 +82,7 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const host::ClientState> cl
   devices.executable = executable;
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_LoadedExecutable_AddressableDevices, &devices));
   for (size_t i = 0; i < devices.num_addressable_devices; ++i) {
-    const host::DeviceRecord* record = out.client_->FindDevice(devices.addressable_devices[i]);
+    const core::DeviceRecord* record = out.client_->FindDevice(devices.addressable_devices[i]);
     if (record == nullptr) {
       return InternalError("the executable lists a device the client does not have");
     }

@@ -15,7 +15,7 @@
 #include "manifest/manifest.hpp"
 
 namespace berth {
-namespace host {
+namespace core {
 
 HostImpl::HostImpl(std::vector<ManifestEntry> entries, LoadOptions load_options)
     : load_options_(load_options) {
@@ -42,11 +42,7 @@ PluginInfo HostImpl::Info(const EntryState& state) {
   }
   if (state.module) {
     info.status = "ok";
-    std::string targets;
-    for (const ModuleFfiTarget& target : state.module->ffi_targets()) {
-      targets += (targets.empty() ? "" : ",") + target.target;
-    }
-    info.attributes["ffi_targets"] = targets;
+    info.attributes = state.module->Attributes();
   } else if (state.library) {
     info.status = "ok";
     info.negotiated_version = state.library->NegotiatedVersion();
@@ -114,17 +110,18 @@ Result<std::shared_ptr<const PluginLibrary>> HostImpl::LoadLocked(EntryState& st
   return std::shared_ptr<const PluginLibrary>(state.library);
 }
 
-Result<std::shared_ptr<const ExtensionModule>> HostImpl::LoadModuleLocked(EntryState& state) {
-  if (state.module) return std::shared_ptr<const ExtensionModule>(state.module);
+Result<std::shared_ptr<const ext::ExtensionModule>> HostImpl::LoadModuleLocked(
+    EntryState& state) {
+  if (state.module) return std::shared_ptr<const ext::ExtensionModule>(state.module);
   if (!state.load_reason.empty()) return FailedPreconditionError(state.load_message);
-  ExtensionModule::Outcome outcome = ExtensionModule::Load(*state.entry.manifest, load_options_);
+  ext::ModuleOutcome outcome = ext::LoadExtensionModule(*state.entry.manifest, load_options_);
   if (!outcome.module) {
     state.load_reason = outcome.reason;
     state.load_message = outcome.message;
     return FailedPreconditionError(outcome.message);
   }
   state.module = std::move(outcome.module);
-  return std::shared_ptr<const ExtensionModule>(state.module);
+  return std::shared_ptr<const ext::ExtensionModule>(state.module);
 }
 
 void HostImpl::LoadAll() {
@@ -155,21 +152,21 @@ void HostImpl::AttachModules(const Client& client, ClientState& client_state) {
     }
     const std::string module = "extension module '" + manifest.name + "'";
     const std::string plugin = "plugin '" + client_state.plugin_name + "'";
-    if (manifest.extension_type_id == BERTH_Extension_Type_Ffi && client_state.ffi == nullptr) {
+    const auto type = static_cast<BERTH_Extension_Type>(manifest.extension_type_id);
+    const BERTH_Extension_Base* extension =
+        FindExtension(client_state.library->api().extension_start, type);
+    if (!client.HasExtension(type) || extension == nullptr) {
       Log(LogLevel::kInfo, "extensions",
-          module + " not attached to " + plugin + ": it does not implement the 'ffi' extension");
+          module + " not attached to " + plugin + ": it does not implement the '" +
+              manifest.extension_type + "' extension");
       continue;
     }
-    Result<std::shared_ptr<const ExtensionModule>> loaded = LoadModuleLocked(state);
+    Result<std::shared_ptr<const ext::ExtensionModule>> loaded = LoadModuleLocked(state);
     if (!loaded.ok()) continue;  // logged when it failed to load
-    for (const ModuleFfiTarget& target : (*loaded)->ffi_targets()) {
-      Status status =
-          client.RegisterFfiHandler(target.target, target.handler, target.handler_data, nullptr);
-      if (!status.ok()) {
-        Log(LogLevel::kWarning, "extensions",
-            module + ": target '" + target.target + "' not registered with " + plugin + ": " +
-                status.ToString());
-      }
+    Status attached = (*loaded)->AttachTo(*client_state.library, client_state.client, extension);
+    if (!attached.ok()) {
+      Log(LogLevel::kWarning, "extensions",
+          module + ": not wholly attached to " + plugin + ": " + attached.ToString());
     }
     client_state.attached_modules.push_back(*loaded);
   }
@@ -201,34 +198,6 @@ Result<std::string> HostImpl::DefaultPlugin() const {
   return best->entry.name;
 }
 
-namespace {
-
-// A manifest's create_options, typed as the ABI carries them.
-Result<NamedValueMap> OptionsFromJson(const nlohmann::json& json, const std::string& where) {
-  NamedValueMap out;
-  for (const auto& [name, value] : json.items()) {
-    if (value.is_boolean()) {
-      out[name] = value.get<bool>();
-    } else if (value.is_number_integer()) {
-      out[name] = value.get<int64_t>();
-    } else if (value.is_number_float()) {
-      out[name] = value.get<double>();
-    } else if (value.is_string()) {
-      out[name] = value.get<std::string>();
-    } else if (value.is_array() &&
-               std::all_of(value.begin(), value.end(),
-                           [](const nlohmann::json& v) { return v.is_number_integer(); })) {
-      out[name] = value.get<std::vector<int64_t>>();
-    } else {
-      return InvalidArgumentError(where + ": create option '" + name +
-                                  "' must be a string, number, bool or list of integers");
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions& options) {
   std::shared_ptr<const PluginLibrary> library;
   NamedValueMap merged;
@@ -237,8 +206,7 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
     EntryState* state = FindPlugin(name);
     if (state == nullptr) return NotUsable(name);
     BERTH_ASSIGN_OR_RETURN(library, LoadLocked(*state));
-    BERTH_ASSIGN_OR_RETURN(merged, OptionsFromJson(state->entry.manifest->create_options,
-                                                   "manifest " + state->entry.path.string()));
+    merged = state->entry.manifest->create_options;
   }
   for (const auto& [key, value] : options.options) merged[key] = value;
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
@@ -272,22 +240,22 @@ std::filesystem::path InstallManifestDir() {
 
 }  // namespace
 
-}  // namespace host
+}  // namespace core
 
 Result<Host> Host::Create(const HostOptions& options) {
-  host::DiscoveryOptions discovery;
+  core::DiscoveryOptions discovery;
   discovery.sysconf_dir = BERTH_SYSCONF_DIR;
-  discovery.install_manifest_dir = host::InstallManifestDir();
+  discovery.install_manifest_dir = core::InstallManifestDir();
   discovery.extra_dirs = options.extra_manifest_dirs;
   discovery.only = options.only_manifests;
-  host::DiscoveryResult result = host::DiscoverManifests(discovery);
-  host::LoadOptions load;
-  std::optional<std::string> no_unload = host::GetEnv("BERTH_NO_UNLOAD");
+  core::DiscoveryResult result = core::DiscoverManifests(discovery);
+  core::LoadOptions load;
+  std::optional<std::string> no_unload = common::GetEnv("BERTH_NO_UNLOAD");
   load.no_unload = no_unload && !no_unload->empty() && *no_unload != "0";
-  return Host(std::make_unique<host::HostImpl>(std::move(result.entries), load));
+  return Host(std::make_unique<core::HostImpl>(std::move(result.entries), load));
 }
 
-Host::Host(std::unique_ptr<host::HostImpl> impl) : impl_(std::move(impl)) {}
+Host::Host(std::unique_ptr<core::HostImpl> impl) : impl_(std::move(impl)) {}
 Host::Host(Host&&) noexcept = default;
 Host& Host::operator=(Host&&) noexcept = default;
 Host::~Host() = default;

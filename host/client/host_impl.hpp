@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "berth/host.hpp"
-#include "loader/extension_module.hpp"
+#include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
 #include "manifest/discovery.hpp"
 
-namespace berth::host {
+namespace berth::core {
 
 class HostImpl {
  public:
@@ -28,7 +28,7 @@ class HostImpl {
   struct EntryState {
     ManifestEntry entry;
     std::shared_ptr<PluginLibrary> library;    // plugins: set once loaded
-    std::shared_ptr<ExtensionModule> module;   // extension modules: likewise
+    std::shared_ptr<ext::ExtensionModule> module;  // extension modules: likewise
     std::string load_reason;                 // set when loading failed
     std::string load_message;
   };
@@ -37,7 +37,7 @@ class HostImpl {
   EntryState* FindPlugin(std::string_view name);
   Status NotUsable(std::string_view name) const;
   Result<std::shared_ptr<const PluginLibrary>> LoadLocked(EntryState& state);
-  Result<std::shared_ptr<const ExtensionModule>> LoadModuleLocked(EntryState& state);
+  Result<std::shared_ptr<const ext::ExtensionModule>> LoadModuleLocked(EntryState& state);
   // Loads (on first use) and attaches every usable extension module that
   // applies to the client's platform and whose type the plugin implements.
   void AttachModules(const Client& client, ClientState& state);
@@ -47,6 +47,6 @@ class HostImpl {
   LoadOptions load_options_;
 };
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_CLIENT_HOST_IMPL_HPP_

@@ -126,7 +126,7 @@ struct Job::Impl {
 
 Result<std::unique_ptr<Job>> Job::JoinFromEnvironment(const JobOptions& options) {
   BERTH_ASSIGN_OR_RETURN(std::optional<distributed::JobEnvironment> env,
-                         distributed::DetectJobEnvironment(host::ProcessEnv()));
+                         distributed::DetectJobEnvironment(common::ProcessEnv()));
   if (!env) return std::unique_ptr<Job>();
   JobConfig config;
   config.node_id = env->node_id;

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 
-namespace berth::host {
+namespace berth::common {
 namespace {
 
 // Writes all of `line` and a newline to `fd`; false when the reader is gone.
@@ -125,4 +125,4 @@ Result<ChildOutcome> RunInChild(const std::function<void(const SendLine& send)>&
   return outcome;
 }
 
-}  // namespace berth::host
+}  // namespace berth::common

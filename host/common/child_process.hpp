@@ -12,7 +12,7 @@
 
 #include "berth/status.hpp"
 
-namespace berth::host {
+namespace berth::common {
 
 // Sends one line (no newline in it) to the parent; false once the parent
 // stopped reading.
@@ -38,6 +38,6 @@ Result<ChildOutcome> RunInChild(const std::function<void(const SendLine& send)>&
                                 std::chrono::seconds idle_timeout,
                                 const std::function<void(const std::string& line)>& on_line = {});
 
-}  // namespace berth::host
+}  // namespace berth::common
 
 #endif  // BERTH_HOST_COMMON_CHILD_PROCESS_HPP_

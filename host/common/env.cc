@@ -7,7 +7,7 @@
 
 #include "berth/log.hpp"
 
-namespace berth::host {
+namespace berth::common {
 
 std::optional<std::string> GetEnv(const char* name) {
   if (const char* value = secure_getenv(name)) return std::string(value);
@@ -28,4 +28,4 @@ EnvReader ProcessEnv() {
   return [](const char* name) { return GetEnv(name); };
 }
 
-}  // namespace berth::host
+}  // namespace berth::common

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace berth::host {
+namespace berth::common {
 
 // Reads a variable with secure_getenv. When the process runs with elevated
 // privileges and the variable is set, it is ignored and that is logged once.
@@ -17,6 +17,6 @@ std::optional<std::string> GetEnv(const char* name);
 using EnvReader = std::function<std::optional<std::string>(const char* name)>;
 EnvReader ProcessEnv();
 
-}  // namespace berth::host
+}  // namespace berth::common
 
 #endif  // BERTH_HOST_COMMON_ENV_HPP_

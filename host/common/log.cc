@@ -57,7 +57,7 @@ void EnsureConfigured() {
     if (state.configured) return;
     state.configured = true;
   }
-  if (std::optional<std::string> spec = host::GetEnv("BERTH_LOG")) ConfigureLogging(*spec);
+  if (std::optional<std::string> spec = common::GetEnv("BERTH_LOG")) ConfigureLogging(*spec);
 }
 
 }  // namespace

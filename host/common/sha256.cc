@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-namespace berth::host {
+namespace berth::common {
 namespace {
 
 // First 32 bits of the fractional parts of the cube roots of the first 64
@@ -169,4 +169,4 @@ Result<std::string> Sha256File(const std::filesystem::path& path) {
   return ToHex(hasher.Finish());
 }
 
-}  // namespace berth::host
+}  // namespace berth::common

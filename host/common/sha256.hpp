@@ -12,7 +12,7 @@
 
 #include "berth/status.hpp"
 
-namespace berth::host {
+namespace berth::common {
 
 // Incremental SHA-256: Update any number of times, then Finish once.
 class Sha256 {
@@ -39,6 +39,6 @@ std::string Sha256Hex(std::string_view bytes);
 // INVALID_ARGUMENT (not a regular file) or DATA_LOSS (read failure).
 Result<std::string> Sha256File(const std::filesystem::path& path);
 
-}  // namespace berth::host
+}  // namespace berth::common
 
 #endif  // BERTH_HOST_COMMON_SHA256_HPP_

@@ -10,7 +10,7 @@
 
 #include "temp_dir.hpp"
 
-namespace berth::host {
+namespace berth::common {
 namespace {
 
 namespace fs = std::filesystem;
@@ -88,4 +88,4 @@ TEST(Sha256Test, ReportsUnreadableFileAsPermissionDenied) {
 }
 
 }  // namespace
-}  // namespace berth::host
+}  // namespace berth::common

@@ -64,33 +64,50 @@ Status Call(const Context& c, Fn* fn, const char* function, Args* args) {
   return c.Take(fn(args), function);
 }
 
+// docs/abi.md: a struct smaller than its 1.0 size is INVALID_ARGUMENT naming
+// the function (or struct) and both sizes. (No args struct has grown since
+// 1.0, so *_STRUCT_SIZE is each one's 1.0 size.)
 void SmallerStructRejected(Context& c, const Emit& emit) {
   const std::string name = "abi.smaller_struct_rejected";
   std::string failures;
-  auto expect_invalid = [&](const char* function, const Status& status) {
-    if (status.code() == StatusCode::kInvalidArgument && !status.message().empty()) return;
-    failures += std::string(failures.empty() ? "" : "; ") + function + " with a struct of 8 " +
-                "bytes gave " + (status.ok() ? std::string("OK") : status.ToString()) +
-                ", not INVALID_ARGUMENT";
+  auto expect_invalid = [&](const char* function, size_t size_1_0, const Status& status) {
+    const std::string given = function + std::string(" with a struct of 8 bytes gave ") +
+                              (status.ok() ? std::string("OK") : status.ToString());
+    std::string wrong;
+    if (status.code() != StatusCode::kInvalidArgument) {
+      wrong = ", not INVALID_ARGUMENT";
+    } else if (status.message().find(function) == std::string::npos) {
+      wrong = ": the message does not name " + std::string(function);
+    } else if (status.message().find('8') == std::string::npos ||
+               status.message().find(std::to_string(size_1_0)) == std::string::npos) {
+      wrong = ": the message does not give both sizes (8 and " + std::to_string(size_1_0) + ")";
+    }
+    if (!wrong.empty()) failures += (failures.empty() ? "" : "; ") + given + wrong;
   };
   BERTH_Client* client = c.client->c_client();
   if (auto* fn = c.Function(&BERTH_Api::BERTH_Client_PlatformName)) {
     BERTH_Client_PlatformName_Args args{};
     args.struct_size = 8;
     args.client = client;
-    expect_invalid("BERTH_Client_PlatformName", Call(c, fn, "BERTH_Client_PlatformName", &args));
+    expect_invalid("BERTH_Client_PlatformName", BERTH_Client_PlatformName_Args_STRUCT_SIZE,
+                   Call(c, fn, "BERTH_Client_PlatformName", &args));
   }
   if (auto* fn = c.Function(&BERTH_Api::BERTH_Client_Devices)) {
     BERTH_Client_Devices_Args args{};
     args.struct_size = 8;
     args.client = client;
-    expect_invalid("BERTH_Client_Devices", Call(c, fn, "BERTH_Client_Devices", &args));
+    expect_invalid("BERTH_Client_Devices", BERTH_Client_Devices_Args_STRUCT_SIZE,
+                   Call(c, fn, "BERTH_Client_Devices", &args));
   }
   if (auto* fn = c.Function(&BERTH_Api::BERTH_Client_Create)) {
     BERTH_Client_Create_Args args{};
     args.struct_size = 8;
     Status status = Call(c, fn, "BERTH_Client_Create", &args);
-    expect_invalid("BERTH_Client_Create", status);
+    expect_invalid("BERTH_Client_Create", BERTH_Client_Create_Args_STRUCT_SIZE, status);
+    if (args.client != nullptr) {
+      failures += std::string(failures.empty() ? "" : "; ") +
+                  "BERTH_Client_Create refused a small struct but still made a client";
+    }
   }
   emit(failures.empty() ? Pass(name) : Fail(name, failures));
 }
@@ -142,13 +159,19 @@ void ErrorsHaveCodeAndMessage(Context& c, const Emit& emit) {
   emit(Pass(name));
 }
 
+// A NULL object argument is INVALID_ARGUMENT whose message names the
+// function, never a crash.
 void NullObjectsRefused(Context& c, const Emit& emit) {
   const std::string name = "abi.null_objects_refused";
   std::string failures;
   auto expect_error = [&](const char* function, const Status& status) {
-    if (!status.ok() && !status.message().empty()) return;
+    if (status.code() == StatusCode::kInvalidArgument &&
+        status.message().find(function) != std::string::npos) {
+      return;
+    }
     failures += std::string(failures.empty() ? "" : "; ") + function + " with a NULL object " +
-                "gave " + (status.ok() ? std::string("OK") : "an error without a message");
+                "gave " + (status.ok() ? std::string("OK") : status.ToString()) +
+                ", not INVALID_ARGUMENT naming the function";
   };
   if (auto* fn = c.Function(&BERTH_Api::BERTH_Client_Devices)) {
     BERTH_Client_Devices_Args args{};

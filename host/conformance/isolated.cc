@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kFinished = "suite.finished";
 
 // In the child: the suite, a JSON line per result, then the end line.
-void RunChild(const std::filesystem::path& manifest, const host::SendLine& send) {
+void RunChild(const std::filesystem::path& manifest, const common::SendLine& send) {
   auto send_result = [&send](const CheckResult& result) {
     send(nlohmann::json{{"name", result.name},
                         {"outcome", static_cast<int>(result.outcome)},
@@ -44,7 +44,7 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
   report.manifest = manifest.string();
   // The child reports results and the negotiated version; the plugin's name
   // comes from the manifest here, so a report names it even after a crash.
-  host::ManifestParseResult parsed = host::LoadManifestFile(manifest);
+  core::ManifestParseResult parsed = core::LoadManifestFile(manifest);
   if (parsed.manifest) report.plugin = parsed.manifest->name;
   std::optional<nlohmann::json> end;
   std::string last_check;
@@ -65,8 +65,8 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
     report.results.push_back(std::move(result));
   };
   BERTH_ASSIGN_OR_RETURN(
-      host::ChildOutcome child,
-      host::RunInChild([&](const host::SendLine& send) { RunChild(manifest, send); },
+      common::ChildOutcome child,
+      common::RunInChild([&](const common::SendLine& send) { RunChild(manifest, send); },
                        idle_timeout, handle_line));
 
   if (end && end->value("end", "") == "error") {

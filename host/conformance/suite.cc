@@ -26,7 +26,7 @@ namespace {
 
 // objects.none_leaked: once every handle of the suite is destroyed, the
 // plugin's live_objects extension (berth/ext/live_objects.h) must count none.
-CheckResult NoObjectsLeaked(const host::PluginLibrary& library) {
+CheckResult NoObjectsLeaked(const core::PluginLibrary& library) {
   const std::string name = "objects.none_leaked";
   const auto* extension = library.Extension<BERTH_LiveObjects_Extension>(
       BERTH_Extension_Type_LiveObjects, BERTH_LiveObjects_Extension_STRUCT_SIZE);
@@ -58,15 +58,15 @@ CheckResult NoObjectsLeaked(const host::PluginLibrary& library) {
 
 Result<Report> Run(const std::filesystem::path& manifest_path,
                    const std::function<void(const CheckResult&)>& on_result) {
-  host::ManifestParseResult parsed = host::LoadManifestFile(manifest_path);
+  core::ManifestParseResult parsed = core::LoadManifestFile(manifest_path);
   if (!parsed.manifest) {
     return InvalidArgumentError(parsed.error.message);  // names the manifest
   }
-  if (parsed.manifest->kind != host::ManifestKind::kPlugin) {
+  if (parsed.manifest->kind != core::ManifestKind::kPlugin) {
     return InvalidArgumentError(manifest_path.string() +
                                 " describes an extension module; the suite runs on plugins");
   }
-  const host::Manifest& manifest = *parsed.manifest;
+  const core::Manifest& manifest = *parsed.manifest;
   Report report;
   report.plugin = manifest.name;
   report.manifest = manifest_path.string();
@@ -89,7 +89,7 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
   report.negotiated_version = info->negotiated_version;
   emit(Pass("load"));
 
-  std::shared_ptr<const host::PluginLibrary> library;
+  std::shared_ptr<const core::PluginLibrary> library;
   {
     Context context;
     context.host = &*host;

@@ -17,7 +17,7 @@ namespace berth::conformance {
 struct Context {
   Host* host = nullptr;
   std::string plugin;
-  const host::PluginLibrary* library = nullptr;  // held by `client`
+  const core::PluginLibrary* library = nullptr;  // held by `client`
   const BERTH_Api* api = nullptr;
   NamedValueMap attributes;
   bool stablehlo = false;  // the plugin says it compiles "stablehlo"

@@ -93,7 +93,7 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   return content;
 }
 
-Result<std::string> TokenFromEnvironment(const host::EnvReader& env) {
+Result<std::string> TokenFromEnvironment(const common::EnvReader& env) {
   if (std::optional<std::string> token = env(kEnvToken)) return *token;
   if (std::optional<std::string> path = env(kEnvTokenFile); path && !path->empty()) {
     return ReadTokenFile(*path);
@@ -101,7 +101,7 @@ Result<std::string> TokenFromEnvironment(const host::EnvReader& env) {
   return std::string();
 }
 
-Result<std::optional<JobEnvironment>> DetectJobEnvironment(const host::EnvReader& env) {
+Result<std::optional<JobEnvironment>> DetectJobEnvironment(const common::EnvReader& env) {
   std::optional<std::string> address = env(kEnvCoordinator);
   for (const Launcher& launcher : kLaunchers) {
     std::optional<std::string> rank = env(launcher.rank_var);

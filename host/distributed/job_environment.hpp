@@ -38,7 +38,7 @@ struct JobEnvironment {
 // or a one-node job without a coordinator): the caller runs single-process.
 // Errors (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND for the token
 // file) name the variable and what to set.
-Result<std::optional<JobEnvironment>> DetectJobEnvironment(const host::EnvReader& env);
+Result<std::optional<JobEnvironment>> DetectJobEnvironment(const common::EnvReader& env);
 
 // The token in `path`, surrounding whitespace removed. Warns (log) when the
 // file can be read by other users. Errors name the file, never its content.
@@ -46,7 +46,7 @@ Result<std::string> ReadTokenFile(const std::string& path);
 
 // BERTH_COORDINATOR_TOKEN, else the content of BERTH_COORDINATOR_TOKEN_FILE,
 // else "" (no authentication).
-Result<std::string> TokenFromEnvironment(const host::EnvReader& env);
+Result<std::string> TokenFromEnvironment(const common::EnvReader& env);
 
 }  // namespace berth::distributed
 

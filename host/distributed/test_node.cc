@@ -21,7 +21,7 @@ using namespace berth::distributed;
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  auto job = DetectJobEnvironment(host::ProcessEnv());
+  auto job = DetectJobEnvironment(common::ProcessEnv());
   if (!job.ok() || !job->has_value()) {
     std::fprintf(stderr, "no job environment: %s\n", job.status().ToString().c_str());
     return 2;

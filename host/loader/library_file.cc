@@ -11,7 +11,7 @@
 #include "berth/c_api.h"
 #include "common/sha256.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 LibraryFileOutcome Failed(std::string_view reason, std::string message) {
@@ -52,7 +52,7 @@ LibraryFileOutcome OpenLibraryFile(const Manifest& manifest, const std::string& 
                       manifest.library_path +
                       "\"); give an absolute or relative \"library_path\". Skipped.");
     }
-    Result<std::string> digest = Sha256File(path);
+    Result<std::string> digest = common::Sha256File(path);
     if (!digest.ok()) {
       return Failed(reason::kLibraryLoadFailed,
                   where + ": cannot read " + path.string() + " to check \"sha256\": " +
@@ -89,4 +89,4 @@ void KeepLoaded(std::unique_ptr<boost::dll::shared_library> library) {
   kept->push_back(std::move(library));
 }
 
-}  // namespace berth::host
+}  // namespace berth::core

@@ -13,7 +13,7 @@ namespace boost::dll {
 class shared_library;
 }
 
-namespace berth::host {
+namespace berth::core {
 
 // `library` is set on success; otherwise `reason` (a manifest.hpp reason
 // code) and `message` (a sentence naming the file and the fix) say why.
@@ -31,6 +31,6 @@ LibraryFileOutcome OpenLibraryFile(const Manifest& manifest, const std::string& 
 // reachable from a static, so LeakSanitizer does not report it.
 void KeepLoaded(std::unique_ptr<boost::dll::shared_library> library);
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_LOADER_LIBRARY_FILE_HPP_

@@ -13,7 +13,7 @@
 #include "berth/log.hpp"
 #include "loader/library_file.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 constexpr const char* kCategory = "loader";
@@ -243,10 +243,15 @@ const BERTH_Extension_Base* PluginLibrary::UsableExtension(BERTH_Extension_Type 
   return node;
 }
 
+Status PluginLibrary::MissingExtension(BERTH_Extension_Type type) const {
+  return UnimplementedError("plugin '" + name_ + "' does not implement the '" +
+                            ExtensionTypeName(type) + "' extension");
+}
+
 Status PluginLibrary::Unimplemented(const char* function) const {
   return UnimplementedError("plugin '" + name_ + "' (ABI " +
                             VersionString(plugin_major_, plugin_minor_) +
                             ") does not implement " + function);
 }
 
-}  // namespace berth::host
+}  // namespace berth::core

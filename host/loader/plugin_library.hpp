@@ -19,7 +19,7 @@ namespace boost::dll {
 class shared_library;
 }
 
-namespace berth::host {
+namespace berth::core {
 
 struct LoadOptions {
   bool no_unload = false;  // BERTH_NO_UNLOAD=1
@@ -100,6 +100,9 @@ class PluginLibrary {
   // Converts a plugin error to a Status and destroys it.
   Status TakeError(BERTH_Error* error, const char* function) const;
   Status Unimplemented(const char* function) const;
+  // UNIMPLEMENTED "plugin 'x' does not implement the 'ffi' extension": what
+  // every host call of an extension the plugin lacks answers.
+  Status MissingExtension(BERTH_Extension_Type type) const;
 
  private:
   PluginLibrary() = default;
@@ -134,6 +137,6 @@ class PluginLibrary {
 // Calls `Name` of the library's table: BERTH_CALL(lib, BERTH_Client_Destroy, &args).
 #define BERTH_CALL(library, Name, args) (library).Call(&BERTH_Api::Name, #Name, (args))
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_LOADER_PLUGIN_LIBRARY_HPP_

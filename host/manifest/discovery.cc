@@ -9,7 +9,7 @@
 
 #include "berth/log.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -94,13 +94,13 @@ class SearchPathBuilder {
 };
 
 // An environment variable, treated as absent when set to an empty string.
-std::optional<std::string> NonEmpty(const EnvReader& env, const char* name) {
+std::optional<std::string> NonEmpty(const common::EnvReader& env, const char* name) {
   std::optional<std::string> value = env(name);
   if (value && value->empty()) return std::nullopt;
   return value;
 }
 
-std::vector<SearchItem> BuildSearchPath(const DiscoveryOptions& options, const EnvReader& env) {
+std::vector<SearchItem> BuildSearchPath(const DiscoveryOptions& options, const common::EnvReader& env) {
   SearchPathBuilder builder;
   if (!options.only.empty()) {
     for (const fs::path& path : options.only) builder.Add(path, "HostOptions::only_manifests");
@@ -147,7 +147,7 @@ std::vector<SearchItem> BuildSearchPath(const DiscoveryOptions& options, const E
 // BERTH_PLUGINS_DISABLE and BERTH_PLUGINS_SELECT, read once per discovery.
 class Filters {
  public:
-  explicit Filters(const EnvReader& env) {
+  explicit Filters(const common::EnvReader& env) {
     Read(env, "BERTH_PLUGINS_DISABLE", &disable_);
     has_select_ = Read(env, "BERTH_PLUGINS_SELECT", &select_);
     if (has_select_) {
@@ -180,7 +180,7 @@ class Filters {
  private:
   // Comma-separated globs, blanks around them ignored. False when the
   // variable is unset or lists no glob.
-  static bool Read(const EnvReader& env, const char* name, std::vector<std::string>* globs) {
+  static bool Read(const common::EnvReader& env, const char* name, std::vector<std::string>* globs) {
     std::optional<std::string> value = env(name);
     if (!value) return false;
     for (std::string_view piece : Split(*value, ',')) {
@@ -231,7 +231,7 @@ std::vector<fs::path> ListManifestFiles(const fs::path& folder) {
 
 class Discoverer {
  public:
-  explicit Discoverer(const EnvReader& env) : filters_(env) {}
+  explicit Discoverer(const common::EnvReader& env) : filters_(env) {}
 
   // `key` identifies the file for "read once" (see PathKey).
   void Visit(const fs::path& file, std::string key) {
@@ -297,14 +297,14 @@ std::string_view EntryStatusName(EntryStatus status) {
 }
 
 std::vector<std::filesystem::path> ManifestSearchPath(const DiscoveryOptions& options) {
-  EnvReader env = options.env ? options.env : ProcessEnv();
+  common::EnvReader env = options.env ? options.env : common::ProcessEnv();
   std::vector<fs::path> paths;
   for (SearchItem& item : BuildSearchPath(options, env)) paths.push_back(std::move(item.path));
   return paths;
 }
 
 DiscoveryResult DiscoverManifests(const DiscoveryOptions& options) {
-  EnvReader env = options.env ? options.env : ProcessEnv();
+  common::EnvReader env = options.env ? options.env : common::ProcessEnv();
   Discoverer discoverer(env);
   for (const SearchItem& item : BuildSearchPath(options, env)) {
     discoverer.result().searched.push_back(item.path);
@@ -342,4 +342,4 @@ DiscoveryResult DiscoverManifests(const DiscoveryOptions& options) {
   return std::move(discoverer.result());
 }
 
-}  // namespace berth::host
+}  // namespace berth::core

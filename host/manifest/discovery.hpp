@@ -11,10 +11,10 @@
 #include "common/env.hpp"
 #include "manifest/manifest.hpp"
 
-namespace berth::host {
+namespace berth::core {
 
 struct DiscoveryOptions {
-  EnvReader env = ProcessEnv();
+  common::EnvReader env = common::ProcessEnv();
   // <sysconfdir>/berth/plugins.d and <prefix>/share/berth/plugins.d come from
   // these two (compiled-in defaults are the install prefix's).
   std::filesystem::path sysconf_dir;          // e.g. /usr/local/etc
@@ -57,6 +57,6 @@ std::vector<std::filesystem::path> ManifestSearchPath(const DiscoveryOptions& op
 // (comma-separated globs on names) mark entries kDisabled.
 DiscoveryResult DiscoverManifests(const DiscoveryOptions& options);
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_MANIFEST_DISCOVERY_HPP_

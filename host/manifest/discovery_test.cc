@@ -18,7 +18,7 @@
 #include "manifest_builder.hpp"
 #include "temp_dir.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -33,7 +33,7 @@ struct FakeEnv {
   std::map<std::string, std::string> vars;
   std::shared_ptr<std::set<std::string>> asked = std::make_shared<std::set<std::string>>();
 
-  EnvReader Reader() const {
+  common::EnvReader Reader() const {
     return [vars = vars, asked = asked](const char* name) -> std::optional<std::string> {
       asked->insert(name);
       auto it = vars.find(name);
@@ -502,7 +502,7 @@ TEST(DiscoverManifestsTest, DefaultOptionsReadTheProcessEnvironmentWithSecureGet
   DiscoveryResult result = DiscoverManifests(DiscoveryOptions{});
   ::unsetenv("BERTH_PLUGIN_PATH");
   EXPECT_THAT(Names(result), ElementsAre("from_process"));
-  EXPECT_EQ(GetEnv("BERTH_PLUGIN_PATH"), std::nullopt);
+  EXPECT_EQ(common::GetEnv("BERTH_PLUGIN_PATH"), std::nullopt);
 }
 
 TEST(DiscoverManifestsTest, EmptyEnvReaderFallsBackToTheProcessEnvironment) {
@@ -547,4 +547,4 @@ TEST(EntryStatusTest, HasStableNames) {
 }
 
 }  // namespace
-}  // namespace berth::host
+}  // namespace berth::core

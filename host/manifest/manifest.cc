@@ -15,7 +15,7 @@
 #include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -529,7 +529,7 @@ class Checker {
       m->extension_type_id = ExtensionTypeFromName(m->extension_type);
       if (!CheckAppliesTo(body, m)) return false;
       // An FFI module's bindings: the shape here, the entries when the
-      // module is checked or loaded (host/loader/extension_module.cc).
+      // module is checked or loaded (extensions/extension_module.cc).
       if (auto it = body.find("functions"); it != body.end() && !it->is_array()) {
         return WrongType("functions", "an array", *it);
       }
@@ -658,11 +658,12 @@ class Checker {
     return true;
   }
 
+  // The options, typed as the C ABI carries them (BERTH_NamedValue).
   bool CheckCreateOptions(const json& body, Manifest* m) {
     auto it = body.find("create_options");
     if (it == body.end()) return true;
     if (!it->is_object()) return WrongType("create_options", "an object", *it);
-    json options = json::object();
+    NamedValueMap options;
     for (const auto& [name, value] : it->items()) {
       std::string where = Quoted("create_options." + Printable(name)) + " in " + Quoted(kind_);
       if (name.empty()) {
@@ -670,8 +671,16 @@ class Checker {
                     "\"create_options\" in " + Quoted(kind_) +
                         " has an option with an empty name; give every option a name");
       }
-      if (value.is_string() || value.is_boolean() || value.is_number_float()) {
-        options[name] = value;
+      if (value.is_string()) {
+        options[name] = value.get<std::string>();
+        continue;
+      }
+      if (value.is_boolean()) {
+        options[name] = value.get<bool>();
+        continue;
+      }
+      if (value.is_number_float()) {
+        options[name] = value.get<double>();
         continue;
       }
       int64_t integer = 0;
@@ -685,7 +694,7 @@ class Checker {
         continue;
       }
       if (value.is_array()) {
-        json integers = json::array();
+        std::vector<int64_t> integers;
         for (size_t i = 0; i < value.size(); ++i) {
           if (!value[i].is_number() || !AsInt64(value[i], &integer)) {
             return Fail(reason::kInvalidValue,
@@ -928,4 +937,4 @@ bool GlobMatch(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-}  // namespace berth::host
+}  // namespace berth::core

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace berth::host {
+#include "berth/named_value.hpp"
+
+namespace berth::core {
 
 enum class ManifestKind { kPlugin, kExtension };
 
@@ -80,7 +82,9 @@ struct Manifest {
   std::optional<std::string> sha256;   // optional; 64 lower-case hex digits
   // Plugin manifests only.
   std::string platform;                // required for plugins
-  nlohmann::json create_options = nlohmann::json::object();  // optional object
+  // Optional; typed as the C ABI carries them: strings, int64, float64, bools,
+  // lists of int64 (an integral float in a list is an integer).
+  NamedValueMap create_options;
   // Extension manifests only.
   std::string extension_type;          // "ffi", "callback", ... (required)
   int extension_type_id = 0;           // its BERTH_Extension_Type_*; 0: a name Berth does not know
@@ -123,6 +127,6 @@ std::span<const std::string_view> RequiredFields(ManifestKind kind);
 // Matches a glob with '*' (any run, possibly empty) and '?' (one character).
 bool GlobMatch(std::string_view pattern, std::string_view text);
 
-}  // namespace berth::host
+}  // namespace berth::core
 
 #endif  // BERTH_HOST_MANIFEST_MANIFEST_HPP_

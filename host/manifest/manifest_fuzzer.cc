@@ -19,11 +19,11 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  berth::host::ManifestParseResult result =
-      berth::host::ParseManifest("/fuzz/plugins.d/input.json", text);
+  berth::core::ManifestParseResult result =
+      berth::core::ParseManifest("/fuzz/plugins.d/input.json", text);
   if (result.manifest) {
     // A valid manifest always has what the loader relies on.
-    const berth::host::Manifest& m = *result.manifest;
+    const berth::core::Manifest& m = *result.manifest;
     if (m.name.empty() || m.library_path.empty() || m.library.empty()) std::abort();
     if (m.sha256 && m.sha256->size() != 64) std::abort();
     if (auto functions = m.raw.find("functions"); functions != m.raw.end()) {

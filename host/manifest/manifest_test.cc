@@ -20,7 +20,7 @@
 #include "manifest_builder.hpp"
 #include "temp_dir.hpp"
 
-namespace berth::host {
+namespace berth::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,7 +62,7 @@ TEST(ManifestTest, ParsesMinimalPluginWithDefaults) {
   EXPECT_EQ(m.priority, 0);
   EXPECT_EQ(m.description, "");
   EXPECT_FALSE(m.sha256);
-  EXPECT_EQ(m.create_options, json::object());
+  EXPECT_TRUE(m.create_options.empty());
   EXPECT_TRUE(m.applies_to.empty());
   EXPECT_EQ(m.raw, ManifestBuilder::Plugin("cpu").json()["plugin"]);
   EXPECT_EQ(r.name, "cpu");
@@ -92,7 +92,7 @@ TEST(ManifestTest, ParsesDesignDocumentExample) {
   EXPECT_FALSE(m.library_is_bare_name);
   EXPECT_EQ(m.priority, 100);
   EXPECT_EQ(m.description, "Reference CPU backend");
-  EXPECT_EQ(m.create_options, json({{"device_count", 4}}));
+  EXPECT_EQ(m.create_options, NamedValueMap({{"device_count", int64_t{4}}}));
   EXPECT_EQ(m.sha256, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
 }
 
@@ -139,16 +139,17 @@ TEST(ManifestTest, KeepsTypedCreateOptions) {
                            {"none", json::array()}});
   ManifestParseResult r = Parse(b);
   ASSERT_TRUE(r.manifest) << r.error.message;
-  const json& o = r.manifest->create_options;
-  EXPECT_TRUE(o["text"].is_string());
-  EXPECT_TRUE(o["count"].is_number_integer());
-  EXPECT_EQ(o["count"], -3);
-  EXPECT_TRUE(o["ratio"].is_number_float());
-  EXPECT_TRUE(o["flag"].is_boolean());
+  // Typed as the C ABI carries them, once, when the manifest is read.
+  const NamedValueMap& o = r.manifest->create_options;
+  ASSERT_EQ(o.size(), 7u);
+  EXPECT_EQ(o.at("text"), NamedValueData(std::string("x")));
+  EXPECT_EQ(o.at("count"), NamedValueData(int64_t{-3}));
+  EXPECT_EQ(o.at("big"), NamedValueData(18446744073709551615.0 / 4));
+  EXPECT_EQ(o.at("ratio"), NamedValueData(0.5));
+  EXPECT_EQ(o.at("flag"), NamedValueData(true));
   // An integral float in an integer array is stored as an integer.
-  EXPECT_EQ(o["dims"], json({1, 2, -3}));
-  EXPECT_TRUE(o["dims"][1].is_number_integer());
-  EXPECT_EQ(o["none"], json::array());
+  EXPECT_EQ(o.at("dims"), NamedValueData(std::vector<int64_t>{1, 2, -3}));
+  EXPECT_EQ(o.at("none"), NamedValueData(std::vector<int64_t>{}));
 }
 
 TEST(ManifestTest, AcceptsIntegralFloatPriorityLikeJsonSchema) {
@@ -879,4 +880,4 @@ TEST(ManifestSchemaTest, PatternsAgreeWithTheParser) {
 }
 
 }  // namespace
-}  // namespace berth::host
+}  // namespace berth::core

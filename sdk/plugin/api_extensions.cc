@@ -8,13 +8,13 @@
 
 namespace berth::plugin {
 
-// ------------------------------------------------------------------ FfiHandler
+// ------------------------------------------------------------------ RegisteredHandler
 
-FfiHandler::FfiHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
+RegisteredHandler::RegisteredHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
                        BERTH_Ffi_ReleaseData* release)
     : target_(std::move(target)), fn_(fn), data_(data), release_(release) {}
 
-FfiHandler::~FfiHandler() {
+RegisteredHandler::~RegisteredHandler() {
   if (release_ != nullptr) release_(data_);
 }
 
@@ -35,7 +35,7 @@ void ReportError(void* context, const char* message, size_t size) {
 
 }  // namespace
 
-Status FfiHandler::Call(BERTH_Ffi_Stage stage, std::string_view platform,
+Status RegisteredHandler::Call(BERTH_Ffi_Stage stage, std::string_view platform,
                         std::span<const BERTH_Ffi_Buffer> operands,
                         std::span<const BERTH_Ffi_Buffer> results,
                         std::span<const BERTH_NamedValue> attributes) const {
@@ -72,7 +72,7 @@ Status FfiHandler::Call(BERTH_Ffi_Stage stage, std::string_view platform,
 
 // -------------------------------------------------------------- FfiHandlerTable
 
-Status FfiHandlerTable::Add(std::shared_ptr<const FfiHandler> handler) {
+Status FfiHandlerTable::Add(std::shared_ptr<const RegisteredHandler> handler) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = handlers_.emplace(handler->target(), handler);
   if (!inserted) {
@@ -81,7 +81,7 @@ Status FfiHandlerTable::Add(std::shared_ptr<const FfiHandler> handler) {
   return OkStatus();
 }
 
-std::shared_ptr<const FfiHandler> FfiHandlerTable::Find(std::string_view name) const {
+std::shared_ptr<const RegisteredHandler> FfiHandlerTable::Find(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = handlers_.find(name);
   return it == handlers_.end() ? nullptr : it->second;
@@ -162,7 +162,7 @@ BERTH_Error* FfiRegisterHandler(BERTH_Ffi_RegisterHandler_Args* args) {
         return AlreadyExistsError("custom call target '" + target + "' is built into platform '" +
                                   client.platform_name() + "'");
       }
-      auto handler = std::make_shared<FfiHandler>(std::move(target), args->handler,
+      auto handler = std::make_shared<RegisteredHandler>(std::move(target), args->handler,
                                                    args->handler_data, release);
       release = nullptr;  // the handler owns the data now
       return client.ffi_handlers().Add(std::move(handler));
@@ -179,7 +179,7 @@ BERTH_Error* RegisterHostCallback(BERTH_Callback_RegisterHostCallback_Args* args
       if (args->callback == nullptr) return NullArgument(kFn, "callback");
       BERTH_ASSIGN_OR_RETURN(std::string name,
                              NameArgument(kFn, "name", args->name, args->name_size));
-      auto handler = std::make_shared<FfiHandler>(std::move(name), args->callback,
+      auto handler = std::make_shared<RegisteredHandler>(std::move(name), args->callback,
                                                    args->callback_data, release);
       release = nullptr;
       return args->client->impl->host_callbacks().Add(std::move(handler));

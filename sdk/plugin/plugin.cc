@@ -29,7 +29,7 @@ Status Plugin::Initialize(const HostContext& host) {
   return OkStatus();
 }
 
-const HostContext& Host() { return HostSlot(); }
+const HostContext& CurrentHostContext() { return HostSlot(); }
 
 Plugin& CurrentPlugin() { return *PluginSlot(); }
 

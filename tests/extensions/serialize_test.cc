@@ -26,10 +26,10 @@ class SerializeTest : public testing::ExtensionTest {
   // The file with its header changed by `edit` (the payload kept).
   template <typename Edit>
   static std::string Rewritten(const std::string& bytes, Edit edit) {
-    Result<host::ExecutableFile> file = host::DecodeExecutableFile(bytes, "test");
+    Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(bytes, "test");
     EXPECT_TRUE(file.ok()) << file.status().ToString();
     edit(file->header);
-    return host::EncodeExecutableFile(file->header, file->payload);
+    return ext::abi_version::EncodeExecutableFile(file->header, file->payload);
   }
 };
 
@@ -70,7 +70,7 @@ TEST_F(SerializeTest, RoundTripRunsLikeTheSource) {
 
 TEST_F(SerializeTest, FileRecordsPluginPlatformAndVersions) {
   std::string bytes = Serialized(kProgram);
-  Result<host::ExecutableFile> file = host::DecodeExecutableFile(bytes, "test");
+  Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(bytes, "test");
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   Result<AbiVersions> versions = cpu().abi_versions();
   ASSERT_TRUE(versions.ok());
@@ -85,7 +85,7 @@ TEST_F(SerializeTest, FileRecordsPluginPlatformAndVersions) {
 }
 
 TEST_F(SerializeTest, FileFromAnotherPluginIsRefusedNamingBoth) {
-  std::string bytes = Rewritten(Serialized(kProgram), [](host::ExecutableFileHeader& header) {
+  std::string bytes = Rewritten(Serialized(kProgram), [](ext::abi_version::ExecutableFileHeader& header) {
     header.plugin = "cuda";
     header.platform = "cuda";
   });
@@ -97,7 +97,7 @@ TEST_F(SerializeTest, FileFromAnotherPluginIsRefusedNamingBoth) {
 }
 
 TEST_F(SerializeTest, FileOfAnotherCApiMajorIsRefused) {
-  std::string bytes = Rewritten(Serialized(kProgram), [](host::ExecutableFileHeader& header) {
+  std::string bytes = Rewritten(Serialized(kProgram), [](ext::abi_version::ExecutableFileHeader& header) {
     header.api_major = BERTH_API_MAJOR + 1;
     header.api_minor = 0;
   });
@@ -108,17 +108,17 @@ TEST_F(SerializeTest, FileOfAnotherCApiMajorIsRefused) {
 }
 
 TEST_F(SerializeTest, ExecutableAbiThisRuntimeDoesNotLoadIsRefusedNamingVersions) {
-  for (host::AbiVersionNumber version : {host::AbiVersionNumber{2, 0},
-                                         host::AbiVersionNumber{1, 7},
-                                         host::AbiVersionNumber{0, 9}}) {
-    std::string bytes = Rewritten(Serialized(kProgram), [&](host::ExecutableFileHeader& header) {
+  for (ext::abi_version::AbiVersionNumber version : {ext::abi_version::AbiVersionNumber{2, 0},
+                                         ext::abi_version::AbiVersionNumber{1, 7},
+                                         ext::abi_version::AbiVersionNumber{0, 9}}) {
+    std::string bytes = Rewritten(Serialized(kProgram), [&](ext::abi_version::ExecutableFileHeader& header) {
       header.executable = version;
     });
     Result<Executable> loaded = cpu().Deserialize(bytes, "newer.bexe");
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_THAT(loaded.status().message(),
-                HasSubstr("cpu executable ABI " + host::AbiVersionString(version)));
+                HasSubstr("cpu executable ABI " + ext::abi_version::AbiVersionString(version)));
   }
 }
 
@@ -141,8 +141,8 @@ TEST_F(SerializeTest, TruncatedOrFlippedFilesAreRejectedWithoutACrash) {
 }
 
 TEST_F(SerializeTest, WellFormedFileWithABadPayloadIsRejectedByThePlugin) {
-  std::string bytes = Rewritten(Serialized(kProgram), [](host::ExecutableFileHeader&) {});
-  Result<host::ExecutableFile> file = host::DecodeExecutableFile(bytes, "test");
+  std::string bytes = Rewritten(Serialized(kProgram), [](ext::abi_version::ExecutableFileHeader&) {});
+  Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(bytes, "test");
   ASSERT_TRUE(file.ok());
   for (const std::string& payload :
        {std::string("not json"), std::string("{\"format\": \"berth-cpu-executable\"}"),
@@ -150,7 +150,7 @@ TEST_F(SerializeTest, WellFormedFileWithABadPayloadIsRejectedByThePlugin) {
                     "\"entry_name\": \"\", \"num_replicas\": 0, \"num_partitions\": 0, "
                     "\"device_assignment\": [], \"options\": {}}")}) {
     Result<Executable> loaded =
-        cpu().Deserialize(host::EncodeExecutableFile(file->header, payload), "payload.bexe");
+        cpu().Deserialize(ext::abi_version::EncodeExecutableFile(file->header, payload), "payload.bexe");
     ASSERT_FALSE(loaded.ok()) << payload;
     EXPECT_THAT(loaded.status().message(), HasSubstr("payload.bexe"));
   }

@@ -185,7 +185,7 @@ TEST_F(LoaderTest, Sha256MismatchIsCaughtBeforeOpening) {
 }
 
 TEST_F(LoaderTest, MatchingSha256Loads) {
-  Result<std::string> digest = host::Sha256File(FixturePath("good"));
+  Result<std::string> digest = common::Sha256File(FixturePath("good"));
   ASSERT_TRUE(digest.ok());
   AddFixture("pinned", "good", {{"sha256", *digest}});
   Host host = MakeHost();

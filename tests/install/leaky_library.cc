@@ -9,9 +9,9 @@
 #define LEAK __attribute__((visibility("default")))
 
 namespace berth {
-namespace host {
+namespace core {
 LEAK int InternalCounter() { return 1; }
-}  // namespace host
+}  // namespace core
 struct HostOptions {};
 class LEAK Host {
  public:

@@ -49,17 +49,17 @@ class BERTH_API Buffer {
 
   // Takes ownership of a C buffer of `client`, asking the plugin for its
   // element type and dimensions.
-  static Result<Buffer> Adopt(std::shared_ptr<const host::ClientState> client, BERTH_Buffer* buffer);
+  static Result<Buffer> Adopt(std::shared_ptr<const core::ClientState> client, BERTH_Buffer* buffer);
   // Takes ownership of a C buffer whose element type and (static) dimensions
   // the plugin has already reported, such as an executable's output.
-  static Result<Buffer> AdoptWithShape(std::shared_ptr<const host::ClientState> client,
+  static Result<Buffer> AdoptWithShape(std::shared_ptr<const core::ClientState> client,
                                        BERTH_Buffer* buffer, ElementType type,
                                        std::span<const int64_t> dims);
 
  private:
   Status SetShape(ElementType type, std::span<const int64_t> dims);
 
-  std::shared_ptr<const host::ClientState> client_;
+  std::shared_ptr<const core::ClientState> client_;
   BERTH_Buffer* buffer_ = nullptr;
   ElementType type_ = ElementType::kInvalid;
   std::vector<int64_t> dims_;

@@ -83,12 +83,12 @@ class BERTH_API Client {
                                  std::string_view source_name = "<berth-executable>") const;
 
   BERTH_Client* c_client() const;
-  const std::shared_ptr<const host::ClientState>& state() const { return state_; }
+  const std::shared_ptr<const core::ClientState>& state() const { return state_; }
 
-  explicit Client(std::shared_ptr<const host::ClientState> state);
+  explicit Client(std::shared_ptr<const core::ClientState> state);
 
  private:
-  std::shared_ptr<const host::ClientState> state_;
+  std::shared_ptr<const core::ClientState> state_;
   std::vector<Device> devices_;
   std::vector<Device> addressable_devices_;
 };

@@ -13,11 +13,11 @@
 #include "berth/named_value.hpp"
 
 namespace berth {
-namespace host {
+namespace core {
 struct ClientState;
 struct DeviceRecord;
 struct MemoryRecord;
-}  // namespace host
+}  // namespace core
 
 class Memory;
 
@@ -35,12 +35,12 @@ class BERTH_API Device {
 
   friend bool operator==(const Device& a, const Device& b) { return a.record_ == b.record_; }
 
-  Device(std::shared_ptr<const host::ClientState> client, const host::DeviceRecord* record)
+  Device(std::shared_ptr<const core::ClientState> client, const core::DeviceRecord* record)
       : client_(std::move(client)), record_(record) {}
 
  private:
-  std::shared_ptr<const host::ClientState> client_;
-  const host::DeviceRecord* record_;
+  std::shared_ptr<const core::ClientState> client_;
+  const core::DeviceRecord* record_;
 };
 
 class BERTH_API Memory {
@@ -49,12 +49,12 @@ class BERTH_API Memory {
   const std::string& kind() const;  // e.g. "device", "unpinned_host"
   BERTH_Memory* c_memory() const;
 
-  Memory(std::shared_ptr<const host::ClientState> client, const host::MemoryRecord* record)
+  Memory(std::shared_ptr<const core::ClientState> client, const core::MemoryRecord* record)
       : client_(std::move(client)), record_(record) {}
 
  private:
-  std::shared_ptr<const host::ClientState> client_;
-  const host::MemoryRecord* record_;
+  std::shared_ptr<const core::ClientState> client_;
+  const core::MemoryRecord* record_;
 };
 
 }  // namespace berth

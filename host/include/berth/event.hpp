@@ -10,7 +10,7 @@
 #include "berth/status.hpp"
 
 namespace berth {
-namespace host {
+namespace core {
 class PluginLibrary;
 }
 
@@ -31,11 +31,11 @@ class BERTH_API Event {
   Status OnReady(std::function<void(Status)> callback) const;
 
   // Takes ownership of a C event of `library`.
-  Event(std::shared_ptr<const host::PluginLibrary> library, BERTH_Event* event);
+  Event(std::shared_ptr<const core::PluginLibrary> library, BERTH_Event* event);
 
  private:
   void Reset();
-  std::shared_ptr<const host::PluginLibrary> library_;
+  std::shared_ptr<const core::PluginLibrary> library_;
   BERTH_Event* event_ = nullptr;
 };
 

@@ -69,7 +69,7 @@ class BERTH_API Executable {
   BERTH_LoadedExecutable* c_executable() const { return executable_; }
 
   // Takes ownership of a C executable of `client`.
-  static Result<Executable> Adopt(std::shared_ptr<const host::ClientState> client,
+  static Result<Executable> Adopt(std::shared_ptr<const core::ClientState> client,
                                   BERTH_LoadedExecutable* executable);
 
  private:
@@ -77,7 +77,7 @@ class BERTH_API Executable {
                             const ExecuteOptions& options, BERTH_Device* execute_device) const;
   void Reset();
 
-  std::shared_ptr<const host::ClientState> client_;
+  std::shared_ptr<const core::ClientState> client_;
   BERTH_LoadedExecutable* executable_ = nullptr;
   std::string name_;
   int64_t num_replicas_ = 1;

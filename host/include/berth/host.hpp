@@ -20,7 +20,7 @@
 #include "berth/status.hpp"
 
 namespace berth {
-namespace host {
+namespace core {
 class HostImpl;
 }
 
@@ -85,8 +85,8 @@ class BERTH_API Host {
   Result<Client> CreateClient(std::string_view plugin_name, const ClientOptions& options = {});
 
  private:
-  explicit Host(std::unique_ptr<host::HostImpl> impl);
-  std::unique_ptr<host::HostImpl> impl_;
+  explicit Host(std::unique_ptr<core::HostImpl> impl);
+  std::unique_ptr<core::HostImpl> impl_;
 };
 
 }  // namespace berth

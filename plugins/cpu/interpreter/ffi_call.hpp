@@ -40,7 +40,7 @@ class FfiCallSite {
   FfiCallSite() = default;
   Status Prepare(const stablehlo::Operation& op) const;
 
-  std::shared_ptr<const plugin::FfiHandler> handler_;
+  std::shared_ptr<const plugin::RegisteredHandler> handler_;
   std::string platform_;
   std::string what_;  // "custom call 'x'" or "host callback 'y'", for messages
   std::vector<BERTH_NamedValue> attributes_;

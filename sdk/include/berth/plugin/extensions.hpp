@@ -11,7 +11,7 @@
 //
 // Registered handlers land in the client's tables (Client::ffi_handlers(),
 // host_callbacks(), event_callbacks()); the plugin looks targets up when it
-// compiles a program and calls them through FfiHandler::Call. The
+// compiles a program and calls them through RegisteredHandler::Call. The
 // abi_version extension forwards to Client::RuntimeAbiVersion,
 // CheckExecutableCompatible, DeserializeAndLoad and LoadedExecutable::Serialize.
 #ifndef BERTH_PLUGIN_EXTENSIONS_HPP_
@@ -31,19 +31,20 @@
 #include "berth/ext/callback.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/live_objects.h"
+#include "berth/plugin/version.hpp"
 #include "berth/status.hpp"
 
 namespace berth::plugin {
 
 // One registered handler (an FFI target or a host callback). Releases its
 // data when the last reference goes.
-class FfiHandler {
+class RegisteredHandler {
  public:
-  FfiHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
+  RegisteredHandler(std::string target, BERTH_Ffi_Handler* fn, void* data,
              BERTH_Ffi_ReleaseData* release);
-  ~FfiHandler();
-  FfiHandler(const FfiHandler&) = delete;
-  FfiHandler& operator=(const FfiHandler&) = delete;
+  ~RegisteredHandler();
+  RegisteredHandler(const RegisteredHandler&) = delete;
+  RegisteredHandler& operator=(const RegisteredHandler&) = delete;
 
   const std::string& target() const { return target_; }
 
@@ -61,21 +62,26 @@ class FfiHandler {
   BERTH_Ffi_ReleaseData* release_;
 };
 
+// The name of RegisteredHandler before SDK 1.1 (it clashed with the host's
+// berth::FfiHandler, an application's std::function handler).
+using FfiHandler [[deprecated("renamed plugin::RegisteredHandler in Berth plugin SDK 1.1")]] =
+    RegisteredHandler;
+
 // Handlers by name. Thread-safe.
 class FfiHandlerTable {
  public:
   // `kind` names the table in errors ("ffi target", "host callback").
   explicit FfiHandlerTable(std::string kind) : kind_(std::move(kind)) {}
   // ALREADY_EXISTS when the name is taken.
-  Status Add(std::shared_ptr<const FfiHandler> handler);
+  Status Add(std::shared_ptr<const RegisteredHandler> handler);
   // NULL when the name has no handler.
-  std::shared_ptr<const FfiHandler> Find(std::string_view name) const;
+  std::shared_ptr<const RegisteredHandler> Find(std::string_view name) const;
   std::vector<std::string> Names() const;
 
  private:
   std::string kind_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const FfiHandler>, std::less<>> handlers_;
+  std::map<std::string, std::shared_ptr<const RegisteredHandler>, std::less<>> handlers_;
 };
 
 // Event callbacks of one client. Thread-safe; Emit is cheap when none is

@@ -18,6 +18,7 @@
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
 #include "berth/plugin/live_objects.hpp"
+#include "berth/plugin/version.hpp"
 #include "berth/status.hpp"
 
 namespace berth::plugin {
@@ -52,7 +53,11 @@ class Plugin {
 void Log(BERTH_LogLevel level, std::string_view message);
 
 // The host's negotiated context (valid after initialization).
-const HostContext& Host();
+const HostContext& CurrentHostContext();
+// The name of CurrentHostContext before SDK 1.1 (it read as the host
+// application's class berth::Host).
+[[deprecated("renamed plugin::CurrentHostContext in Berth plugin SDK 1.1")]]
+inline const HostContext& Host() { return CurrentHostContext(); }
 
 // Builds the table for a plugin made by `factory` (called once, at the first
 // call). Used by BERTH_PLUGIN_EXPORT; fixtures may copy and alter the table.

@@ -1,16 +1,16 @@
 // What the loader would say of one manifest's library, found out without
 // risking the caller: `berth validate` opens, checks and initializes the
 // library exactly as `berth plugins --load` does (PluginLibrary::Load, or
-// ExtensionModule::Load for a module), but in a child process.
-#ifndef BERTH_HOST_LOADER_LOAD_CHECK_HPP_
-#define BERTH_HOST_LOADER_LOAD_CHECK_HPP_
+// ext::LoadExtensionModule for a module), but in a child process.
+#ifndef BERTH_HOST_CLI_LOAD_CHECK_HPP_
+#define BERTH_HOST_CLI_LOAD_CHECK_HPP_
 
 #include <chrono>
 #include <string>
 
 #include "manifest/manifest.hpp"
 
-namespace berth::host {
+namespace berth::cli {
 
 struct LoadCheck {
   bool loaded = false;
@@ -22,9 +22,9 @@ struct LoadCheck {
 // Runs the loader on `manifest` in a child process that has `timeout` to
 // answer. The child's log lines are not printed (the reason and message say
 // what the loader would have logged). A child that dies or stalls gives
-// reason::kLoadCrashed or kLoadTimeout.
-LoadCheck CheckLoadInChild(const Manifest& manifest, std::chrono::seconds timeout);
+// core::reason::kLoadCrashed or kLoadTimeout.
+LoadCheck CheckLoadInChild(const core::Manifest& manifest, std::chrono::seconds timeout);
 
-}  // namespace berth::host
+}  // namespace berth::cli
 
-#endif  // BERTH_HOST_LOADER_LOAD_CHECK_HPP_
+#endif  // BERTH_HOST_CLI_LOAD_CHECK_HPP_

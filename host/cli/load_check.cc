@@ -1,26 +1,33 @@
-#include "loader/load_check.hpp"
+#include "cli/load_check.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "berth/log.hpp"
 #include "common/child_process.hpp"
-#include "loader/extension_module.hpp"
+#include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
 
-namespace berth::host {
+namespace berth::cli {
 namespace {
+
+using common::ChildOutcome;
+using common::SendLine;
+using core::LoadOptions;
+using core::Manifest;
+using core::ManifestKind;
+namespace reason = core::reason;
 
 // In the child: the loader's verdict as one JSON line.
 void LoadInChild(const Manifest& manifest, const SendLine& send) {
   SetLogSink([](LogLevel, std::string_view, std::string_view) {});
   nlohmann::json verdict;
   if (manifest.kind == ManifestKind::kExtension) {
-    ExtensionModule::Outcome outcome = ExtensionModule::Load(manifest, LoadOptions{});
+    ext::ModuleOutcome outcome = ext::LoadExtensionModule(manifest, LoadOptions{});
     verdict = {{"loaded", outcome.module != nullptr},
                {"reason", outcome.reason},
                {"message", outcome.message}};
   } else {
-    LoadOutcome outcome = PluginLibrary::Load(manifest, LoadOptions{});
+    core::LoadOutcome outcome = core::PluginLibrary::Load(manifest, LoadOptions{});
     verdict = {{"loaded", outcome.library != nullptr},
                {"reason", outcome.reason},
                {"message", outcome.message}};
@@ -37,7 +44,7 @@ LoadCheck CheckLoadInChild(const Manifest& manifest, std::chrono::seconds timeou
                                            : "plugin '") +
                            manifest.name + "' (" + manifest.path.string() + ")";
   LoadCheck check;
-  Result<ChildOutcome> child = RunInChild(
+  Result<ChildOutcome> child = common::RunInChild(
       [&](const SendLine& send) { LoadInChild(manifest, send); }, timeout);
   if (!child.ok()) {
     check.reason = std::string(reason::kLoadCrashed);
@@ -64,4 +71,4 @@ LoadCheck CheckLoadInChild(const Manifest& manifest, std::chrono::seconds timeou
   return check;
 }
 
-}  // namespace berth::host
+}  // namespace berth::cli

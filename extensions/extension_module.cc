@@ -1,0 +1,37 @@
+#include "extension_module.hpp"
+
+#include "berth/log.hpp"
+#include "ffi/ffi_module.hpp"
+
+namespace berth::ext {
+namespace {
+
+std::string UnsupportedType(const core::Manifest& manifest) {
+  return "extension module '" + manifest.name + "' (" + manifest.path.string() +
+         "): extension modules of type '" + manifest.extension_type +
+         "' are not supported by this host (only 'ffi' modules are); not loaded";
+}
+
+}  // namespace
+
+ModuleOutcome ModuleFailure(std::string_view reason, std::string message) {
+  Log(LogLevel::kWarning, "extensions", message);
+  return ModuleOutcome{nullptr, std::string(reason), std::move(message)};
+}
+
+ModuleOutcome LoadExtensionModule(const core::Manifest& manifest,
+                                  const core::LoadOptions& options) {
+  switch (manifest.extension_type_id) {
+    case BERTH_Extension_Type_Ffi: return ffi::FfiModule::Load(manifest, options);
+    default: return ModuleFailure(reason::kUnsupportedExtensionType, UnsupportedType(manifest));
+  }
+}
+
+Status CheckExtensionModule(const core::Manifest& manifest) {
+  switch (manifest.extension_type_id) {
+    case BERTH_Extension_Type_Ffi: return ffi::FfiModule::CheckManifest(manifest);
+    default: return UnimplementedError(UnsupportedType(manifest));
+  }
+}
+
+}  // namespace berth::ext

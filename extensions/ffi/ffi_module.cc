@@ -1,0 +1,145 @@
+#include "ffi/ffi_module.hpp"
+
+#include <set>
+
+#include "berth/log.hpp"
+#include "ffi/ffi_client.hpp"
+
+namespace berth::ext::ffi {
+namespace {
+
+// An FFI module's "functions" (none when absent).
+Result<std::vector<FunctionSpec>> ParseFunctions(const core::Manifest& manifest) {
+  auto functions = manifest.raw.find("functions");
+  if (functions == manifest.raw.end()) return std::vector<FunctionSpec>{};
+  return ParseFfiFunctions(*functions, manifest.path.string());
+}
+
+}  // namespace
+
+Status FfiModule::CheckManifest(const core::Manifest& manifest) {
+  return ParseFunctions(manifest).status();
+}
+
+ModuleOutcome FfiModule::Load(const core::Manifest& manifest, const core::LoadOptions& options) {
+  const std::string where =
+      "extension module '" + manifest.name + "' (" + manifest.path.string() + ")";
+  // Parse the bindings before opening anything.
+  Result<std::vector<FunctionSpec>> parsed = ParseFunctions(manifest);
+  if (!parsed.ok()) {
+    return ModuleFailure(reason::kInvalidModule, std::string(parsed.status().message()));
+  }
+  std::vector<FunctionSpec> specs = std::move(parsed).value();
+
+  core::LibraryFileOutcome file = core::OpenLibraryFile(manifest, where);
+  if (!file.library) return ModuleFailure(file.reason, std::move(file.message));
+  std::shared_ptr<FfiModule> module(new FfiModule(manifest, options, std::move(file.library)));
+  boost::dll::shared_library& library = module->library();
+
+  std::set<std::string> targets;
+  auto add_target = [&](ModuleTarget target) -> bool {
+    if (!targets.insert(target.target).second) return false;
+    module->targets_.push_back(std::move(target));
+    return true;
+  };
+  if (library.has(BERTH_FFI_GET_MODULE_SYMBOL)) {
+    auto* get_module = library.get<BERTH_Ffi_GetModule_Fn>(BERTH_FFI_GET_MODULE_SYMBOL);
+    const BERTH_Ffi_Module* table = nullptr;
+    try {
+      table = get_module();
+    } catch (...) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": " + BERTH_FFI_GET_MODULE_SYMBOL + " threw an exception");
+    }
+    if (table == nullptr || table->struct_size < BERTH_Ffi_Module_STRUCT_SIZE) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": " + BERTH_FFI_GET_MODULE_SYMBOL +
+                               " returned NULL or a table smaller than BERTH_Ffi_Module");
+    }
+    if (table->version < 1 || table->version > BERTH_FFI_EXTENSION_VERSION) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": built for FFI extension version " +
+                               std::to_string(table->version) + "; this host reads versions 1 to " +
+                               std::to_string(BERTH_FFI_EXTENSION_VERSION));
+    }
+    if (table->num_handlers > 0 && table->handlers == nullptr) {
+      return ModuleFailure(reason::kInvalidModule, where + ": its handler table is NULL");
+    }
+    for (size_t i = 0; i < table->num_handlers; ++i) {
+      const BERTH_Ffi_ModuleHandler& entry = table->handlers[i];
+      const std::string index = "handler " + std::to_string(i);
+      if (entry.target == nullptr || entry.target[0] == '\0' || entry.handler == nullptr) {
+        return ModuleFailure(reason::kInvalidModule,
+                             where + ": " + index + " has no target or function");
+      }
+      if (!add_target({entry.target, entry.handler, entry.handler_data})) {
+        return ModuleFailure(reason::kInvalidModule,
+                             where + ": target '" + std::string(entry.target) + "' is given twice");
+      }
+    }
+  }
+  for (FunctionSpec& spec : specs) {
+    const std::string target = spec.target;
+    const std::string symbol = spec.symbol;
+    if (!library.has(symbol)) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": function '" + target + "' binds symbol '" + symbol +
+                               "', which " + manifest.library.string() +
+                               " does not export; fix \"symbol\" or rebuild the library");
+    }
+    void* address = reinterpret_cast<void*>(library.get<void()>(symbol));
+    Result<std::unique_ptr<BoundFunction>> bound = BoundFunction::Create(std::move(spec), address);
+    if (!bound.ok()) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": " + std::string(bound.status().message()));
+    }
+    if (!add_target({target, BERTH_FfiBinding_Handler, bound->get()})) {
+      return ModuleFailure(reason::kInvalidModule,
+                           where + ": target '" + target +
+                               "' is both exported by BERTH_Ffi_GetModule and bound in " +
+                               "\"functions\"");
+    }
+    module->bound_.push_back(std::move(bound).value());
+  }
+  if (module->targets_.empty()) {
+    return ModuleFailure(reason::kInvalidModule,
+                         where + ": gives no handler: export " + BERTH_FFI_GET_MODULE_SYMBOL +
+                             " or bind C functions in \"functions\"");
+  }
+  Log(LogLevel::kInfo, "extensions",
+      where + ": loaded " + manifest.library.string() + " with " +
+          std::to_string(module->targets_.size()) + " FFI target(s)");
+  return ModuleOutcome{std::move(module), "", ""};
+}
+
+FfiModule::~FfiModule() {
+  // The bound functions' closures point into the library: gone first.
+  bound_.clear();
+}
+
+NamedValueMap FfiModule::Attributes() const {
+  std::string names;
+  for (const ModuleTarget& target : targets_) {
+    names += (names.empty() ? "" : ",") + target.target;
+  }
+  return NamedValueMap{{"ffi_targets", names}};
+}
+
+Status FfiModule::AttachTo(const core::PluginLibrary& library, BERTH_Client* client,
+                           const BERTH_Extension_Base* extension) const {
+  const auto* ffi = reinterpret_cast<const BERTH_Ffi_Extension*>(extension);
+  Status first;
+  std::string refused;
+  for (const ModuleTarget& target : targets_) {
+    Status status = RegisterHandler(library, client, ffi, target.target, target.handler,
+                                    target.handler_data, nullptr);
+    if (status.ok()) continue;
+    if (first.ok()) first = status;
+    refused += std::string(refused.empty() ? "" : "; ") + "target '" + target.target +
+               "' not registered: " + status.ToString();
+  }
+  if (first.ok()) return first;
+  return Status(first.code(), refused);
+}
+
+}  // namespace berth::ext::ffi

@@ -3,6 +3,7 @@
 
 #include "berth/extension_chain.hpp"
 #include "cli/command.hpp"
+#include "loader/attributes.hpp"
 
 namespace berth::cli {
 
@@ -33,6 +34,9 @@ int RunInfo(const std::vector<std::string>& args, Context& context) {
   }
   Result<Client> client = host->CreateClient(name);
   nlohmann::json report = PluginInfoJson(*info);
+  // Well-known attributes of the wrong type or range (berth/c_api.h).
+  const std::vector<std::string> warnings = core::WellKnownAttributeProblems(info->attributes);
+  report["warnings"] = warnings;
   if (client.ok()) {
     report["platform_name"] = client->platform_name();
     report["platform_version"] = client->platform_version();
@@ -63,10 +67,12 @@ int RunInfo(const std::vector<std::string>& args, Context& context) {
     for (const std::string& ext : info->extensions) context.out << ext << " ";
     context.out << (info->extensions.empty() ? "none\n" : "\n");
     context.out << "attributes:  " << NamedValuesJson(info->attributes).dump() << "\n";
+    for (const std::string& warning : warnings) context.out << "warning:     " << warning << "\n";
     if (client.ok()) {
+      const size_t devices = client->devices().size();
       context.out << "client:      " << client->platform_name() << " "
-                  << client->platform_version() << ", " << client->devices().size()
-                  << " devices\n";
+                  << client->platform_version() << ", " << devices
+                  << (devices == 1 ? " device\n" : " devices\n");
       for (const Device& device : client->devices()) {
         context.out << "  " << device.debug_string() << "\n";
       }

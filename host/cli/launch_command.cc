@@ -61,10 +61,8 @@ int RunLaunch(const std::vector<std::string>& args, Context& context) {
     context.err << "berth launch: " << result.status().message() << "\n";
     return kExitFailure;
   }
-  if (result->exit_code != 0) {
-    context.err << "berth launch: job failed: " << result->failure << "\n";
-    return std::clamp(result->exit_code, 1, 255);
-  }
+  // The launcher has said why ("berth launch: job failed: ..."), once.
+  if (result->exit_code != 0) return std::clamp(result->exit_code, 1, 255);
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include "berth/log.hpp"
 #include "common/child_process.hpp"
 #include "extension_module.hpp"
+#include "client/client_state.hpp"
 #include "loader/plugin_library.hpp"
 
 namespace berth::cli {
@@ -31,7 +32,18 @@ void LoadInChild(const Manifest& manifest, const SendLine& send) {
     verdict = {{"loaded", outcome.library != nullptr},
                {"reason", outcome.reason},
                {"message", outcome.message}};
-    if (outcome.library) verdict["negotiated_version"] = outcome.library->NegotiatedVersion();
+    if (outcome.library) {
+      verdict["negotiated_version"] = outcome.library->NegotiatedVersion();
+      // A client with the manifest's options says which platform the
+      // library is; one that cannot be made here says nothing.
+      Result<std::shared_ptr<core::ClientState>> client =
+          core::ClientState::Create(outcome.library, manifest.create_options, nullptr);
+      if (client.ok() && (*client)->platform_name != manifest.platform) {
+        verdict = {{"loaded", false},
+                   {"reason", std::string(reason::kPlatformMismatch)},
+                   {"message", core::PlatformMismatchMessage(manifest, (*client)->platform_name)}};
+      }
+    }
   }
   send(verdict.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }

@@ -172,6 +172,22 @@ void HostImpl::AttachModules(const Client& client, ClientState& client_state) {
   }
 }
 
+Status HostImpl::CheckPlatform(std::string_view name, const std::string& platform) {
+  std::lock_guard lock(mutex_);
+  EntryState* state = FindPlugin(name);
+  if (state == nullptr) return NotUsable(name);
+  const Manifest& manifest = *state->entry.manifest;
+  if (manifest.platform == platform) return OkStatus();
+  // The manifest misdescribes its library: filters and extension modules
+  // that select by platform would go wrong. The entry is skipped from now on
+  // (the library closes when the last client's state lets it go).
+  state->library.reset();
+  state->load_reason = std::string(reason::kPlatformMismatch);
+  state->load_message = PlatformMismatchMessage(manifest, platform);
+  Log(LogLevel::kWarning, "loader", state->load_message);
+  return FailedPreconditionError(state->load_message);
+}
+
 Result<PluginInfo> HostImpl::Load(std::string_view name) {
   std::lock_guard lock(mutex_);
   EntryState* state = FindPlugin(name);
@@ -211,6 +227,7 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
   for (const auto& [key, value] : options.options) merged[key] = value;
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
                          ClientState::Create(std::move(library), merged, options.kv_store));
+  BERTH_RETURN_IF_ERROR(CheckPlatform(name, state->platform_name));
   ClientState& mutable_state = *state;
   Client client(std::move(state));
   AttachModules(client, mutable_state);

@@ -37,6 +37,10 @@ class HostImpl {
   EntryState* FindPlugin(std::string_view name);
   Status NotUsable(std::string_view name) const;
   Result<std::shared_ptr<const PluginLibrary>> LoadLocked(EntryState& state);
+  // FAILED_PRECONDITION (reason platform_mismatch, the entry skipped from
+  // then on) when the client of plugin `name` reports another platform than
+  // its manifest declares.
+  Status CheckPlatform(std::string_view name, const std::string& platform);
   Result<std::shared_ptr<const ext::ExtensionModule>> LoadModuleLocked(EntryState& state);
   // Loads (on first use) and attaches every usable extension module that
   // applies to the client's platform and whose type the plugin implements.

@@ -1,6 +1,9 @@
-// Compile and execute, when the plugin supports StableHLO (its
-// "stablehlo_support" attribute): elementwise ops, a reduction, several
-// outputs, every addressable device, refused input, concurrent executions.
+// Compile and execute: elementwise ops with two outputs on every device, a
+// reduction, the outputs the plugin hands back against what the executable
+// reports, refusals with the codes docs/abi.md gives them, concurrent
+// executions. Every plugin runs these: one that does not compile StableHLO,
+// or an op of a program, answers UNIMPLEMENTED naming it and the check is
+// *unsupported* (CompileRefused), not skipped on the word of an attribute.
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -82,10 +85,59 @@ void Elementwise(Context& c, const Emit& emit, const Executable& executable) {
   emit(Pass(name));
 }
 
+// The buffers Execute hands back are of the types and dims the executable
+// reports (docs/abi.md): hosts adopt them without asking each one, so the
+// plugin's own answers are read here through the C table.
+void OutputsAsReported(Context& c, const Emit& emit, const Executable& executable) {
+  const std::string name = "execute.outputs_as_reported";
+  auto* type_fn = c.Function(&BERTH_Api::BERTH_Buffer_ElementType);
+  auto* dims_fn = c.Function(&BERTH_Api::BERTH_Buffer_Dimensions);
+  if (type_fn == nullptr || dims_fn == nullptr) {
+    return emit(Skip(name, "BERTH_Buffer_ElementType or _Dimensions is not in the table"));
+  }
+  const Device& device = c.client->addressable_devices()[0];
+  Result<Buffer> x = F32(*c.client, device, {1, 2, 3, 4}, {4});
+  if (!x.ok()) return emit(Fail(name, x.status().ToString()));
+  Result<ExecuteResult> result = executable.ExecuteOn(device, {&*x, &*x});
+  if (!result.ok()) return emit(Fail(name, result.status().ToString()));
+  if (Status status = result->completion[0].Await(); !status.ok()) {
+    return emit(Fail(name, status.ToString()));
+  }
+  const std::vector<Buffer>& outputs = result->outputs[0];
+  if (outputs.size() != executable.output_types().size()) {
+    return emit(Fail(name, std::to_string(outputs.size()) + " outputs; the executable reports " +
+                               std::to_string(executable.output_types().size())));
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    BERTH_Buffer_ElementType_Args type{};
+    type.struct_size = BERTH_Buffer_ElementType_Args_STRUCT_SIZE;
+    type.buffer = outputs[o].c_buffer();
+    BERTH_Buffer_Dimensions_Args dims{};
+    dims.struct_size = BERTH_Buffer_Dimensions_Args_STRUCT_SIZE;
+    dims.buffer = outputs[o].c_buffer();
+    Status status = c.Take(type_fn(&type), "BERTH_Buffer_ElementType");
+    if (status.ok()) status = c.Take(dims_fn(&dims), "BERTH_Buffer_Dimensions");
+    if (!status.ok()) return emit(Fail(name, "output " + std::to_string(o) + ": " + status.ToString()));
+    std::vector<int64_t> got(dims.dims, dims.dims + dims.num_dims);
+    if (type.type != static_cast<BERTH_Buffer_Type>(executable.output_types()[o]) ||
+        got != executable.output_dims()[o]) {
+      return emit(Fail(name, "output " + std::to_string(o) + " is " +
+                                 std::string(ElementTypeName(static_cast<ElementType>(type.type))) +
+                                 DimsString(got) + "; the executable reports " +
+                                 std::string(ElementTypeName(executable.output_types()[o])) +
+                                 DimsString(executable.output_dims()[o])));
+    }
+  }
+  emit(Pass(name));
+}
+
 void Reduce(Context& c, const Emit& emit) {
   const std::string name = "execute.reduce";
-  Result<Executable> executable = c.client->Compile(kSum);
-  if (!executable.ok()) return emit(Fail(name, "compiling: " + executable.status().ToString()));
+  Result<Executable> executable = c.Compile(kSum, "conformance/reduce.mlir");
+  if (!executable.ok()) {
+    return emit(CompileRefused(c, name, executable.status(),
+                               {"stablehlo.reduce", "stablehlo.constant", "stablehlo.add"}));
+  }
   const Device& device = c.client->addressable_devices()[0];
   Result<Buffer> x = F32(*c.client, device, {1, 2, 3, 10, 20, 30}, {2, 3});
   if (!x.ok()) return emit(Fail(name, x.status().ToString()));
@@ -97,21 +149,68 @@ void Reduce(Context& c, const Emit& emit) {
   emit(Pass(name));
 }
 
-void BadInputRefused(Context& c, const Emit& emit, const Executable& executable) {
-  const std::string compile = "compile.malformed_program_refused";
-  Result<Executable> bad = c.client->Compile("func.func @main(%x: tensor<4xf32>) -> {");
-  emit(!bad.ok() && !bad.status().message().empty()
-           ? Pass(compile)
-           : Fail(compile, bad.ok() ? "a malformed program compiled" : "no message"));
+// `status` is INVALID_ARGUMENT with a message, as docs/abi.md asks of a
+// refusal of bad input; `what` says what was given.
+CheckResult ExpectInvalidArgument(std::string name, const Status& status, const std::string& what) {
+  if (status.code() == StatusCode::kInvalidArgument && !status.message().empty()) {
+    return Pass(std::move(name));
+  }
+  return Fail(std::move(name), what + " gave " + (status.ok() ? "OK" : status.ToString()) +
+                                   ", not INVALID_ARGUMENT with a message");
+}
 
-  const std::string arity = "execute.wrong_argument_count_refused";
+// The status of running `executable` on `device` with `args`: refused at
+// once, or failed when awaited.
+Status RunStatus(const Executable& executable, const Device& device,
+                 const std::vector<const Buffer*>& args) {
+  Result<ExecuteResult> result = executable.ExecuteOn(device, args);
+  if (!result.ok()) return result.status();
+  return result->completion.empty() ? OkStatus() : result->completion[0].Await();
+}
+
+void BadInputRefused(Context& c, const Emit& emit, const Executable& executable) {
+  Result<Executable> bad = c.Compile("func.func @main(%x: tensor<4xf32>) -> {",
+                                     "conformance/malformed.mlir");
+  emit(ExpectInvalidArgument("compile.malformed_program_refused", bad.status(),
+                             "a program that does not parse"));
+
+  CompileOptions unknown;
+  unknown.options["berth_conformance_no_such_option"] = int64_t{1};
+  Result<Executable> with_unknown = c.client->Compile(kAddMultiply, unknown);
+  CheckResult option = ExpectInvalidArgument("compile.unknown_option_refused",
+                                             with_unknown.status(),
+                                             "compile option 'berth_conformance_no_such_option'");
+  if (option.outcome == Outcome::kPass &&
+      with_unknown.status().message().find("berth_conformance_no_such_option") ==
+          std::string_view::npos) {
+    option = Fail(option.name, "the refusal does not name the option: " +
+                                   with_unknown.status().ToString());
+  }
+  emit(option);
+
   const Device& device = c.client->addressable_devices()[0];
   Result<Buffer> x = F32(*c.client, device, {1, 2, 3, 4}, {4});
-  if (!x.ok()) return emit(Fail(arity, x.status().ToString()));
-  Result<ExecuteResult> result = executable.ExecuteOn(device, {&*x});
-  Status status = result.ok() ? result->completion[0].Await() : result.status();
-  emit(!status.ok() ? Pass(arity)
-                    : Fail(arity, "running a two-argument program with one argument succeeded"));
+  if (!x.ok()) return emit(Fail("execute.wrong_argument_count_refused", x.status().ToString()));
+  emit(ExpectInvalidArgument("execute.wrong_argument_count_refused",
+                             RunStatus(executable, device, {&*x}),
+                             "a two-argument program run with one argument"));
+
+  const int32_t ints[4] = {1, 2, 3, 4};
+  const int64_t four[1] = {4};
+  Result<Buffer> i32 = c.client->BufferFromHost(ints, ElementType::kS32, four, device);
+  if (!i32.ok()) {
+    emit(Skip("execute.wrong_argument_type_refused",
+              "the plugin takes no i32 buffer: " + i32.status().ToString()));
+  } else {
+    emit(ExpectInvalidArgument("execute.wrong_argument_type_refused",
+                               RunStatus(executable, device, {&*i32, &*x}),
+                               "an i32 buffer for a tensor<4xf32> parameter"));
+  }
+  Result<Buffer> longer = F32(*c.client, device, {1, 2, 3, 4, 5, 6}, {6});
+  if (!longer.ok()) return emit(Fail("execute.wrong_argument_shape_refused", longer.status().ToString()));
+  emit(ExpectInvalidArgument("execute.wrong_argument_shape_refused",
+                             RunStatus(executable, device, {&*longer, &*x}),
+                             "a tensor<6xf32> buffer for a tensor<4xf32> parameter"));
 }
 
 void Concurrent(Context& c, const Emit& emit, const Executable& executable) {
@@ -142,21 +241,37 @@ void Concurrent(Context& c, const Emit& emit, const Executable& executable) {
                                       " concurrent executions failed; first: " + first_failure));
 }
 
+// What the checks that need the add/multiply program report when it did not
+// compile: the same verdict, once each, so a report lists every check.
+void RefusedProgram(const Emit& emit, const CheckResult& compile) {
+  for (const char* name : {"execute.elementwise_two_outputs_every_device",
+                           "execute.outputs_as_reported", "compile.unknown_option_refused",
+                           "execute.wrong_argument_count_refused",
+                           "execute.wrong_argument_type_refused",
+                           "execute.wrong_argument_shape_refused", "execute.concurrent"}) {
+    emit({name, compile.outcome == Outcome::kFail ? Outcome::kSkip : compile.outcome,
+          "the add/multiply program did not compile (compile.stablehlo)"});
+  }
+}
+
 }  // namespace
 
 void ExecuteChecks(Context& context, const Emit& emit) {
-  if (!context.stablehlo) {
-    emit(Skip("execute", "the plugin does not report \"stablehlo_support\": true"));
-    return;
-  }
   const std::string compile = "compile.stablehlo";
-  Result<Executable> executable = context.client->Compile(kAddMultiply);
-  if (!executable.ok()) return emit(Fail(compile, executable.status().ToString()));
-  emit(Pass(compile));
-  Elementwise(context, emit, *executable);
+  Result<Executable> executable = context.Compile(kAddMultiply, "conformance/add_multiply.mlir");
+  if (!executable.ok()) {
+    CheckResult refused = CompileRefused(context, compile, executable.status(),
+                                         {"stablehlo.add", "stablehlo.multiply"});
+    emit(refused);
+    RefusedProgram(emit, refused);
+  } else {
+    emit(Pass(compile));
+    Elementwise(context, emit, *executable);
+    OutputsAsReported(context, emit, *executable);
+    BadInputRefused(context, emit, *executable);
+    Concurrent(context, emit, *executable);
+  }
   Reduce(context, emit);
-  BadInputRefused(context, emit, *executable);
-  Concurrent(context, emit, *executable);
 }
 
 }  // namespace berth::conformance

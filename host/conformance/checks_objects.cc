@@ -8,6 +8,29 @@
 #include "conformance/suite_context.hpp"
 
 namespace berth::conformance {
+
+std::vector<ElementType> TypesToTry(const Context& c, bool* declared) {
+  std::vector<ElementType> types;
+  auto it = c.attributes.find(BERTH_ATTRIBUTE_ELEMENT_TYPES);
+  *declared = it != c.attributes.end() && std::holds_alternative<std::vector<int64_t>>(it->second);
+  if (*declared) {
+    for (int64_t value : std::get<std::vector<int64_t>>(it->second)) {
+      if (IsValidElementType(static_cast<int32_t>(value))) {
+        types.push_back(static_cast<ElementType>(value));
+      }
+    }
+    return types;
+  }
+  for (ElementType type : {ElementType::kPred, ElementType::kS8, ElementType::kS16,
+                           ElementType::kS32, ElementType::kS64, ElementType::kU8,
+                           ElementType::kU16, ElementType::kU32, ElementType::kU64,
+                           ElementType::kF16, ElementType::kBF16, ElementType::kF32,
+                           ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
+    types.push_back(type);
+  }
+  return types;
+}
+
 namespace {
 
 void ClientLifecycle(Context& c, const Emit& emit) {
@@ -65,30 +88,6 @@ std::vector<std::byte> Pattern(ElementType type, size_t bytes) {
     out[i] = static_cast<std::byte>(value);
   }
   return out;
-}
-
-// The element types the plugin says it takes ("element_types", a list of
-// BERTH_Buffer_Type values), or every type a buffer can hold densely.
-std::vector<ElementType> TypesToTry(const Context& c, bool* declared) {
-  std::vector<ElementType> types;
-  auto it = c.attributes.find("element_types");
-  *declared = it != c.attributes.end() && std::holds_alternative<std::vector<int64_t>>(it->second);
-  if (*declared) {
-    for (int64_t value : std::get<std::vector<int64_t>>(it->second)) {
-      if (IsValidElementType(static_cast<int32_t>(value))) {
-        types.push_back(static_cast<ElementType>(value));
-      }
-    }
-    return types;
-  }
-  for (ElementType type : {ElementType::kPred, ElementType::kS8, ElementType::kS16,
-                           ElementType::kS32, ElementType::kS64, ElementType::kU8,
-                           ElementType::kU16, ElementType::kU32, ElementType::kU64,
-                           ElementType::kF16, ElementType::kBF16, ElementType::kF32,
-                           ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
-    types.push_back(type);
-  }
-  return types;
 }
 
 void RoundTrips(Context& c, const Emit& emit) {

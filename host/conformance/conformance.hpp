@@ -1,13 +1,18 @@
 // `berth conformance`: a suite any plugin can be run against (ABI rules,
-// object lifecycles, host <-> device round trips of every element type it
-// takes, compile and execute when it supports StableHLO, concurrency, leaks).
-// One result per check; the suite passes when no check fails.
+// the library's exports and attributes, reserved options, object
+// lifecycles, host <-> device round trips and a program per element type it
+// takes, compile and execute, refusals, concurrency, leaks). One result per
+// check; the suite passes when no check fails. A program the plugin answers
+// UNIMPLEMENTED for, naming the op (or the format), is *unsupported*: reported,
+// not a failure, unless the plugin lists the op in its "supported_ops".
 #ifndef BERTH_HOST_CONFORMANCE_CONFORMANCE_HPP_
 #define BERTH_HOST_CONFORMANCE_CONFORMANCE_HPP_
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +20,10 @@
 
 namespace berth::conformance {
 
-enum class Outcome { kPass, kFail, kSkip };
+enum class Outcome { kPass, kFail, kSkip, kUnsupported };
 
-std::string_view OutcomeName(Outcome outcome);  // "pass", "fail", "skip"
+std::string_view OutcomeName(Outcome outcome);  // "pass", "fail", "skip", "unsupported"
+std::optional<Outcome> ParseOutcome(std::string_view name);
 
 struct CheckResult {
   std::string name;     // "abi.smaller_struct_rejected", "buffer.round_trip.f32" ...
@@ -30,8 +36,26 @@ struct Report {
   std::string manifest;
   std::string negotiated_version;
   std::vector<CheckResult> results;
-  bool passed() const;
+  bool passed() const;  // some results, none failed
+  int Count(Outcome outcome) const;
 };
+
+// What a plugin project expects of checks whose outcome is not a pass (a
+// feature it lacks on purpose): check name -> outcome.
+using Expectations = std::map<std::string, Outcome, std::less<>>;
+
+// Reads {"check.name": "unsupported", ...}; errors name `where` and the entry.
+Result<Expectations> ParseExpectations(std::string_view json_text, std::string_view where);
+
+// One check judged against the expectations: a check with an expectation
+// must have that outcome, any other must not fail, and an expected check
+// must have run.
+struct Verdict {
+  CheckResult result;  // as reported (a check that never ran: kFail)
+  bool ok = true;
+  std::string why;     // when not ok
+};
+std::vector<Verdict> Judge(const Report& report, const Expectations& expected);
 
 // Runs the suite on the plugin `manifest` describes (it alone is searched).
 // `on_result` sees each result as it is made (progress output). An error

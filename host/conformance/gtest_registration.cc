@@ -4,34 +4,28 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 
 namespace berth::conformance {
 namespace {
 
-// One check's result, judged against what was expected of it.
+// One check's verdict (Judge): a failure when not ok, skipped when the check
+// was skipped or unsupported (with why), else a pass.
 class CheckTest : public ::testing::Test {
  public:
-  CheckTest(CheckResult result, std::optional<Outcome> expected)
-      : result_(std::move(result)), expected_(expected) {}
+  explicit CheckTest(Verdict verdict) : verdict_(std::move(verdict)) {}
 
   void TestBody() override {
-    if (expected_) {
-      EXPECT_EQ(OutcomeName(result_.outcome), OutcomeName(*expected_))
-          << "check " << result_.name << " was expected to "
-          << OutcomeName(*expected_) << "; message: " << result_.message;
-      return;
-    }
-    switch (result_.outcome) {
-      case Outcome::kPass: return;
-      case Outcome::kSkip: GTEST_SKIP() << result_.name << ": " << result_.message;
-      case Outcome::kFail: FAIL() << result_.name << " failed: " << result_.message;
+    if (!verdict_.ok) {
+      FAIL() << verdict_.result.name << ": " << verdict_.why;
+    } else if (verdict_.result.outcome == Outcome::kSkip ||
+               verdict_.result.outcome == Outcome::kUnsupported) {
+      GTEST_SKIP() << verdict_.result.name << " ("
+                   << OutcomeName(verdict_.result.outcome) << "): " << verdict_.result.message;
     }
   }
 
  private:
-  CheckResult result_;
-  std::optional<Outcome> expected_;
+  Verdict verdict_;
 };
 
 // gtest test names are identifiers: '.' and other punctuation become '_'.
@@ -55,29 +49,15 @@ void RegisterConformanceTests(const std::string& suite_name, const std::filesyst
                               const RegistrationOptions& options) {
   Result<Report> report = RunIsolated(manifest, nullptr, options.idle_timeout);
   if (!report.ok()) {
-    const std::string why = report.status().ToString();
-    Register(suite_name, "suite", [why]() -> ::testing::Test* {
-      return new CheckTest({"suite", Outcome::kFail, why}, std::nullopt);
-    });
+    Verdict verdict{{"suite", Outcome::kFail, ""}, false, report.status().ToString()};
+    Register(suite_name, "suite", [verdict]() -> ::testing::Test* { return new CheckTest(verdict); });
     return;
   }
-  for (const CheckResult& result : report->results) {
-    auto expected = options.expected.find(result.name);
-    std::optional<Outcome> outcome;
-    if (expected != options.expected.end()) outcome = expected->second;
-    Register(suite_name, TestName(result.name), [result, outcome]() -> ::testing::Test* {
-      return new CheckTest(result, outcome);
+  for (Verdict& verdict : Judge(*report, options.expected)) {
+    const std::string test = TestName(verdict.result.name);
+    Register(suite_name, test, [verdict = std::move(verdict)]() -> ::testing::Test* {
+      return new CheckTest(verdict);
     });
-  }
-  // A check that was expected but never ran is a failure too.
-  for (const auto& [name, outcome] : options.expected) {
-    if (std::none_of(report->results.begin(), report->results.end(),
-                     [&](const CheckResult& result) { return result.name == name; })) {
-      const std::string why = "the suite did not run this check";
-      Register(suite_name, TestName(name), [n = name, why]() -> ::testing::Test* {
-        return new CheckTest({n, Outcome::kFail, why}, std::nullopt);
-      });
-    }
   }
 }
 

@@ -26,8 +26,8 @@ struct RegistrationOptions {
   // Checks whose outcome is known and not a pass (a fixture that lacks a
   // feature on purpose): the test passes when the check has this outcome and
   // fails otherwise. Every other check's test fails when the check fails and
-  // is skipped when it is skipped.
-  std::map<std::string, Outcome, std::less<>> expected;
+  // is skipped when it is skipped or unsupported (Judge, conformance.hpp).
+  Expectations expected;
   // How long the plugin may make no progress before its child is killed.
   std::chrono::seconds idle_timeout{120};
 };

@@ -19,7 +19,7 @@ constexpr const char* kFinished = "suite.finished";
 void RunChild(const std::filesystem::path& manifest, const common::SendLine& send) {
   auto send_result = [&send](const CheckResult& result) {
     send(nlohmann::json{{"name", result.name},
-                        {"outcome", static_cast<int>(result.outcome)},
+                        {"outcome", OutcomeName(result.outcome)},
                         {"message", result.message}}
              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   };
@@ -57,8 +57,8 @@ Result<Report> RunIsolated(const std::filesystem::path& manifest,
     }
     CheckResult result;
     result.name = message.value("name", "");
-    int outcome = message.value("outcome", static_cast<int>(Outcome::kFail));
-    result.outcome = outcome == 0 ? Outcome::kPass : outcome == 2 ? Outcome::kSkip : Outcome::kFail;
+    result.outcome =
+        ParseOutcome(message.value("outcome", std::string())).value_or(Outcome::kFail);
     result.message = message.value("message", "");
     last_check = result.name;
     if (on_result) on_result(result);

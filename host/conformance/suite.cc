@@ -1,4 +1,8 @@
 
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "berth/ext/live_objects.h"
 #include "berth/extension_chain.hpp"
 #include "conformance/suite_context.hpp"
@@ -11,15 +15,124 @@ std::string_view OutcomeName(Outcome outcome) {
     case Outcome::kPass: return "pass";
     case Outcome::kFail: return "fail";
     case Outcome::kSkip: return "skip";
+    case Outcome::kUnsupported: return "unsupported";
   }
   return "fail";
 }
 
-bool Report::passed() const {
-  for (const CheckResult& result : results) {
-    if (result.outcome == Outcome::kFail) return false;
+std::optional<Outcome> ParseOutcome(std::string_view name) {
+  for (Outcome outcome : {Outcome::kPass, Outcome::kFail, Outcome::kSkip, Outcome::kUnsupported}) {
+    if (OutcomeName(outcome) == name) return outcome;
   }
-  return !results.empty();
+  return std::nullopt;
+}
+
+bool Report::passed() const { return !results.empty() && Count(Outcome::kFail) == 0; }
+
+int Report::Count(Outcome outcome) const {
+  int count = 0;
+  for (const CheckResult& result : results) count += result.outcome == outcome ? 1 : 0;
+  return count;
+}
+
+Result<Expectations> ParseExpectations(std::string_view json_text, std::string_view where) {
+  nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
+  if (!json.is_object()) {
+    return InvalidArgumentError(std::string(where) +
+                                ": expected outcomes must be a JSON object of check name -> "
+                                "\"pass\" | \"fail\" | \"skip\" | \"unsupported\"");
+  }
+  Expectations out;
+  for (const auto& [name, value] : json.items()) {
+    std::optional<Outcome> outcome =
+        value.is_string() ? ParseOutcome(value.get<std::string>()) : std::nullopt;
+    if (!outcome) {
+      return InvalidArgumentError(std::string(where) + ": the outcome of \"" + name + "\" is " +
+                                  value.dump() +
+                                  "; use \"pass\", \"fail\", \"skip\" or \"unsupported\"");
+    }
+    out[name] = *outcome;
+  }
+  return out;
+}
+
+std::vector<Verdict> Judge(const Report& report, const Expectations& expected) {
+  std::vector<Verdict> verdicts;
+  std::set<std::string, std::less<>> seen;
+  for (const CheckResult& result : report.results) {
+    seen.insert(result.name);
+    Verdict verdict{result, true, ""};
+    auto it = expected.find(result.name);
+    if (it != expected.end()) {
+      if (result.outcome != it->second) {
+        verdict.ok = false;
+        verdict.why = "expected " + std::string(OutcomeName(it->second)) + ", got " +
+                      std::string(OutcomeName(result.outcome)) +
+                      (result.message.empty() ? "" : ": " + result.message);
+      }
+    } else if (result.outcome == Outcome::kFail) {
+      verdict.ok = false;
+      verdict.why = "failed: " + result.message;
+    }
+    verdicts.push_back(std::move(verdict));
+  }
+  for (const auto& [name, outcome] : expected) {
+    if (seen.count(name)) continue;
+    verdicts.push_back(Verdict{{name, Outcome::kFail, "the suite did not run this check"}, false,
+                               "expected " + std::string(OutcomeName(outcome)) +
+                                   ", but the suite did not run this check"});
+  }
+  return verdicts;
+}
+
+std::set<std::string, std::less<>> SplitOpList(std::string_view list) {
+  std::set<std::string, std::less<>> ops;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view op = list.substr(start, comma - start);
+    while (!op.empty() && op.front() == ' ') op.remove_prefix(1);
+    while (!op.empty() && op.back() == ' ') op.remove_suffix(1);
+    if (!op.empty()) ops.emplace(op);
+    start = comma + 1;
+  }
+  return ops;
+}
+
+CheckResult CompileRefused(const Context& c, std::string name, const Status& status,
+                           std::initializer_list<std::string_view> ops) {
+  const std::string message(status.message());
+  if (status.code() != StatusCode::kUnimplemented) {
+    return Fail(std::move(name),
+                "a valid program was refused with " + status.ToString() +
+                    "; a plugin answers UNIMPLEMENTED naming an op (or format) it does not run "
+                    "(docs/abi.md)");
+  }
+  // The op named with or without its dialect ("stablehlo.reduce", "reduce").
+  auto names = [&](std::string_view op) {
+    if (message.find(op) != std::string::npos) return true;
+    size_t dot = op.find('.');
+    return dot != std::string_view::npos &&
+           message.find(std::string(op.substr(dot + 1))) != std::string::npos;
+  };
+  if (c.supported_ops) {
+    for (std::string_view op : ops) {
+      if (c.supported_ops->count(op) && names(op)) {
+        return Fail(std::move(name), "the plugin lists " + std::string(op) +
+                                         " in \"supported_ops\" but answered " +
+                                         status.ToString());
+      }
+    }
+  }
+  for (std::string_view op : ops) {
+    if (names(op)) return Unsupported(std::move(name), message);
+  }
+  if (message.find("stablehlo") != std::string::npos) {
+    return Unsupported(std::move(name), message);  // the format itself
+  }
+  return Fail(std::move(name), "UNIMPLEMENTED without naming the op or format it refuses: " +
+                                   status.ToString());
 }
 
 namespace {
@@ -94,11 +207,12 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
     Context context;
     context.host = &*host;
     context.plugin = manifest.name;
+    context.manifest = &manifest;
     context.attributes = info->attributes;
-    auto stablehlo = context.attributes.find("stablehlo_support");
-    context.stablehlo = stablehlo != context.attributes.end() &&
-                        std::holds_alternative<bool>(stablehlo->second) &&
-                        std::get<bool>(stablehlo->second);
+    auto ops = context.attributes.find(BERTH_ATTRIBUTE_SUPPORTED_OPS);
+    if (ops != context.attributes.end() && std::holds_alternative<std::string>(ops->second)) {
+      context.supported_ops = SplitOpList(std::get<std::string>(ops->second));
+    }
     Result<Client> client = context.NewClient();
     emit(FromStatus("client.create", client.status()));
     if (!client.ok()) return report;
@@ -108,8 +222,10 @@ Result<Report> Run(const std::filesystem::path& manifest_path,
     context.api = &context.library->api();
 
     AbiChecks(context, emit);
+    LibraryChecks(context, emit);
     ObjectChecks(context, emit);
     ExecuteChecks(context, emit);
+    ElementTypeChecks(context, emit);
   }
 
   // Every object of the suite is gone: a plugin that counts its objects

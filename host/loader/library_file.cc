@@ -75,9 +75,19 @@ LibraryFileOutcome OpenLibraryFile(const Manifest& manifest, const std::string& 
   library->load(path, flags, load_error);
   if (load_error || !library->is_loaded()) {
     const char* detail = dlerror();
+    // A bare name is searched for by the system (LD_LIBRARY_PATH, ld.so.cache,
+    // the default folders), never beside the manifest: say so, since that is
+    // the usual surprise.
+    const std::string hint =
+        manifest.library_is_bare_name
+            ? "; \"library_path\": \"" + manifest.library_path +
+                  "\" is a bare name, searched for by the system loader only, not in the "
+                  "manifest's folder: write \"./" + manifest.library_path +
+                  "\" for a library beside the manifest, or an absolute path"
+            : "; fix \"library_path\" or the library";
     return Failed(reason::kLibraryLoadFailed,
                 where + ": cannot load " + path.string() + ": " +
-                    (detail != nullptr ? detail : load_error.message()) + ". Skipped.");
+                    (detail != nullptr ? detail : load_error.message()) + hint + ". Skipped.");
   }
   return LibraryFileOutcome{std::move(library), "", ""};
 }

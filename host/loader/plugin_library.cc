@@ -11,6 +11,7 @@
 
 #include "berth/extension_chain.hpp"
 #include "berth/log.hpp"
+#include "loader/attributes.hpp"
 #include "loader/library_file.hpp"
 
 namespace berth::core {
@@ -115,8 +116,9 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
                     ". Skipped.");
   }
   if (manifest.api_minor != library->plugin_minor_) {
-    // Same major (checked before opening and just above): informational.
-    Log(LogLevel::kInfo, kCategory,
+    // Same major (checked before opening and just above): the library's
+    // version is what negotiation uses, but the manifest misdescribes it.
+    Log(LogLevel::kWarning, kCategory,
         where + ": the manifest declares api_version " + std::to_string(manifest.api_major) +
             "." + std::to_string(manifest.api_minor) + " but the library reports " +
             plugin_version + "; the library's version is used");
@@ -175,6 +177,9 @@ LoadOutcome PluginLibrary::Load(const Manifest& manifest, const LoadOptions& opt
                                     : Result<NamedValueMap>(status);
     if (map.ok()) {
       library->attributes_ = std::move(map).value();
+      for (const std::string& problem : WellKnownAttributeProblems(library->attributes_)) {
+        Log(LogLevel::kWarning, kCategory, where + ": " + problem);
+      }
     } else {
       Log(LogLevel::kWarning, kCategory,
           where + ": ignoring its attributes: " + map.status().ToString());

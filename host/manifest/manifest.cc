@@ -453,8 +453,8 @@ class Checker {
   static std::string_view Example(std::string_view key) {
     if (key == "file_format_version") return "\"1.0.0\"";
     if (key == "name") return "\"cpu\"";
-    if (key == "library_path") return "\"libberth_cpu.so\"";
-    if (key == "api_version") return "\"1.0\"";
+    if (key == "library_path") return "\"./libberth_cpu.so\" (a library beside the manifest)";
+    if (key == "api_version") return "\"1.1\"";
     if (key == "platform") return "\"cpu\"";
     if (key == "type") return "\"ffi\"";
     if (key == "applies_to") return "[\"cpu\", \"cuda*\"]";
@@ -935,6 +935,13 @@ bool GlobMatch(std::string_view pattern, std::string_view text) {
   }
   while (p < pattern.size() && pattern[p] == '*') ++p;
   return p == pattern.size();
+}
+
+std::string PlatformMismatchMessage(const Manifest& manifest, std::string_view reported) {
+  return "plugin '" + manifest.name + "' (" + manifest.path.string() +
+         "): the manifest says platform '" + manifest.platform +
+         "' but the plugin's client reports '" + std::string(reported) + "'; set \"platform\": \"" +
+         std::string(reported) + "\" in the manifest. Skipped.";
 }
 
 }  // namespace berth::core

@@ -127,6 +127,10 @@ std::span<const std::string_view> RequiredFields(ManifestKind kind);
 // Matches a glob with '*' (any run, possibly empty) and '?' (one character).
 bool GlobMatch(std::string_view pattern, std::string_view text);
 
+// The sentence for reason::kPlatformMismatch: `manifest` declares another
+// platform than `reported`, the one its plugin's client gives.
+std::string PlatformMismatchMessage(const Manifest& manifest, std::string_view reported);
+
 }  // namespace berth::core
 
 #endif  // BERTH_HOST_MANIFEST_MANIFEST_HPP_

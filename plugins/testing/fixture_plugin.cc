@@ -26,6 +26,10 @@
 #define FIXTURE_THROWS 8
 #define FIXTURE_LEAKS 9
 #define FIXTURE_MISBEHAVES 10
+#define FIXTURE_BAD_ATTRIBUTES 11
+#define FIXTURE_CLAIMS_OPS 12
+#define FIXTURE_REJECTS_RESERVED 13
+#define FIXTURE_WRONG_OUTPUTS 14
 
 #ifndef BERTH_FIXTURE_VARIANT
 #error "define BERTH_FIXTURE_VARIANT"
@@ -81,8 +85,13 @@ class IdentityExecutable final : public plugin::LoadedExecutable {
       std::vector<std::unique_ptr<plugin::Buffer>> outputs;
       for (plugin::Buffer* arg : lists[d]) {
         auto* buffer = static_cast<plugin::HostMemoryBuffer*>(arg);
+        std::vector<int64_t> dims = buffer->dims();
+#if BERTH_FIXTURE_VARIANT == FIXTURE_WRONG_OUTPUTS
+        // Hands back a shape other than the one the executable reports.
+        dims.push_back(1);
+#endif
         outputs.push_back(std::make_unique<plugin::HostMemoryBuffer>(
-            buffer->element_type(), buffer->dims(), device, buffer->bytes()));
+            buffer->element_type(), dims, device, buffer->bytes()));
       }
       result.outputs.push_back(std::move(outputs));
       result.completion.push_back(plugin::Event::Ready());
@@ -193,11 +202,30 @@ class FixturePlugin final : public plugin::Plugin {
   }
 
   NamedValueMap Attributes() const override {
+#if BERTH_FIXTURE_VARIANT == FIXTURE_BAD_ATTRIBUTES
+    // Well-known attributes of the wrong types: a string where a list of
+    // BERTH_Buffer_Type values belongs, an int64 where a bool does.
+    return {{"variant", int64_t{BERTH_FIXTURE_VARIANT}},
+            {BERTH_ATTRIBUTE_ELEMENT_TYPES, std::string("f32,i32")},
+            {BERTH_ATTRIBUTE_STABLEHLO_SUPPORT, int64_t{1}}};
+#elif BERTH_FIXTURE_VARIANT == FIXTURE_CLAIMS_OPS
+    // Claims ops it does not run (it compiles no StableHLO at all).
+    return {{"variant", int64_t{BERTH_FIXTURE_VARIANT}},
+            {BERTH_ATTRIBUTE_SUPPORTED_OPS, std::string("stablehlo.add,stablehlo.multiply")}};
+#else
     return {{"variant", int64_t{BERTH_FIXTURE_VARIANT}}, {"fixture", true}};
+#endif
   }
 
   Result<std::unique_ptr<plugin::Client>> CreateClient(const NamedValueMap& options,
                                                        const plugin::KeyValueStore&) override {
+#if BERTH_FIXTURE_VARIANT == FIXTURE_REJECTS_RESERVED
+    // What a plugin with its own strict option check did before SDK 1.1: the
+    // reserved job options are "unknown".
+    if (options.count(BERTH_OPTION_NODE_ID) || options.count(BERTH_OPTION_NUM_NODES)) {
+      return InvalidArgumentError("unknown fixture client option 'node_id'");
+    }
+#endif
     plugin::OptionReader reader(options, "fixture client option");
     BERTH_ASSIGN_OR_RETURN(int64_t device_count, reader.Int64("device_count", 2));
     BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
@@ -248,7 +276,9 @@ extern "C" BERTH_PLUGIN_VISIBLE int64_t BERTH_Fixture_LiveObjects(void) {
 
 #if BERTH_FIXTURE_VARIANT == FIXTURE_GOOD || BERTH_FIXTURE_VARIANT == FIXTURE_INIT_FAILS || \
     BERTH_FIXTURE_VARIANT == FIXTURE_DUPLICATE_EXTENSION || BERTH_FIXTURE_VARIANT == FIXTURE_LEAKS || \
-    BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES
+    BERTH_FIXTURE_VARIANT == FIXTURE_MISBEHAVES || BERTH_FIXTURE_VARIANT == FIXTURE_BAD_ATTRIBUTES || \
+    BERTH_FIXTURE_VARIANT == FIXTURE_CLAIMS_OPS || BERTH_FIXTURE_VARIANT == FIXTURE_REJECTS_RESERVED || \
+    BERTH_FIXTURE_VARIANT == FIXTURE_WRONG_OUTPUTS
 BERTH_PLUGIN_EXPORT(berth::fixture::FixturePlugin)
 
 #elif BERTH_FIXTURE_VARIANT == FIXTURE_OLDER_MINOR

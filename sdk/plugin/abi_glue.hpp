@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "berth/c_api.h"
+#include "berth/plugin/options.hpp"
 #include "berth/plugin/plugin.hpp"
 #include "berth/status.hpp"
 

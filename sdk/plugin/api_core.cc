@@ -135,6 +135,7 @@ BERTH_Error* ClientCreate(BERTH_Client_Create_Args* args) {
     args->client = nullptr;
     BERTH_ASSIGN_OR_RETURN(NamedValueMap options,
                            NamedValuesFromC(args->options, args->num_options, "client option"));
+    BERTH_RETURN_IF_ERROR(CheckReservedClientOptions(options));
     if (args->kv_store != nullptr &&
         args->kv_store->struct_size < BERTH_KeyValueStore_STRUCT_SIZE) {
       return StructSizeError("BERTH_KeyValueStore", BERTH_KeyValueStore_STRUCT_SIZE,

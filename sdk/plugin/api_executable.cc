@@ -1,5 +1,6 @@
 // C entry points for compiling and executing programs.
 #include "abi_glue.hpp"
+#include "berth/shape.hpp"
 
 namespace berth::plugin::glue {
 
@@ -49,6 +50,7 @@ BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
       if (o->entry_name != nullptr) options.entry_name.assign(o->entry_name, o->entry_name_size);
       BERTH_ASSIGN_OR_RETURN(options.options,
                              NamedValuesFromC(o->options, o->num_options, "compile option"));
+      BERTH_RETURN_IF_ERROR(CheckReservedCompileOptions(options.options));
     }
     BERTH_ASSIGN_OR_RETURN(std::unique_ptr<LoadedExecutable> executable,
                            args->client->impl->Compile(program, options));
@@ -164,6 +166,42 @@ BERTH_Error* LoadedAddressableDevices(BERTH_LoadedExecutable_AddressableDevices_
                });
 }
 
+// The outputs of one device are what the executable reports (hosts adopt
+// them with those types and dims without asking each buffer): the count,
+// each element type, and each dimension the metadata gives (a negative one
+// is dynamic and not compared).
+Status CheckOutputs(const ExecutableMetadata& metadata,
+                    const std::vector<std::unique_ptr<Buffer>>& outputs, size_t device,
+                    const char* function) {
+  const std::string where = std::string(function) + ": device " + std::to_string(device);
+  if (outputs.size() != metadata.output_types.size()) {
+    return InternalError(where + ": the plugin returned " + std::to_string(outputs.size()) +
+                         " outputs; the executable reports " +
+                         std::to_string(metadata.output_types.size()));
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const std::string output = where + ", output " + std::to_string(o);
+    if (outputs[o] == nullptr) return InternalError(output + " is NULL");
+    const Buffer& buffer = *outputs[o];
+    if (buffer.element_type() != metadata.output_types[o]) {
+      return InternalError(output + " is of type " +
+                           std::string(ElementTypeName(buffer.element_type())) +
+                           "; the executable reports " +
+                           std::string(ElementTypeName(metadata.output_types[o])));
+    }
+    if (o >= metadata.output_dims.size()) continue;
+    const std::vector<int64_t>& want = metadata.output_dims[o];
+    const std::vector<int64_t>& got = buffer.dims();
+    bool same = want.size() == got.size();
+    for (size_t i = 0; same && i < want.size(); ++i) same = want[i] < 0 || want[i] == got[i];
+    if (!same) {
+      return InternalError(output + " has dims " + DimsString(got) +
+                           "; the executable reports " + DimsString(want));
+    }
+  }
+  return OkStatus();
+}
+
 BERTH_Error* LoadedExecute(BERTH_LoadedExecutable_Execute_Args* args) {
   constexpr const char* kFn = "BERTH_LoadedExecutable_Execute";
   return Guard(kFn, args, BERTH_LoadedExecutable_Execute_Args_STRUCT_SIZE, [&]() -> Status {
@@ -222,12 +260,8 @@ BERTH_Error* LoadedExecute(BERTH_LoadedExecutable_Execute_Args* args) {
                            std::to_string(result.outputs.size()) + " devices, expected " +
                            std::to_string(args->num_devices));
     }
-    for (const auto& outputs : result.outputs) {
-      if (outputs.size() != num_outputs) {
-        return InternalError(std::string(kFn) + ": the plugin returned " +
-                             std::to_string(outputs.size()) + " outputs, expected " +
-                             std::to_string(num_outputs));
-      }
+    for (size_t d = 0; d < result.outputs.size(); ++d) {
+      BERTH_RETURN_IF_ERROR(CheckOutputs(*executable.metadata(), result.outputs[d], d, kFn));
     }
     for (size_t d = 0; d < args->num_devices; ++d) {
       for (size_t o = 0; o < num_outputs; ++o) {

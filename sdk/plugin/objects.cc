@@ -2,6 +2,7 @@
 // options, key-value store).
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <limits>
 
 #include "berth/plugin/buffer.hpp"
@@ -173,13 +174,58 @@ Result<std::vector<int64_t>> OptionReader::Int64List(std::string_view name,
 
 Status OptionReader::CheckNoUnknown() const {
   for (const auto& [name, value] : options_) {
-    if (known_.count(name)) continue;
+    if (known_.count(name) || IsReservedOption(name)) continue;
     std::string known;
     for (const std::string& k : known_) known += (known.empty() ? "" : ", ") + k;
     return InvalidArgumentError("unknown " + what_ + " '" + name + "'; known options: " +
                                 (known.empty() ? "none" : known));
   }
   return OkStatus();
+}
+
+bool IsReservedOption(std::string_view name) {
+  return name == BERTH_OPTION_NODE_ID || name == BERTH_OPTION_NUM_NODES ||
+         name == BERTH_OPTION_SOURCE_NAME;
+}
+
+namespace {
+
+// The reserved option `name` when given: its value, which must be of type T.
+template <typename T>
+Result<std::optional<T>> Reserved(const NamedValueMap& options, std::string_view name,
+                                  std::string_view what) {
+  auto it = options.find(name);
+  if (it == options.end()) return std::optional<T>();
+  if (const T* value = std::get_if<T>(&it->second)) return std::optional<T>(*value);
+  NamedValueData expected{T{}};
+  return InvalidArgumentError("reserved " + std::string(what) + " '" + std::string(name) +
+                              "' must be of type " + std::string(NamedValueTypeName(expected)) +
+                              ", not " + std::string(NamedValueTypeName(it->second)));
+}
+
+}  // namespace
+
+Status CheckReservedClientOptions(const NamedValueMap& options) {
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> node_id,
+                         Reserved<int64_t>(options, BERTH_OPTION_NODE_ID, "client option"));
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> num_nodes,
+                         Reserved<int64_t>(options, BERTH_OPTION_NUM_NODES, "client option"));
+  const int64_t nodes = num_nodes.value_or(1);
+  if (nodes < 1) {
+    return InvalidArgumentError("reserved client option 'num_nodes' is " + std::to_string(nodes) +
+                                "; a job has at least one node");
+  }
+  const int64_t node = node_id.value_or(0);
+  if (node < 0 || node >= nodes) {
+    return InvalidArgumentError("reserved client option 'node_id' is " + std::to_string(node) +
+                                "; with num_nodes = " + std::to_string(nodes) +
+                                " it must be 0 to " + std::to_string(nodes - 1));
+  }
+  return OkStatus();
+}
+
+Status CheckReservedCompileOptions(const NamedValueMap& options) {
+  return Reserved<std::string>(options, BERTH_OPTION_SOURCE_NAME, "compile option").status();
 }
 
 // ---------------------------------------------------------- key-value store

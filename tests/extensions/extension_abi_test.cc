@@ -23,7 +23,7 @@ class ExtensionAbiTest : public testing::ExtensionTest {
     ExtensionTest::SetUp();
     // newer_minor carries an `ffi` node that is only a BERTH_Extension_Base.
     dir_.Write("newer.json",
-               testing::PluginManifest("newer", testing::FixturePath("newer_minor").string()));
+               testing::FixtureManifest("newer", "newer_minor"));
     (void)cpu();  // loads the cpu plugin, so the table below is the host's
     handle_ = ::dlopen(BERTH_CPU_PLUGIN, RTLD_NOW | RTLD_NOLOAD);
     ASSERT_NE(handle_, nullptr);

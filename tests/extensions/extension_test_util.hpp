@@ -19,7 +19,7 @@ class ExtensionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_.Write("cpu.json", PluginManifest("cpu", BERTH_CPU_PLUGIN));
-    dir_.Write("good.json", PluginManifest("good", FixturePath("good").string()));
+    dir_.Write("good.json", FixtureManifest("good", "good"));
   }
 
   // Writes an extension manifest; `extension` is the "extension" object.

@@ -15,6 +15,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::FixtureManifest;
 using testing::FixturePath;
 using testing::PluginManifest;
 using testing::ScopedEnv;
@@ -25,7 +26,7 @@ class LoaderTest : public ::testing::Test {
   // Writes a manifest for a fixture variant named `name`.
   void AddFixture(const std::string& name, const std::string& variant,
                   nlohmann::json extra = nlohmann::json::object()) {
-    dir_.Write(name + ".json", PluginManifest(name, FixturePath(variant).string(), extra));
+    dir_.Write(name + ".json", FixtureManifest(name, variant, extra));
   }
 
   Host MakeHost() {
@@ -219,7 +220,7 @@ TEST_F(LoaderTest, LibraryStaysLoadedUntilTheLastObjectIsGone) {
 
 TEST_F(LoaderTest, NoUnloadKeepsLibrariesMapped) {
   AddFixture("kept", "null_table");  // a variant no other test keeps loaded
-  dir_.Write("kept2.json", PluginManifest("kept2", FixturePath("newer_minor").string()));
+  dir_.Write("kept2.json", FixtureManifest("kept2", "newer_minor"));
   ScopedEnv no_unload("BERTH_NO_UNLOAD", "1");
   {
     Host host = MakeHost();
@@ -351,6 +352,109 @@ TEST_F(LoaderTest, EventCallbackRunsWithTheStatus) {
   bool called = false;
   ASSERT_TRUE(ready->OnReady([&](Status status) { called = status.ok(); }).ok());
   EXPECT_TRUE(called);
+}
+
+// The reserved options a job sets are accepted by every SDK plugin (its
+// OptionReader knows them) and checked by the SDK's glue before the plugin
+// sees them.
+TEST_F(LoaderTest, ReservedClientOptionsAreAcceptedAndRangeChecked) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> job = host.CreateClient(
+      "good", {{{"node_id", int64_t{1}}, {"num_nodes", int64_t{2}}, {"device_count", int64_t{1}}}});
+  EXPECT_TRUE(job.ok()) << job.status().ToString();
+  Result<Client> outside = host.CreateClient(
+      "good", {{{"node_id", int64_t{2}}, {"num_nodes", int64_t{2}}}});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_EQ(outside.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(outside.status().message(),
+              AllOf(HasSubstr("'node_id' is 2"), HasSubstr("0 to 1")));
+  Result<Client> typed = host.CreateClient("good", {{{"num_nodes", std::string("two")}}});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_THAT(typed.status().message(),
+              HasSubstr("reserved client option 'num_nodes' must be of type int64, not string"));
+}
+
+TEST_F(LoaderTest, ReservedCompileOptionSourceNameIsAcceptedAndTypeChecked) {
+  AddFixture("good", "good");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("good");
+  ASSERT_TRUE(client.ok());
+  CompileOptions options;
+  options.format = "identity";
+  options.options["source_name"] = std::string("prog.identity");
+  EXPECT_TRUE(client->Compile("identity f32 2\n", options).ok());
+  options.options["source_name"] = int64_t{3};
+  Result<Executable> wrong = client->Compile("identity f32 2\n", options);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(wrong.status().message(), HasSubstr("'source_name' must be of type string"));
+}
+
+// The SDK's glue holds a plugin to the output types and dims its executable
+// reports, which hosts adopt without asking each buffer.
+TEST_F(LoaderTest, OutputsOfAnotherShapeThanReportedAreAnInternalErrorNamingThem) {
+  AddFixture("wrong", "wrong_outputs");
+  Host host = MakeHost();
+  Result<Client> client = host.CreateClient("wrong", {{{"device_count", int64_t{1}}}});
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  CompileOptions options;
+  options.format = "identity";
+  Result<Executable> executable = client->Compile("identity f32 2\n", options);
+  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+  const float data[2] = {1, 2};
+  const int64_t dims[1] = {2};
+  Result<Buffer> in = client->BufferFromHost(data, ElementType::kF32, dims, client->devices()[0]);
+  ASSERT_TRUE(in.ok());
+  Result<ExecuteResult> result = executable->ExecuteOn(client->devices()[0], {&*in});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(result.status().message(),
+              AllOf(HasSubstr("output 0 has dims [2, 1]"), HasSubstr("reports [2]")));
+}
+
+TEST_F(LoaderTest, ClientOfAnotherPlatformThanTheManifestSaysIsRefusedAndSkipped) {
+  dir_.Write("elsewhere.json", PluginManifest("elsewhere", FixturePath("good").string(),
+                                              {{"platform", "tpu"}}));
+  Host host = MakeHost();
+  ASSERT_TRUE(host.Load("elsewhere").ok());  // nothing can tell before a client exists
+  Result<Client> client = host.CreateClient("elsewhere");
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(client.status().message(), HasSubstr("says platform 'tpu'"));
+  PluginInfo info = InfoOf(host, "elsewhere");
+  EXPECT_EQ(info.status, "skipped");
+  EXPECT_EQ(info.reason, "platform_mismatch");
+  EXPECT_FALSE(host.CreateClient("elsewhere").ok());
+}
+
+TEST_F(LoaderTest, DeclaredMinorOtherThanTheLibrarysIsAWarning) {
+  AddFixture("good", "good", {{"api_version", "1.0"}});  // the library reports 1.1
+  testing::LogCapture log;
+  Host host = MakeHost();
+  ASSERT_TRUE(host.Load("good").ok());
+  EXPECT_TRUE(log.Has(LogLevel::kWarning, "the manifest declares api_version 1.0 but the "
+                                                "library reports 1.1"));
+}
+
+TEST_F(LoaderTest, WellKnownAttributesOfTheWrongTypeAreWarnedAbout) {
+  AddFixture("bad", "bad_attributes");
+  testing::LogCapture log;
+  Host host = MakeHost();
+  ASSERT_TRUE(host.Load("bad").ok());
+  EXPECT_TRUE(log.Has(LogLevel::kWarning,
+                           "attribute 'element_types' is of type string; it must be int64_list"));
+  EXPECT_TRUE(log.Has(LogLevel::kWarning,
+                           "attribute 'stablehlo_support' is of type int64; it must be bool"));
+}
+
+TEST_F(LoaderTest, BareLibraryNameTheSystemCannotFindSaysItIsNotSearchedBesideTheManifest) {
+  dir_.Write("bare.json", PluginManifest("bare", "libberth_no_such_plugin.so"));
+  Host host = MakeHost();
+  Result<PluginInfo> info = host.Load("bare");
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.status().message(),
+              AllOf(HasSubstr("is a bare name"), HasSubstr("\"./libberth_no_such_plugin.so\"")));
+  EXPECT_EQ(InfoOf(host, "bare").reason, "library_load_failed");
 }
 
 }  // namespace

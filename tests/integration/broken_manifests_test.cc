@@ -16,6 +16,7 @@ namespace berth {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::FixtureManifest;
 using testing::PluginManifest;
 using testing::RunCommand;
 using testing::ShellQuote;
@@ -30,7 +31,7 @@ class BrokenManifestsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string good = testing::FixturePath("good").string();
-    dir_.Write("00-good.json", PluginManifest("good", good));
+    dir_.Write("00-good.json", FixtureManifest("good", "good"));
     dir_.Write("empty.json", "");
     dir_.Write("truncated.json", PluginManifest("trunc", good).substr(0, 40));
     dir_.Write("wrong-types.json",
@@ -47,16 +48,16 @@ class BrokenManifestsTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ / "folder.json");
     dir_.Write("absent-lib.json", PluginManifest("absent", (dir_ / "absent.so").string()));
     dir_.Write("not-elf.json", PluginManifest("notelf", dir_.Write("libnotelf.so", "text").string()));
-    dir_.Write("no-entry.json", PluginManifest("noentry", testing::FixturePath("no_entry").string()));
+    dir_.Write("no-entry.json", FixtureManifest("noentry", "no_entry"));
     dir_.Write("null-table.json",
-               PluginManifest("nulltable", testing::FixturePath("null_table").string()));
+               FixtureManifest("nulltable", "null_table"));
     dir_.Write("other-major.json",
-               PluginManifest("major", testing::FixturePath("other_major").string()));
+               FixtureManifest("major", "other_major"));
     dir_.Write("sha-mismatch.json",
                PluginManifest("pinned", good, {{"sha256", std::string(64, '0')}}));
     dir_.Write("declared-99.json", PluginManifest("future_abi", good, {{"api_version", "99.0"}}));
     dir_.Write("init-fails.json",
-               PluginManifest("initfails", testing::FixturePath("init_fails").string()));
+               FixtureManifest("initfails", "init_fails"));
   }
 
   testing::TempDir dir_;
@@ -156,11 +157,38 @@ TEST_F(BrokenManifestsTest, ManifestOnlyValidationDoesNotOpenLibraries) {
   }
 }
 
+// A manifest whose "platform" is not what the plugin's client reports loads
+// (nothing tells before a client exists) but is refused with its own reason
+// by `berth validate` and when a client is made, after which `berth
+// plugins` lists it as skipped; the message says what to write instead.
+TEST_F(BrokenManifestsTest, ManifestOfAnotherPlatformIsRefusedWithPlatformMismatch) {
+  testing::TempDir dir;
+  const std::string manifest =
+      dir.Write("wrong-platform.json",
+                PluginManifest("wrongplatform", testing::FixturePath("good").string(),
+                               {{"platform", "gpu"}}))
+          .string();
+  testing::CommandResult validated =
+      RunCommand(std::string(BERTH_EXE) + " validate " + ShellQuote(manifest) + " 2>&1");
+  EXPECT_EQ(validated.exit_code, 1) << validated.out;
+  EXPECT_THAT(validated.out, HasSubstr("[platform_mismatch]"));
+  EXPECT_THAT(validated.out, HasSubstr("the manifest says platform 'gpu' but the plugin's "
+                                       "client reports 'fixture'"));
+  EXPECT_THAT(validated.out, HasSubstr("set \"platform\": \"fixture\""));
+
+  // `berth info` makes a client: refused, then listed as skipped.
+  testing::CommandResult info =
+      RunCommand("BERTH_PLUGIN_PATH=" + ShellQuote(manifest) + " " + BERTH_EXE +
+                 " info wrongplatform 2>&1");
+  EXPECT_NE(info.exit_code, 0) << info.out;
+  EXPECT_THAT(info.out, HasSubstr("platform 'gpu'"));
+}
+
 // A library that aborts or hangs in its initialization ends or stalls the
 // child that opened it; validate names it and goes on with the next file.
 TEST_F(BrokenManifestsTest, ValidateSurvivesALibraryThatCrashesOrHangsWhenOpened) {
   const std::string misbehaves = testing::FixturePath("misbehaves").string();
-  const std::string manifest = dir_.Write("misbehaves.json", PluginManifest("bad", misbehaves)).string();
+  const std::string manifest = dir_.Write("misbehaves.json", FixtureManifest("bad", "misbehaves")).string();
   const std::string good = (dir_ / "00-good.json").string();
   testing::CommandResult crashed =
       RunCommand("BERTH_FIXTURE_MISBEHAVE=abort_at_initialize " + std::string(BERTH_EXE) +

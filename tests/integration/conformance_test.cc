@@ -19,12 +19,22 @@ using ::testing::HasSubstr;
 class ConformanceTest : public ::testing::Test {
  protected:
   // Runs the suite on a manifest written for `library`; the JSON report.
+  // Fixture plugins export a test hook besides BERTH_GetApi on purpose, so
+  // their runs expect library.exports_only_get_api to fail (--expect).
   nlohmann::json Run(const std::string& name, const std::string& library, int expected_exit,
                      const std::string& flags = "") {
-    const std::filesystem::path manifest =
-        dir_.Write(name + ".json", testing::PluginManifest(name, library));
+    const bool cpu = library == BERTH_CPU_PLUGIN;
+    const std::string platform = cpu ? "cpu" : testing::kFixturePlatform;
+    const std::filesystem::path manifest = dir_.Write(
+        name + ".json", testing::PluginManifest(name, library, {{"platform", platform}}));
+    std::string expect;
+    if (!cpu) {
+      expect = " --expect " +
+               dir_.Write("fixture-expect.json", R"({"library.exports_only_get_api": "fail"})")
+                   .string();
+    }
     testing::CommandResult result =
-        testing::RunCommand(std::string(BERTH_EXE) + " conformance --json " + flags +
+        testing::RunCommand(std::string(BERTH_EXE) + " conformance --json " + flags + expect +
                             " --manifest " + manifest.string());
     EXPECT_EQ(result.exit_code, expected_exit) << result.out;
     nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
@@ -58,7 +68,12 @@ TEST_F(ConformanceTest, CpuPluginPassesEveryCheck) {
 TEST_F(ConformanceTest, FixturePluginPassesAndHasNoLeakedObjects) {
   nlohmann::json report = Run("good", testing::FixturePath("good").string(), 0);
   EXPECT_EQ(ResultOf(report, "objects.none_leaked"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute"), "skip");  // no StableHLO
+  // It compiles no StableHLO: unsupported, naming the format, not a failure.
+  EXPECT_EQ(ResultOf(report, "compile.stablehlo"), "unsupported");
+  EXPECT_EQ(ResultOf(report, "execute.concurrent"), "unsupported");
+  EXPECT_EQ(ResultOf(report, "execute.add.i32"), "unsupported");
+  EXPECT_EQ(ResultOf(report, "library.exports_only_get_api"), "pass");
+  EXPECT_GT(report["summary"]["unsupported"].get<int>(), 10);
 }
 
 TEST_F(ConformanceTest, OlderMinorPluginPassesWhatAppliesAndSkipsTheRest) {
@@ -125,6 +140,82 @@ TEST_F(ConformanceTest, MisbehavingPluginFails) {
   nlohmann::json report = Run("throws", testing::FixturePath("throws").string(), 1);
   EXPECT_EQ(report["passed"], false);
   EXPECT_GT(report["summary"]["fail"].get<int>(), 0);
+}
+
+// A plugin that lists ops in "supported_ops" is held to the list.
+TEST_F(ConformanceTest, PluginClaimingOpsItDoesNotRunFails) {
+  nlohmann::json report = Run("claims", testing::FixturePath("claims_ops").string(), 1);
+  EXPECT_EQ(ResultOf(report, "compile.stablehlo"), "fail");
+  for (const nlohmann::json& result : report["results"]) {
+    if (result["name"] != "compile.stablehlo") continue;
+    EXPECT_THAT(result["message"].get<std::string>(),
+                HasSubstr("lists stablehlo.add in \"supported_ops\""));
+  }
+  EXPECT_EQ(ResultOf(report, "execute.reduce"), "unsupported");  // not claimed
+}
+
+TEST_F(ConformanceTest, WellKnownAttributesOfTheWrongTypeFail) {
+  nlohmann::json report = Run("bad", testing::FixturePath("bad_attributes").string(), 1);
+  EXPECT_EQ(ResultOf(report, "attributes.well_known"), "fail");
+  testing::CommandResult info = testing::RunCommand(
+      "BERTH_PLUGIN_PATH=" + (dir_ / "bad.json").string() + " " + BERTH_EXE + " info bad");
+  EXPECT_EQ(info.exit_code, 0) << info.out;
+  EXPECT_THAT(info.out, HasSubstr("warning:     attribute 'element_types' is of type string"));
+}
+
+TEST_F(ConformanceTest, PluginRefusingTheReservedJobOptionsFails) {
+  nlohmann::json report = Run("strict", testing::FixturePath("rejects_reserved").string(), 1);
+  EXPECT_EQ(ResultOf(report, "client.reserved_options_accepted"), "fail");
+  EXPECT_EQ(ResultOf(report, "client.unknown_option_refused"), "pass");
+}
+
+TEST_F(ConformanceTest, SdkPluginsAcceptTheReservedOptionsAndExportOnlyGetApi) {
+  nlohmann::json report = Run("cpu", BERTH_CPU_PLUGIN, 0);
+  EXPECT_EQ(ResultOf(report, "client.reserved_options_accepted"), "pass");
+  EXPECT_EQ(ResultOf(report, "library.exports_only_get_api"), "pass");
+  EXPECT_EQ(ResultOf(report, "attributes.well_known"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute.outputs_as_reported"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute.wrong_argument_type_refused"), "pass");
+  EXPECT_EQ(ResultOf(report, "execute.wrong_argument_shape_refused"), "pass");
+  // Every element type it lists runs a program, bit-exact.
+  for (const char* type : {"pred", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16",
+                           "bf16", "f32", "f64"}) {
+    EXPECT_EQ(ResultOf(report, "execute.add." + std::string(type)), "pass") << type;
+  }
+  testing::CommandResult good = testing::RunCommand(
+      std::string(BERTH_EXE) + " conformance --manifest " + (dir_ / "cpu.json").string());
+  EXPECT_EQ(good.exit_code, 0);
+  EXPECT_THAT(good.out, HasSubstr("0 failed, 0 skipped, 0 unsupported"));
+}
+
+// --expect: the outcomes a plugin project expects; anything else is a
+// failure, and a check expected but not run is one too.
+TEST_F(ConformanceTest, ExpectedOutcomesPassAndUnexpectedOnesFail) {
+  const std::string manifest =
+      dir_.Write("good.json", testing::FixtureManifest("good", "good")).string();
+  const std::string right = dir_.Write("right.json", R"({"library.exports_only_get_api": "fail",
+      "compile.stablehlo": "unsupported"})").string();
+  const std::string wrong = dir_.Write("wrong.json", R"({"library.exports_only_get_api": "fail",
+      "compile.stablehlo": "pass", "no.such.check": "skip"})").string();
+  const std::string broken = dir_.Write("broken.json", R"({"compile.stablehlo": "maybe"})").string();
+  const std::string base = std::string(BERTH_EXE) + " conformance --manifest " + manifest;
+  testing::CommandResult ok = testing::RunCommand(base + " --expect " + right);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr("0 unexpected"));
+  testing::CommandResult bad = testing::RunCommand(base + " --json --expect " + wrong);
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  nlohmann::json report = nlohmann::json::parse(bad.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << bad.out;
+  ASSERT_EQ(report["unexpected"].size(), 2u);
+  EXPECT_EQ(report["unexpected"][0]["name"], "compile.stablehlo");
+  EXPECT_THAT(report["unexpected"][0]["why"].get<std::string>(),
+              HasSubstr("expected pass, got unsupported"));
+  EXPECT_EQ(report["unexpected"][1]["name"], "no.such.check");
+  testing::CommandResult usage = testing::RunCommand(base + " --expect " + broken + " 2>&1");
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.out, HasSubstr("\"compile.stablehlo\" is \"maybe\""));
+  // Without --expect the fixture's test hook export is a plain failure.
+  EXPECT_EQ(testing::RunCommand(base).exit_code, 1);
 }
 
 TEST_F(ConformanceTest, MissingManifestIsAFailureNamingIt) {

@@ -49,6 +49,17 @@ inline std::filesystem::path FixturePath(const std::string& variant) {
   return std::filesystem::path(BERTH_FIXTURE_DIR) / ("libberth_fixture_" + variant + ".so");
 }
 
+// The platform every fixture plugin's client reports.
+inline constexpr const char* kFixturePlatform = "fixture";
+
+// A manifest named `name` for fixture variant `variant`, declaring the
+// fixtures' platform (a manifest declaring another is platform_mismatch).
+inline std::string FixtureManifest(const std::string& name, const std::string& variant,
+                                   nlohmann::json extra = nlohmann::json::object()) {
+  extra["platform"] = kFixturePlatform;
+  return PluginManifest(name, FixturePath(variant).string(), std::move(extra));
+}
+
 // Output and exit status of a shell command (stderr is captured separately
 // when `stderr_file` is given).
 struct CommandResult {

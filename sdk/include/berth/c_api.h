@@ -288,7 +288,26 @@ typedef struct BERTH_Plugin_Attributes_Args {
 } BERTH_Plugin_Attributes_Args;
 BERTH_DEFINE_STRUCT_TRAITS(BERTH_Plugin_Attributes_Args, num_attributes)
 
-/* Plugin-wide attributes (e.g. "stablehlo_support", "vendor"). Since: 1.0. */
+/* Plugin-wide attributes. Since: 1.0.
+ *
+ * Well-known attributes (docs/abi.md, "Plugin attributes"): a plugin need not
+ * give any of them, but one it gives has this name, type and meaning. Hosts
+ * and `berth conformance` warn about a well-known attribute of another type or
+ * with a value outside its range; other names are the plugin's own.
+ *
+ *   name                 type       meaning
+ *   "vendor"             String     who makes the plugin
+ *   "stablehlo_support"  Bool       compiles programs of format "stablehlo"
+ *   "element_types"      Int64List  BERTH_Buffer_Type values its buffers take
+ *   "supported_ops"      String     comma-separated op names it runs (e.g.
+ *                                   "stablehlo.add,stablehlo.dot_general"); a
+ *                                   plugin giving it is held to the list, one
+ *                                   without it may answer UNIMPLEMENTED naming
+ *                                   any op it does not run */
+#define BERTH_ATTRIBUTE_VENDOR "vendor"
+#define BERTH_ATTRIBUTE_STABLEHLO_SUPPORT "stablehlo_support"
+#define BERTH_ATTRIBUTE_ELEMENT_TYPES "element_types"
+#define BERTH_ATTRIBUTE_SUPPORTED_OPS "supported_ops"
 typedef BERTH_Error* BERTH_Plugin_Attributes(BERTH_Plugin_Attributes_Args* args);
 
 /* --------------------------------- Events ---------------------------------- */
@@ -405,10 +424,15 @@ typedef struct BERTH_Executable BERTH_Executable;
 typedef struct BERTH_LoadedExecutable BERTH_LoadedExecutable;
 typedef struct BERTH_TopologyDescription BERTH_TopologyDescription;
 
-/* Options every plugin understands besides its own (see docs/abi.md):
- * "node_id" (Int64) and "num_nodes" (Int64) for distributed jobs. A plugin
- * rejects an option it does not know, or of the wrong type, with
- * INVALID_ARGUMENT naming the option. */
+/* Options every plugin accepts besides its own (docs/abi.md, "Reserved
+ * options"): "node_id" (Int64, 0 <= node_id < num_nodes) and "num_nodes"
+ * (Int64, >= 1), this process's place in a distributed job; the host sets
+ * them for every client of a job, num_nodes = 1 included. A plugin rejects an
+ * option it does not know, or of the wrong type, with INVALID_ARGUMENT naming
+ * the option; the SDK's glue checks the reserved ones and its OptionReader
+ * accepts them. */
+#define BERTH_OPTION_NODE_ID "node_id"
+#define BERTH_OPTION_NUM_NODES "num_nodes"
 typedef struct BERTH_Client_Create_Args {
   size_t struct_size;
   BERTH_Extension_Base* extension_start;
@@ -542,9 +566,13 @@ typedef struct BERTH_CompileOptions {
   size_t device_assignment_size;
   const char* entry_name; /* borrowed; NULL/empty: "main" or the only public function */
   size_t entry_name_size;
-  const BERTH_NamedValue* options; /* plugin-specific; borrowed; may be NULL */
+  /* Plugin-specific, plus the reserved "source_name" (String: the file the
+   * program came from, for diagnostics), which every plugin accepts; borrowed;
+   * may be NULL. */
+  const BERTH_NamedValue* options;
   size_t num_options;
 } BERTH_CompileOptions;
+#define BERTH_OPTION_SOURCE_NAME "source_name"
 BERTH_DEFINE_STRUCT_TRAITS(BERTH_CompileOptions, num_options)
 
 typedef struct BERTH_Client_Compile_Args {

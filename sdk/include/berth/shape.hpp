@@ -25,6 +25,16 @@ inline int64_t ElementCount(std::span<const int64_t> dims) {
   return count;
 }
 
+// "[2, 3]"; a negative (dynamic) dim prints as "?".
+inline std::string DimsString(std::span<const int64_t> dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += dims[i] < 0 ? std::string("?") : std::to_string(dims[i]);
+  }
+  return out + "]";
+}
+
 // Dense major-to-minor size in bytes, or INVALID_ARGUMENT naming the problem
 // (a negative dim, overflow, a type without a storage size).
 inline Result<size_t> DenseByteSize(ElementType type, std::span<const int64_t> dims) {

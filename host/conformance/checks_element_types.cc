@@ -163,13 +163,19 @@ void RunType(Context& c, const Emit& emit, ElementType type, bool declared) {
   const std::string program = "func.func @main(%x: " + t + ", %y: " + t + ") -> " + t +
                               " {\n  %r = " + op + " %x, %y : " + t + "\n  return %r : " + t +
                               "\n}\n";
-  Result<Executable> executable =
-      c.Compile(program, "conformance/add_" + std::string(ElementTypeName(type)) + ".mlir");
-  if (!executable.ok()) return emit(CompileRefused(c, name, executable.status(), {op}));
+  // A source name that names no op or type: the refusal is matched against
+  // those words.
+  Result<Executable> executable = c.Compile(program, "conformance/program.mlir");
+  if (!executable.ok()) {
+    const std::string mlir = MlirType(type);
+    return emit(CompileRefused(c, name, executable.status(),
+                               {op, mlir, ElementTypeName(type)}));
+  }
   const Device& device = c.client->addressable_devices()[0];
   const int64_t dims[1] = {kCount};
   Result<Buffer> a = c.client->BufferFromHost(bx->data(), type, dims, device);
-  Result<Buffer> b = a.ok() ? c.client->BufferFromHost(by->data(), type, dims, device) : a;
+  Result<Buffer> b = a.ok() ? c.client->BufferFromHost(by->data(), type, dims, device)
+                            : Result<Buffer>(a.status());
   if (!b.ok()) {
     // A type the plugin does not list may be refused; a listed one not.
     if (!declared) return emit(Skip(name, "not taken by the plugin: " + b.status().ToString()));

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "berth/shape.hpp"
 #include "conformance/suite_context.hpp"
 
 namespace berth::conformance {
@@ -133,10 +134,10 @@ void OutputsAsReported(Context& c, const Emit& emit, const Executable& executabl
 
 void Reduce(Context& c, const Emit& emit) {
   const std::string name = "execute.reduce";
-  Result<Executable> executable = c.Compile(kSum, "conformance/reduce.mlir");
+  Result<Executable> executable = c.Compile(kSum, "conformance/program.mlir");
   if (!executable.ok()) {
     return emit(CompileRefused(c, name, executable.status(),
-                               {"stablehlo.reduce", "stablehlo.constant", "stablehlo.add"}));
+                               {"stablehlo.reduce", "stablehlo.constant", "stablehlo.add", "f32"}));
   }
   const Device& device = c.client->addressable_devices()[0];
   Result<Buffer> x = F32(*c.client, device, {1, 2, 3, 10, 20, 30}, {2, 3});
@@ -170,7 +171,7 @@ Status RunStatus(const Executable& executable, const Device& device,
 
 void BadInputRefused(Context& c, const Emit& emit, const Executable& executable) {
   Result<Executable> bad = c.Compile("func.func @main(%x: tensor<4xf32>) -> {",
-                                     "conformance/malformed.mlir");
+                                     "conformance/program.mlir");
   emit(ExpectInvalidArgument("compile.malformed_program_refused", bad.status(),
                              "a program that does not parse"));
 
@@ -258,10 +259,10 @@ void RefusedProgram(const Emit& emit, const CheckResult& compile) {
 
 void ExecuteChecks(Context& context, const Emit& emit) {
   const std::string compile = "compile.stablehlo";
-  Result<Executable> executable = context.Compile(kAddMultiply, "conformance/add_multiply.mlir");
+  Result<Executable> executable = context.Compile(kAddMultiply, "conformance/program.mlir");
   if (!executable.ok()) {
     CheckResult refused = CompileRefused(context, compile, executable.status(),
-                                         {"stablehlo.add", "stablehlo.multiply"});
+                                         {"stablehlo.add", "stablehlo.multiply", "f32"});
     emit(refused);
     RefusedProgram(emit, refused);
   } else {

@@ -1,4 +1,5 @@
 
+#include <cctype>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -101,7 +102,7 @@ std::set<std::string, std::less<>> SplitOpList(std::string_view list) {
 }
 
 CheckResult CompileRefused(const Context& c, std::string name, const Status& status,
-                           std::initializer_list<std::string_view> ops) {
+                           std::initializer_list<std::string_view> used) {
   const std::string message(status.message());
   if (status.code() != StatusCode::kUnimplemented) {
     return Fail(std::move(name),
@@ -109,24 +110,58 @@ CheckResult CompileRefused(const Context& c, std::string name, const Status& sta
                     "; a plugin answers UNIMPLEMENTED naming an op (or format) it does not run "
                     "(docs/abi.md)");
   }
-  // The op named with or without its dialect ("stablehlo.reduce", "reduce").
-  auto names = [&](std::string_view op) {
-    if (message.find(op) != std::string::npos) return true;
-    size_t dot = op.find('.');
-    return dot != std::string_view::npos &&
-           message.find(std::string(op.substr(dot + 1))) != std::string::npos;
+  // Whether the message names `what` as a word of its own: an op with or
+  // without its dialect ("stablehlo.reduce", "reduce"), an element type
+  // ("f32", also as the element of a tensor type: "tensor<4xf32>"). "or"
+  // inside "tensors" or "add" inside a file name such as "add_i32.mlir" does
+  // not count.
+  auto word_at = [&](std::string_view word) {
+    auto is_word_char = [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+    };
+    auto after_dims = [&](size_t at) {  // "...4x" or "<x" just before `at`
+      return at >= 2 && message[at - 1] == 'x' &&
+             (std::isdigit(static_cast<unsigned char>(message[at - 2])) ||
+              message[at - 2] == '<' || message[at - 2] == '?');
+    };
+    for (size_t at = message.find(word); at != std::string::npos;
+         at = message.find(word, at + 1)) {
+      const bool starts = at == 0 || !is_word_char(message[at - 1]) || after_dims(at);
+      const size_t end = at + word.size();
+      const bool ends = end == message.size() || !is_word_char(message[end]);
+      if (starts && ends) return true;
+    }
+    return false;
   };
+  auto names = [&](std::string_view what) {
+    if (word_at(what)) return true;
+    size_t dot = what.find('.');
+    return dot != std::string_view::npos && word_at(what.substr(dot + 1));
+  };
+  // An element type it does not take is reason enough, listed ops or not.
+  for (std::string_view what : used) {
+    if (what.find('.') == std::string_view::npos && names(what)) {
+      return Unsupported(std::move(name), message);
+    }
+  }
   if (c.supported_ops) {
-    for (std::string_view op : ops) {
-      if (c.supported_ops->count(op) && names(op)) {
+    // An op it does not list, named, is reason enough; otherwise a program
+    // of listed ops must compile, whatever the refusal names.
+    for (std::string_view op : used) {
+      if (op.find('.') != std::string_view::npos && !c.supported_ops->count(op) && names(op)) {
+        return Unsupported(std::move(name), message);
+      }
+    }
+    for (std::string_view op : used) {
+      if (c.supported_ops->count(op)) {
         return Fail(std::move(name), "the plugin lists " + std::string(op) +
                                          " in \"supported_ops\" but answered " +
                                          status.ToString());
       }
     }
   }
-  for (std::string_view op : ops) {
-    if (names(op)) return Unsupported(std::move(name), message);
+  for (std::string_view what : used) {
+    if (names(what)) return Unsupported(std::move(name), message);
   }
   if (message.find("stablehlo") != std::string::npos) {
     return Unsupported(std::move(name), message);  // the format itself

@@ -75,12 +75,13 @@ inline CheckResult FromStatus(std::string name, const Status& status) {
 // "stablehlo.add, stablehlo.multiply" -> {"stablehlo.add", "stablehlo.multiply"}.
 std::set<std::string, std::less<>> SplitOpList(std::string_view list);
 
-// The result of check `name` whose valid program (using `ops`) did not
-// compile: *unsupported* when the plugin answered UNIMPLEMENTED naming one of
-// the ops or the format and does not list them in "supported_ops"; a failure
+// The result of check `name` whose valid program did not compile; `used` are
+// the ops ("stablehlo.add") and element types ("f32") it uses. *Unsupported*
+// when the plugin answered UNIMPLEMENTED naming one of them or the format
+// (docs/abi.md) and does not list a named op in "supported_ops"; a failure
 // otherwise (another code, a message naming nothing, or a listed op).
 CheckResult CompileRefused(const Context& c, std::string name, const Status& status,
-                           std::initializer_list<std::string_view> ops);
+                           std::initializer_list<std::string_view> used);
 
 // The element types the plugin lists in "element_types" (`*declared` true),
 // or every type a buffer can hold densely (false).

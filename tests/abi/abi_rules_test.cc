@@ -250,7 +250,9 @@ int main(int argc, char** argv) {
   berth::conformance::RegistrationOptions options;
   // The fixture compiles no StableHLO and says so naming the format: every
   // program check is unsupported, which is not a failure.
-  options.expected = {{"compile.stablehlo", berth::conformance::Outcome::kUnsupported},
+  // It also exports its test hook, BERTH_Fixture_LiveObjects, on purpose.
+  options.expected = {{"library.exports_only_get_api", berth::conformance::Outcome::kFail},
+                      {"compile.stablehlo", berth::conformance::Outcome::kUnsupported},
                       {"execute.reduce", berth::conformance::Outcome::kUnsupported},
                       {"execute.add.f32", berth::conformance::Outcome::kUnsupported}};
   berth::conformance::RegisterConformanceTests("GoodFixtureConformance", manifest, options);

@@ -314,6 +314,23 @@ TEST_F(JobTest, TwoReplicaProgramOnThreeNodesRunsOnTheFirstTwo) {
   EXPECT_EQ(reports[2]["nothing_to_run"], true) << reports[2];
 }
 
+// A node that fails fails the job: `berth launch` says so once, naming the
+// node, and exits non-zero.
+TEST_F(JobTest, FailedLaunchSaysJobFailedOnceNamingTheNode) {
+  std::string program = dir_.Write("missing-arg.mlir", kAllReduce3).string();
+  auto launch = Start({BERTH_EXE, "launch", "-n", "2", "--", BERTH_EXE, "run", program,
+                       "--arg", "not a literal"},
+                      {{"BERTH_LOG", "error"}}, "failing-launch");
+  std::optional<int> code = launch->Wait(90s);
+  ASSERT_TRUE(code.has_value()) << "berth launch did not finish within 90 s";
+  EXPECT_NE(*code, 0);
+  const std::string err = launch->err();
+  size_t first = err.find("job failed");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("job failed", first + 1), std::string::npos) << err;
+  EXPECT_THAT(err, HasSubstr("berth launch: job failed: node"));
+}
+
 TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
   std::vector<std::unique_ptr<Process>> nodes = StartStalledJob();
   ASSERT_EQ(nodes.size(), 3u);

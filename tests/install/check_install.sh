@@ -80,6 +80,24 @@ assert 'cpu' in found, 'the installed cpu plugin was not found'
 assert found['cpu']['manifest'].startswith('$prefix'), found['cpu']['manifest']
 "
 
+echo "== the pkg-config files set no language standard; the author's guide is installed"
+for pc in berth berth-sdk; do
+  if pkg-config --cflags "$pc" | grep -q -- '-std='; then
+    echo "install: $pc.pc forces a language standard: $(pkg-config --cflags "$pc")" >&2
+    exit 1
+  fi
+done
+pkg-config --libs berth-sdk | grep -q -- '--version-script=' ||
+  { echo "install: berth-sdk.pc's link flags lack the plugin version script" >&2; exit 1; }
+for doc in plugin-authors-guide.md abi.md manifests.md reasons.md CHANGELOG.md \
+           examples/template/meson.build; do
+  [ -f "$prefix/share/doc/berth/$doc" ] ||
+    { echo "install: share/doc/berth/$doc is missing" >&2; exit 1; }
+done
+# The public C header compiles as C11 with the SDK's flags alone.
+printf '#include <berth/c_api.h>\nint main(void) { return BERTH_API_MAJOR - 1; }\n' > "$tmp/c11.c"
+cc -std=c11 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags berth-sdk) "$tmp/c11.c" -o "$tmp/c11"
+
 echo "== sdk/template against berth-sdk.pc"
 meson setup "$tmp/template" "$root/sdk/template" >/dev/null
 ninja -C "$tmp/template" >/dev/null
@@ -104,6 +122,11 @@ assert found['cpu']['status'] == 'ok', found['cpu']
 "
 BERTH_ADD_PLUGIN_PATH="$tmp/myplugin/myplugin.json" "$berth" run "$root/sdk/template/tests/program.mlir" \
   --plugin myplugin --arg 'dense<[[0.0, 1.0, -1.0], [2.0, -2.0, 0.5]]> : tensor<2x3xf32>' >/dev/null
+
+echo "== the template as a 2-process job (berth launch -n 2): node 0 runs, node 1 has nothing to run"
+BERTH_ADD_PLUGIN_PATH="$tmp/template/template.json" "$berth" launch -n 2 -- "$berth" run \
+  "$root/sdk/template/tests/program.mlir" --plugin template \
+  --arg 'dense<[[0.0, 1.0, -1.0], [2.0, -2.0, 0.5]]> : tensor<2x3xf32>' >/dev/null
 
 echo "== berth conformance: cpu (installed) and template"
 "$berth" conformance --manifest "$prefix/share/berth/plugins.d/cpu.json"

@@ -19,6 +19,13 @@ struct Array {
   std::vector<float> values;
 };
 
+// The ops Run runs, as the plugin's "supported_ops" attribute lists them
+// (keep the two in step: the conformance suite holds the plugin to the list).
+inline constexpr char kSupportedOps[] =
+    "stablehlo.add,stablehlo.subtract,stablehlo.multiply,stablehlo.divide,stablehlo.maximum,"
+    "stablehlo.minimum,stablehlo.negate,stablehlo.abs,stablehlo.exponential,stablehlo.constant,"
+    "stablehlo.reduce";
+
 // UNIMPLEMENTED naming the first op (and its location) the executor cannot
 // run, or an operand that is not a statically shaped f32 tensor.
 berth::Status CheckSupported(const berth::stablehlo::Function& function);

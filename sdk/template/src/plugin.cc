@@ -73,10 +73,14 @@ class TemplateExecutable final : public plugin::LoadedExecutable {
 
 class TemplateClient final : public plugin::Client {
  public:
-  TemplateClient() {
+  // One device per process. In a job (`berth launch -n N`) node k's device
+  // is global device k, in process k, so ids are unique across the job; the
+  // client lists only its own device.
+  explicit TemplateClient(int64_t node_id) {
     plugin::Memory* memory = AddMemory(std::make_unique<plugin::Memory>(0, "device"));
     auto device = std::make_unique<plugin::Device>(
-        plugin::DeviceDescription(0, 0, "template", {}), /*addressable=*/true, 0);
+        plugin::DeviceDescription(node_id, static_cast<int32_t>(node_id), "template", {}),
+        /*addressable=*/true, 0);
     device->AttachMemory(memory);
     memory->AttachDevice(device.get());
     AddDevice(std::move(device));
@@ -91,17 +95,24 @@ class TemplateClient final : public plugin::Client {
 
   Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(
       const plugin::Program& program, const plugin::CompileOptions& options) override {
+    // A format or feature the backend lacks is UNIMPLEMENTED naming it (the
+    // program is reported unsupported); bad input is INVALID_ARGUMENT.
     if (program.format != "stablehlo") {
-      return InvalidArgumentError("template: compiles 'stablehlo' programs, not '" +
-                                  std::string(program.format) + "'");
+      return UnimplementedError("template: compiles 'stablehlo' programs, not '" +
+                                std::string(program.format) + "'");
     }
     if (options.num_replicas > 1 || options.num_partitions > 1) {
       return UnimplementedError("template: runs single-device programs only");
     }
+    // Its own compile options (none yet) and the reserved source_name, which
+    // the SDK has checked: the file name for messages.
+    plugin::OptionReader reader(options.options, "template compile option");
+    BERTH_ASSIGN_OR_RETURN(std::string source_name, reader.String("source_name", "<program>"));
+    BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
     stablehlo::ParseOptions parse;
     parse.verify = true;
     BERTH_ASSIGN_OR_RETURN(stablehlo::Module module,
-                           stablehlo::ParseModule(program.code, "<program>", parse));
+                           stablehlo::ParseModule(program.code, source_name, parse));
     const stablehlo::Function* entry = module.entry_function();
     if (entry == nullptr || entry->is_declaration()) {
       return InvalidArgumentError("template: the program has no entry function (@main)");
@@ -125,14 +136,23 @@ class TemplateClient final : public plugin::Client {
 
 class TemplatePlugin final : public plugin::Plugin {
  public:
+  // The well-known attributes (berth/c_api.h, BERTH_ATTRIBUTE_*): the
+  // conformance suite runs a program on each listed element type and holds
+  // the plugin to the listed ops.
   NamedValueMap Attributes() const override {
-    return {{"vendor", std::string("Your Company")}, {"stablehlo_support", true}};
+    return {{BERTH_ATTRIBUTE_VENDOR, std::string("Your Company")},
+            {BERTH_ATTRIBUTE_STABLEHLO_SUPPORT, true},
+            {BERTH_ATTRIBUTE_ELEMENT_TYPES, std::vector<int64_t>{BERTH_Buffer_Type_F32}},
+            {BERTH_ATTRIBUTE_SUPPORTED_OPS, std::string(kSupportedOps)}};
   }
   Result<std::unique_ptr<plugin::Client>> CreateClient(const NamedValueMap& options,
                                                        const plugin::KeyValueStore&) override {
+    // The reserved job options (the SDK checked their ranges) and the
+    // plugin's own (none yet): anything else is INVALID_ARGUMENT naming it.
     plugin::OptionReader reader(options, "template client option");
+    BERTH_ASSIGN_OR_RETURN(int64_t node_id, reader.Int64(BERTH_OPTION_NODE_ID, 0));
     BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
-    return std::unique_ptr<plugin::Client>(std::make_unique<TemplateClient>());
+    return std::unique_ptr<plugin::Client>(std::make_unique<TemplateClient>(node_id));
   }
 };
 

@@ -69,8 +69,12 @@ class LoadedExecutable {
 
   // Starts an execution. `argument_lists[d]` are the arguments on device d
   // (of addressable_devices(), or `execute_device` when it is not NULL and
-  // there is one list). The argument count and types have been checked
-  // against nothing: the plugin must check them.
+  // there is one list). The SDK's glue has checked that there is one list
+  // per device and that no argument is NULL or deleted; the count, element
+  // types and shapes against the program's parameters are the plugin's to
+  // check (INVALID_ARGUMENT naming the argument). The outputs returned must
+  // have the types and dims metadata() reports: the glue turns any other
+  // into INTERNAL naming the output.
   virtual Result<ExecuteResult> Execute(std::span<const std::vector<Buffer*>> argument_lists,
                                         const ExecuteOptions& options,
                                         Device* execute_device) = 0;

@@ -12,7 +12,11 @@
 #   of the template (the README's tutorial) loads through BERTH_ADD_PLUGIN_PATH;
 # - the embed example runs a program on the cpu plugin;
 # - `berth conformance` passes on the installed cpu plugin and on the
-#   template plugin.
+#   template plugin;
+# - examples/c_plugin, a plugin in plain C11, builds with `cc -std=c11` from
+#   berth-sdk.pc (C headers and version script only), exports BERTH_GetApi
+#   alone, passes its own tests and `berth conformance`, and runs a program
+#   alone and as a 2-node job.
 set -euo pipefail
 build="$(cd "$1" && pwd)"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -131,4 +135,21 @@ BERTH_ADD_PLUGIN_PATH="$tmp/template/template.json" "$berth" launch -n 2 -- "$be
 echo "== berth conformance: cpu (installed) and template"
 "$berth" conformance --manifest "$prefix/share/berth/plugins.d/cpu.json"
 "$berth" conformance --manifest "$tmp/template/template.json"
+
+echo "== examples/c_plugin: plain C11, cc against berth-sdk.pc (no meson, no C++)"
+c_plugin="$tmp/c_plugin"
+make -s -C "$root/examples/c_plugin" BUILD="$c_plugin" all check
+only_get_api "$c_plugin/libberth_c_plugin.so"
+"$berth" conformance --manifest "$c_plugin/c_plugin.json"
+c_run() {
+  BERTH_ADD_PLUGIN_PATH="$c_plugin/c_plugin.json" "$@" run "$root/examples/c_plugin/program.mlir" \
+    --plugin c_plugin --arg 'dense<[0.0, 1.0, -1.0, 2.0, -2.0, 0.5]> : tensor<6xf32>'
+}
+out="$(c_run "$berth")"
+if [ "$out" != "dense<[1.0, 3.0, 3.0, 5.0, 5.0, 2.0]> : tensor<6xf32>
+dense<[-1.5, -2.5, -2.5, -3.5, -3.5, -1.0]> : tensor<6xf32>" ]; then
+  echo "install: examples/c_plugin/program.mlir gave: $out" >&2
+  exit 1
+fi
+c_run "$berth" launch -n 2 -- "$berth" >/dev/null  # node 1 has nothing to run
 echo "install: ok"

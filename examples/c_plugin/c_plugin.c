@@ -1407,11 +1407,8 @@ static const BERTH_Api kApi = {
 };
 
 /* The one exported symbol. -fvisibility=hidden hides everything else, and
- * the SDK's version script keeps it so; c_api.h has no export macro, so the
- * attribute is written here. */
-#if defined(__GNUC__)
-__attribute__((visibility("default")))
-#endif
-const BERTH_Api* BERTH_GetApi(void) {
+ * the SDK's version script keeps it so; BERTH_PLUGIN_VISIBLE (c_api.h) marks
+ * it for export. */
+BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {
   return &kApi;
 }

@@ -94,7 +94,7 @@ done
 pkg-config --libs berth-sdk | grep -q -- '--version-script=' ||
   { echo "install: berth-sdk.pc's link flags lack the plugin version script" >&2; exit 1; }
 for doc in plugin-authors-guide.md abi.md manifests.md reasons.md CHANGELOG.md \
-           examples/template/meson.build; do
+           examples/template/meson.build examples/c_plugin/c_plugin.c; do
   [ -f "$prefix/share/doc/berth/$doc" ] ||
     { echo "install: share/doc/berth/$doc is missing" >&2; exit 1; }
 done
@@ -138,7 +138,8 @@ echo "== berth conformance: cpu (installed) and template"
 
 echo "== examples/c_plugin: plain C11, cc against berth-sdk.pc (no meson, no C++)"
 c_plugin="$tmp/c_plugin"
-make -s -C "$root/examples/c_plugin" BUILD="$c_plugin" all check
+# The copy installed with the documentation, as a vendor would take it.
+make -s -C "$prefix/share/doc/berth/examples/c_plugin" BUILD="$c_plugin" all check
 only_get_api "$c_plugin/libberth_c_plugin.so"
 "$berth" conformance --manifest "$c_plugin/c_plugin.json"
 c_run() {

@@ -128,7 +128,8 @@ typedef struct BERTH_Error_Destroy_Args {
 } BERTH_Error_Destroy_Args;
 BERTH_DEFINE_STRUCT_TRAITS(BERTH_Error_Destroy_Args, error)
 
-/* Frees an error. Since: 1.0. */
+/* Frees an error. It returns nothing, so it cannot refuse bad arguments: with
+ * NULL args, a too-small struct or a NULL error it does nothing. Since: 1.0. */
 typedef void BERTH_Error_Destroy(BERTH_Error_Destroy_Args* args);
 
 typedef struct BERTH_Error_Message_Args {
@@ -140,7 +141,9 @@ typedef struct BERTH_Error_Message_Args {
 } BERTH_Error_Message_Args;
 BERTH_DEFINE_STRUCT_TRAITS(BERTH_Error_Message_Args, message_size)
 
-/* Gives the error's message. Since: 1.0. */
+/* Gives the error's message. Like BERTH_Error_Destroy it cannot refuse bad
+ * arguments: with NULL args or a too-small struct it does nothing, with a
+ * NULL error it gives an empty message. Since: 1.0. */
 typedef void BERTH_Error_Message(BERTH_Error_Message_Args* args);
 
 typedef struct BERTH_Error_GetCode_Args {
@@ -1031,6 +1034,9 @@ typedef struct BERTH_LoadedExecutable_Execute_Args {
    * plugin keeps the buffers' memory alive until the execution ends. */
   BERTH_Buffer* const* const* argument_lists;
   size_t num_devices;
+  /* Arguments per device. When num_devices is 0 (this process holds no
+   * device of the executable: nothing runs, and the call succeeds) num_args
+   * and argument_lists carry nothing and must not be checked. */
   size_t num_args;
   /* output_lists[d] is an array of NumOutputs pointers owned by the caller;
    * the plugin fills it with new buffers the caller destroys. Their element
@@ -1178,6 +1184,20 @@ BERTH_DEFINE_STRUCT_TRAITS(BERTH_Api, BERTH_TopologyDescription_GetDeviceDescrip
 /* The one symbol a plugin exports. */
 typedef const BERTH_Api* BERTH_GetApi_Fn(void);
 #define BERTH_GET_API_SYMBOL "BERTH_GetApi"
+
+/* Marks a plugin's BERTH_GetApi for export from a library built with hidden
+ * visibility, in C or C++:
+ *   BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) { ... }
+ * (C++ plugins of the SDK get it from BERTH_PLUGIN_EXPORT). */
+#ifndef BERTH_PLUGIN_VISIBLE
+#if defined(_WIN32)
+#define BERTH_PLUGIN_VISIBLE __declspec(dllexport)
+#elif defined(__GNUC__)
+#define BERTH_PLUGIN_VISIBLE __attribute__((visibility("default")))
+#else
+#define BERTH_PLUGIN_VISIBLE
+#endif
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

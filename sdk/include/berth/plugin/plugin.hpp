@@ -68,12 +68,7 @@ Plugin& CurrentPlugin();
 
 }  // namespace berth::plugin
 
-#if defined(_WIN32)
-#define BERTH_PLUGIN_VISIBLE __declspec(dllexport)
-#else
-#define BERTH_PLUGIN_VISIBLE __attribute__((visibility("default")))
-#endif
-
+// BERTH_PLUGIN_VISIBLE (the export attribute) comes from berth/c_api.h.
 // Defines the plugin's one exported symbol, BERTH_GetApi.
 #define BERTH_PLUGIN_EXPORT(PluginClass)                                          \
   extern "C" BERTH_PLUGIN_VISIBLE const BERTH_Api* BERTH_GetApi(void) {           \

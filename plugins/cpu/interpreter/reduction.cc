@@ -14,6 +14,7 @@ void RegisterReductionKernels(KernelRegistry& registry) {
   RegisterControlKernels(registry);
   RegisterDotKernels(registry);
   RegisterTriangularSolveKernels(registry);
+  RegisterConvolutionKernels(registry);
 }
 
 Reducer DetectReducer(const stablehlo::Region& region) {

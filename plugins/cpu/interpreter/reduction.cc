@@ -15,6 +15,7 @@ void RegisterReductionKernels(KernelRegistry& registry) {
   RegisterDotKernels(registry);
   RegisterTriangularSolveKernels(registry);
   RegisterConvolutionKernels(registry);
+  RegisterBatchNormKernels(registry);
 }
 
 Reducer DetectReducer(const stablehlo::Region& region) {

@@ -439,6 +439,20 @@ TEST(CpuConvolutionTest, FeatureGroupsIncludingDepthwise) {
   depthwise.padding = {{1, 1}, {1, 1}};
   CheckCase<float>(depthwise, random, "depthwise, multiplier 2");
   CheckCase<int16_t>(depthwise, random, "depthwise i16");
+  ConvCase plain = ConvCase::Plain({12, 11}, {3, 3}, 3, 64, 64);
+  plain.feature_groups = 64;
+  plain.padding = {{1, 1}, {1, 1}};
+  CheckCase<float>(plain, random, "depthwise 64 channels");
+  CheckCase<double>(plain, random, "depthwise 64 channels f64");
+  plain.out_features = 192;
+  plain.strides = {2, 1};
+  plain.reversal = {false, true};
+  CheckCase<float>(plain, random, "depthwise, multiplier 3, strided, reversed");
+  ConvCase odd = ConvCase::Plain({9}, {5}, 2, 7, 7);
+  odd.feature_groups = 7;
+  odd.padding = {{4, -1}};
+  odd.lhs_dilation = {2};
+  CheckCase<float>(odd, random, "1-D depthwise, 7 channels, base dilation");
 }
 
 TEST(CpuConvolutionTest, BatchGroupsSplitTheBatchAcrossOutputFeatures) {

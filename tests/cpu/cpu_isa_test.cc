@@ -1,5 +1,6 @@
 // The ISA variants of the cpu plugin's hot kernels (plugins/cpu/isa/),
 // called directly: each variant's GEMM is the fma chain over k bit for bit,
+// its fma rows are std::fma per element,
 // the x86-64-v2 fma emulation is exact, and reductions, conversions and
 // elementwise block functions give the same bits in every variant this CPU
 // runs. Variants the CPU cannot run are skipped.
@@ -182,6 +183,44 @@ TEST(CpuIsaTest, GemmOfEveryVariantIsTheFmaChainBitForBit) {
     CheckGemms<float>(*kernels, nullptr);
     CheckGemms<float>(*kernels, &pool);
     CheckGemms<double>(*kernels, &pool);
+  }
+}
+
+// Each variant's fma rows are n independent std::fma steps, bit for bit,
+// in place too (c aliasing a).
+template <typename T>
+void CheckFmaRows(const isa::Kernels& kernels) {
+  std::mt19937_64 random(14);
+  for (int64_t n : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100}) {
+    std::vector<T> a(static_cast<size_t>(n)), b(a.size()), c(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = AnyValue<T>(random, 40);
+      b[i] = AnyValue<T>(random, 40);
+      c[i] = random() % 4 == 0 ? -(a[i] * b[i]) : AnyValue<T>(random, 80);
+    }
+    std::vector<T> want(a.size()), got = c, in_place = a;
+    for (size_t i = 0; i < a.size(); ++i) want[i] = std::fma(a[i], b[i], c[i]);
+    std::vector<T> aliased(a.size());
+    for (size_t i = 0; i < a.size(); ++i) aliased[i] = std::fma(a[i], b[i], a[i]);
+    if constexpr (std::is_same_v<T, float>) {
+      kernels.fma_row_f32(a.data(), b.data(), got.data(), n);
+      kernels.fma_row_f32(in_place.data(), b.data(), in_place.data(), n);
+    } else {
+      kernels.fma_row_f64(a.data(), b.data(), got.data(), n);
+      kernels.fma_row_f64(in_place.data(), b.data(), in_place.data(), n);
+    }
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_TRUE(SameBits(got[i], want[i])) << kernels.name << " n " << n << " element " << i
+                                             << ": " << got[i] << ", expected " << want[i];
+      EXPECT_TRUE(SameBits(in_place[i], aliased[i])) << kernels.name << " in place, n " << n;
+    }
+  }
+}
+
+TEST(CpuIsaTest, FmaRowsOfEveryVariantAreStdFmaBitForBit) {
+  for (const isa::Kernels* kernels : Runnable()) {
+    CheckFmaRows<float>(*kernels);
+    CheckFmaRows<double>(*kernels);
   }
 }
 

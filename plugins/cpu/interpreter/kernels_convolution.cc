@@ -22,7 +22,10 @@
 // lands on padding or a dilation hole (the spec's pad with zero: a 0 times
 // an infinity there is NaN, as the spec's dot product gives). A is packed
 // in chunks of rows (im2col); a 1x1 window with unit strides, dilation and
-// no padding reads the lhs in place.
+// no padding reads the lhs in place. Depthwise convolutions (one input
+// feature per feature group) skip the per-group products: each output row
+// is one fma step per window position over all output features at once
+// (isa::Kernels::fma_row_*), in the same order, so with the same bits.
 //
 // Arithmetic by element types, the rules of dot_general (kernels_dot.cc):
 // - any float (operands or result): f64 when one of them is f64, else f32,
@@ -55,7 +58,7 @@ using stablehlo::OpKind;
 
 // Bytes of packed lhs rows (im2col) per task: one chunk of rows stays in
 // the L2 cache while the GEMM walks over it.
-constexpr int64_t kChunkBytes = int64_t{1} << 20;
+constexpr int64_t kChunkBytes = int64_t{256} << 10;
 // Fewest and most rows per chunk: each chunk packs the kernel again inside
 // the GEMM, which is cheap only over enough rows.
 constexpr int64_t kMinChunkRows = 96;
@@ -475,10 +478,83 @@ struct GroupProduct {
   }
 };
 
+// Depthwise convolutions (one input feature per group, feature groups
+// only): each output row is built by one fma step per window position over
+// all output features at once, the row of inputs that position reads
+// against the kernel's row, in the same order as the products would (window
+// positions in row-major order, one chain from +0 per element): the same
+// bits as the GEMM path, without a product per group of one column.
+template <typename T>
+void Depthwise(const ConvParams& p, const WindowTables& tables, const T* lhs, const T* rhs, T* out,
+               ThreadPool* pool) {
+  const isa::Kernels& kernels = isa::Active();
+  const size_t s = static_cast<size_t>(p.spatial);
+  const int64_t features = p.features;  // = groups
+  const int64_t width = p.kernel_out;   // output features
+  const int64_t multiplier = width / features;
+  const int64_t rows = p.out_batch * tables.out_positions;
+  const std::vector<T> zeros(static_cast<size_t>(width), T{});
+  auto fma_row = [&](const T* a, const T* b, T* c) {
+    if constexpr (std::is_same_v<T, float>) {
+      kernels.fma_row_f32(a, b, c, width);
+    } else {
+      kernels.fma_row_f64(a, b, c, width);
+    }
+  };
+  const int64_t per_row = std::max<int64_t>(1, tables.positions * width);
+  ParallelFor(pool, rows, std::max<int64_t>(1, kMinParallelWork / per_row),
+              [&](int64_t begin, int64_t end) {
+                std::vector<T> spread(static_cast<size_t>(multiplier > 1 ? width : 0));
+                std::vector<const int64_t*> at(s);
+                std::vector<int64_t> k(s);
+                for (int64_t r = begin; r < end; ++r) {
+                  int64_t rest = r % tables.out_positions;
+                  const int64_t n = r / tables.out_positions;
+                  for (size_t i = s; i-- > 0;) {
+                    const int64_t o = rest % p.out_size[i];
+                    rest /= p.out_size[i];
+                    at[i] = tables.offsets[i].data() + o * p.window[i];
+                  }
+                  const T* base = lhs + n * tables.lhs_strides[0];
+                  T* acc = out + r * width;
+                  std::fill_n(acc, width, T{});
+                  std::fill(k.begin(), k.end(), 0);
+                  for (int64_t t = 0; t < tables.positions; ++t) {
+                    int64_t offset = 0;
+                    bool valid = true;
+                    for (size_t i = 0; i < s; ++i) {
+                      const int64_t x = at[i][k[i]];
+                      valid = valid && x >= 0;
+                      offset += x;
+                    }
+                    const T* in = valid ? base + offset : zeros.data();
+                    if (multiplier > 1 && valid) {
+                      // Output feature f reads input feature f / multiplier.
+                      for (int64_t f = 0; f < width; ++f) spread[f] = in[f / multiplier];
+                      in = spread.data();
+                    }
+                    fma_row(in, rhs + t * width, acc);
+                    for (size_t i = s; i-- > 0;) {
+                      if (++k[i] < p.window[i]) break;
+                      k[i] = 0;
+                    }
+                  }
+                }
+              });
+}
+
 template <typename T>
 Status Compute(const ConvParams& p, const Tensor& lhs_c, const Tensor& rhs_c, Tensor& out_c,
                ThreadPool* pool) {
   WindowTables tables = MakeTables(p);
+  constexpr bool kGemm = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  if constexpr (kGemm) {
+    if (p.feature_groups > 1 && p.kernel_in == 1) {
+      if (out_c.num_elements() * tables.positions < kMinParallelWork) pool = nullptr;
+      Depthwise<T>(p, tables, lhs_c.data<T>(), rhs_c.data<T>(), out_c.data<T>(), pool);
+      return OkStatus();
+    }
+  }
   GroupProduct<T> product{p, tables, lhs_c.data<T>(), rhs_c.data<T>(), out_c.data<T>()};
   product.depth = tables.positions * p.kernel_in;
   const int64_t rows = product.rows();
@@ -498,7 +574,6 @@ Status Compute(const ConvParams& p, const Tensor& lhs_c, const Tensor& rhs_c, Te
   if (work < kMinParallelWork) pool = nullptr;
   const int64_t workers = pool != nullptr ? static_cast<int64_t>(pool->size()) + 1 : 1;
   const int64_t row_bytes = product.depth * static_cast<int64_t>(sizeof(T));
-  constexpr bool kGemm = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
   // Rows per chunk, and whether chunks run concurrently (each on one
   // thread) or one after the other (each spread over the pool).

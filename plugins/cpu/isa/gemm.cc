@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include <immintrin.h>
@@ -376,7 +377,40 @@ Status Gemm(const GemmProblem<typename S::T>& problem, ThreadPool* pool) {
   return OkStatus();
 }
 
+// ------------------------------------------------------------- fma rows
+
+// c[j] = fma(a[j], b[j], c[j]) in vectors of S; the last, partial vector
+// runs on copies padded with zeros.
+template <typename S>
+void FmaRow(const typename S::T* a, const typename S::T* b, typename S::T* c, int64_t n) {
+  using T = typename S::T;
+  using P = typename S::P;
+  constexpr int kWidth = S::kWidth;
+  int64_t j = 0;
+  if constexpr (std::is_same_v<P, T>) {
+    for (; j + kWidth <= n; j += kWidth) {
+      S::Store(c + j, S::Fma(S::Load(a + j), S::Load(b + j), S::Load(c + j)));
+    }
+  }
+  while (j < n) {
+    const int64_t count = std::min<int64_t>(kWidth, n - j);
+    alignas(64) P pa[kWidth] = {}, pb[kWidth] = {}, pc[kWidth] = {};
+    for (int64_t w = 0; w < count; ++w) {
+      pa[w] = static_cast<P>(a[j + w]);
+      pb[w] = static_cast<P>(b[j + w]);
+      pc[w] = static_cast<P>(c[j + w]);
+    }
+    S::Store(pc, S::Fma(S::Load(pa), S::Load(pb), S::Load(pc)));
+    for (int64_t w = 0; w < count; ++w) c[j + w] = static_cast<T>(pc[w]);
+    j += count;
+  }
+}
+
 }  // namespace
+
+void FmaRowF32(const float* a, const float* b, float* c, int64_t n) { FmaRow<VecF32>(a, b, c, n); }
+
+void FmaRowF64(const double* a, const double* b, double* c, int64_t n) { FmaRow<VecF64>(a, b, c, n); }
 
 Status GemmF32(const GemmProblem<float>& problem, ThreadPool* pool) {
   return Gemm<VecF32>(problem, pool);

@@ -1,4 +1,5 @@
-// Matrix products for dot_general's float path, compiled once per ISA
+// Matrix products for the float paths of dot_general and convolution, and
+// the rows of fma steps of depthwise convolutions, compiled once per ISA
 // variant (isa.hpp).
 //
 // What they compute is fixed, so that every variant, block size and thread
@@ -43,6 +44,13 @@ struct GemmProblem {
 // RESOURCE_EXHAUSTED when the packing buffers cannot be allocated.
 using GemmF32Fn = Status (*)(const GemmProblem<float>& problem, ThreadPool* pool);
 using GemmF64Fn = Status (*)(const GemmProblem<double>& problem, ThreadPool* pool);
+
+// c[j] = fma(a[j], b[j], c[j]) for j in [0, n): one step of n independent
+// fma chains (a depthwise convolution's inner loop), one rounding each, the
+// same bits in every variant (emulated exactly on x86-64-v2 as above).
+// `c` may be `a` or `b`.
+using FmaRowF32Fn = void (*)(const float* a, const float* b, float* c, int64_t n);
+using FmaRowF64Fn = void (*)(const double* a, const double* b, double* c, int64_t n);
 
 }  // namespace berth::cpu::isa
 

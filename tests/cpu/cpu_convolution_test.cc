@@ -549,6 +549,8 @@ TEST(CpuConvolutionTest, EmptyTensors) {
   CheckCase<int32_t>(no_features, random, "no input features i32");
   ConvCase empty_window = ConvCase::Plain({5, 5}, {0, 3}, 2, 3, 4);
   CheckCase<float>(empty_window, random, "window of size 0");
+  ConvCase nothing = ConvCase::Plain({0, 5}, {0, 3}, 2, 3, 4);
+  CheckCase<float>(nothing, random, "empty input and empty window: no windows");
   ConvCase empty_input = ConvCase::Plain({0, 5}, {1, 3}, 2, 3, 4);
   empty_input.padding = {{2, 0}, {0, 0}};
   CheckCase<float>(empty_input, random, "padding around an empty input");

@@ -261,7 +261,28 @@ TEST(CpuBatchNormTest, LargeOperandsSumInSegments) {
   CheckRandom<float>({33, 64, 17}, 1, 1e-5f, random);   // features in the middle
   CheckRandom<float>({2, 41, 9, 65}, 3, 1e-5f, random);  // features last (NHWC)
   CheckRandom<double>({3, 5000}, 0, 1e-5f, random);     // few features, long rows
-  CheckRandom<F16>({40, 300}, 1, 1e-3f, random);        // a count f16 cannot hold exactly
+  CheckRandom<F16>({2049, 3}, 1, 1e-3f, random);        // a count f16 rounds (2049 -> 2048)
+  CheckRandom<BF16>({2, 257}, 0, 1e-3f, random);        // bf16 likewise (257 -> 256)
+}
+
+TEST(CpuBatchNormTest, CountPerFeatureIsConvertedToTheOperandType) {
+  // As the spec's decomposition does: 65600 elements per feature is inf in
+  // f16, so the batch mean of 65600 ones is 65600 / inf = 0, and so is the
+  // variance.
+  const std::string x = TensorType({65600, 1}, "f16"), v = TensorType({1}, "f16");
+  const std::vector<F16> ones(65600, F16{testing::F16Bits(1.0f)});
+  BERTH_RUN(out, Program("batch_norm_training", {x, v, v}, {x, v, v}, 1),
+            {testing::MakeLiteral(ones, {65600, 1}), testing::MakeLiteral(std::vector<F16>{F16{testing::F16Bits(1.0f)}}, {1}),
+             testing::MakeLiteral(std::vector<F16>{F16{0}}, {1})});
+  EXPECT_EQ(testing::F16Value(testing::LiteralValues<F16>(out[1])[0].bits), 0.0f);
+  EXPECT_EQ(testing::F16Value(testing::LiteralValues<F16>(out[2])[0].bits), 0.0f);
+  // The same in f32 counts exactly.
+  const std::string y = TensorType({65600, 1}, "f32"), w = TensorType({1}, "f32");
+  BERTH_RUN(wide, Program("batch_norm_training", {y, w, w}, {y, w, w}, 1),
+            {Literal::Of<float>(std::vector<float>(65600, 1.0f), {65600, 1}), Literal::Of<float>({1}, {1}),
+             Literal::Of<float>({0}, {1})});
+  EXPECT_EQ(wide[1].Values<float>(), (std::vector<float>{1.0f}));
+  EXPECT_EQ(wide[2].Values<float>(), (std::vector<float>{0.0f}));
 }
 
 TEST(CpuBatchNormTest, EmptyOperands) {

@@ -448,6 +448,25 @@ TEST(CpuConvolutionTest, FeatureGroupsIncludingDepthwise) {
   plain.strides = {2, 1};
   plain.reversal = {false, true};
   CheckCase<float>(plain, random, "depthwise, multiplier 3, strided, reversed");
+  // Grouped: many groups of a few features run across the groups.
+  ConvCase grouped = ConvCase::Plain({9, 8}, {3, 3}, 2, 128, 128);
+  grouped.feature_groups = 32;
+  grouped.padding = {{1, 1}, {1, 1}};
+  CheckCase<float>(grouped, random, "32 groups of 4 -> 4");
+  ConvCase uneven = ConvCase::Plain({7, 6}, {2, 3}, 3, 27, 45);
+  uneven.feature_groups = 9;
+  uneven.padding = {{0, 1}, {2, -1}};
+  uneven.strides = {1, 2};
+  uneven.reversal = {true, false};
+  CheckCase<float>(uneven, random, "9 groups of 3 -> 5");
+  CheckCase<double>(uneven, random, "9 groups of 3 -> 5, f64");
+  uneven.lhs_perm = {3, 1, 0, 2};
+  uneven.rhs_perm = {2, 0, 3, 1};
+  uneven.out_perm = {1, 3, 2, 0};
+  CheckCase<float>(uneven, random, "9 groups of 3 -> 5, permuted layouts");
+  ConvCase wide = ConvCase::Plain({5, 5}, {3, 3}, 2, 16, 256);
+  wide.feature_groups = 8;
+  CheckCase<float>(wide, random, "8 groups of 2 -> 32 (products per group)");
   ConvCase odd = ConvCase::Plain({9}, {5}, 2, 7, 7);
   odd.feature_groups = 7;
   odd.padding = {{4, -1}};
@@ -661,7 +680,7 @@ ConvCase RandomCase(std::mt19937_64& random) {
       c.reversal.push_back(random() % 4 == 0);
     }
     const int64_t group_kind = random() % 4;  // 0, 1: none; 2: feature groups; 3: batch groups
-    const int64_t groups = group_kind >= 2 ? pick({2, 3}) : 1;
+    const int64_t groups = group_kind >= 2 ? pick({2, 3, 8, 9}) : 1;
     (group_kind == 3 ? c.batch_groups : c.feature_groups) = groups;
     const int64_t cg = pick({1, 2, 3, 7, 8, 9, 17});
     c.features = c.feature_groups * cg;

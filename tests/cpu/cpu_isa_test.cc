@@ -186,33 +186,39 @@ TEST(CpuIsaTest, GemmOfEveryVariantIsTheFmaChainBitForBit) {
   }
 }
 
-// Each variant's fma rows are n independent std::fma steps, bit for bit,
-// in place too (c aliasing a).
+// Each variant's fma rows are k steps of std::fma on each of m rows of n,
+// bit for bit.
 template <typename T>
 void CheckFmaRows(const isa::Kernels& kernels) {
   std::mt19937_64 random(14);
   for (int64_t n : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100}) {
-    std::vector<T> a(static_cast<size_t>(n)), b(a.size()), c(a.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-      a[i] = AnyValue<T>(random, 40);
-      b[i] = AnyValue<T>(random, 40);
-      c[i] = random() % 4 == 0 ? -(a[i] * b[i]) : AnyValue<T>(random, 80);
-    }
-    std::vector<T> want(a.size()), got = c, in_place = a;
-    for (size_t i = 0; i < a.size(); ++i) want[i] = std::fma(a[i], b[i], c[i]);
-    std::vector<T> aliased(a.size());
-    for (size_t i = 0; i < a.size(); ++i) aliased[i] = std::fma(a[i], b[i], a[i]);
-    if constexpr (std::is_same_v<T, float>) {
-      kernels.fma_row_f32(a.data(), b.data(), got.data(), n);
-      kernels.fma_row_f32(in_place.data(), b.data(), in_place.data(), n);
-    } else {
-      kernels.fma_row_f64(a.data(), b.data(), got.data(), n);
-      kernels.fma_row_f64(in_place.data(), b.data(), in_place.data(), n);
-    }
-    for (size_t i = 0; i < a.size(); ++i) {
-      EXPECT_TRUE(SameBits(got[i], want[i])) << kernels.name << " n " << n << " element " << i
-                                             << ": " << got[i] << ", expected " << want[i];
-      EXPECT_TRUE(SameBits(in_place[i], aliased[i])) << kernels.name << " in place, n " << n;
+    for (auto [k, m] : {std::pair<int64_t, int64_t>{1, 1}, {3, 1}, {1, 4}, {4, 3}}) {
+      std::vector<T> a(static_cast<size_t>(k * n)), b(static_cast<size_t>(k * m * n)),
+          c(static_cast<size_t>(m * n));
+      for (T& x : a) x = AnyValue<T>(random, 40);
+      for (T& x : b) x = AnyValue<T>(random, 40);
+      for (size_t i = 0; i < c.size(); ++i) {
+        c[i] = random() % 4 == 0 ? -(a[i % a.size()] * b[i]) : AnyValue<T>(random, 80);
+      }
+      std::vector<T> want = c, got = c;
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < m; ++j) {
+          for (int64_t x = 0; x < n; ++x) {
+            T& acc = want[static_cast<size_t>(j * n + x)];
+            acc = std::fma(a[static_cast<size_t>(i * n + x)], b[static_cast<size_t>((i * m + j) * n + x)], acc);
+          }
+        }
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        kernels.fma_rows_f32(a.data(), b.data(), got.data(), k, m, n);
+      } else {
+        kernels.fma_rows_f64(a.data(), b.data(), got.data(), k, m, n);
+      }
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_TRUE(SameBits(got[i], want[i])) << kernels.name << " k " << k << " m " << m << " n " << n
+                                               << " element " << i << ": " << got[i] << ", expected "
+                                               << want[i];
+      }
     }
   }
 }

@@ -22,10 +22,10 @@
 // lands on padding or a dilation hole (the spec's pad with zero: a 0 times
 // an infinity there is NaN, as the spec's dot product gives). A is packed
 // in chunks of rows (im2col); a 1x1 window with unit strides, dilation and
-// no padding reads the lhs in place. Depthwise convolutions (one input
-// feature per feature group) skip the per-group products: each output row
-// is one fma step per window position over all output features at once
-// (isa::Kernels::fma_row_*), in the same order, so with the same bits.
+// no padding reads the lhs in place. Many narrow feature groups (depthwise
+// and grouped convolutions) skip the per-group products: each output row is
+// a sequence of fma steps across all groups at once (isa::Kernels::fma_rows_*),
+// in the same order, so with the same bits (GroupedRows).
 //
 // Arithmetic by element types, the rules of dot_general (kernels_dot.cc):
 // - any float (operands or result): f64 when one of them is f64, else f32,
@@ -69,6 +69,10 @@ constexpr int64_t kMaxChunkRows = 4096;
 constexpr int64_t kLargeChunkBytes = int64_t{32} << 20;
 // Products with fewer multiply-adds than this run on the calling thread.
 constexpr int64_t kMinParallelWork = int64_t{1} << 16;
+// Feature groups run as rows of fma steps across the groups (GroupedRows)
+// from this many groups, when each has fewer output features than this.
+constexpr int64_t kMinRowGroups = 8;
+constexpr int64_t kMaxRowGroupOutputs = 16;
 
 // The op's attributes, checked against its operands.
 struct ConvParams {
@@ -478,33 +482,63 @@ struct GroupProduct {
   }
 };
 
-// Depthwise convolutions (one input feature per group, feature groups
-// only): each output row is built by one fma step per window position over
-// all output features at once, the row of inputs that position reads
-// against the kernel's row, in the same order as the products would (window
-// positions in row-major order, one chain from +0 per element): the same
-// bits as the GEMM path, without a product per group of one column.
+// Feature groups too narrow for products of their own (few output features
+// per group, many groups: depthwise and grouped convolutions) run as rows of
+// fma steps across the groups. With the features reordered so that the
+// group is the fastest dim (input [.., input feature of the group, group],
+// kernel [window, input feature, output feature of the group, group],
+// output [row, output feature of the group, group]), each output row is,
+// for each window position t, input feature c and output feature k of the
+// group, one fma step of the G elements of (k, *) against the input's
+// (c, *) at t and the kernel's (t, c, k, *): the chain of every element
+// over (t, c) in order from +0, as the products would be (p = t * Cg + c),
+// so the same bits as the GEMM path.
 template <typename T>
-void Depthwise(const ConvParams& p, const WindowTables& tables, const T* lhs, const T* rhs, T* out,
-               ThreadPool* pool) {
+Status GroupedRows(const ConvParams& p, const WindowTables& tables, const Tensor& lhs_c,
+                   const Tensor& rhs_c, Tensor& out_c, ThreadPool* pool) {
   const isa::Kernels& kernels = isa::Active();
   const size_t s = static_cast<size_t>(p.spatial);
-  const int64_t features = p.features;  // = groups
-  const int64_t width = p.kernel_out;   // output features
-  const int64_t multiplier = width / features;
+  const int64_t groups = p.feature_groups;
+  const int64_t cg = p.kernel_in;
+  const int64_t og = p.group_out();
+  const int64_t width = p.kernel_out;  // = og * groups
   const int64_t rows = p.out_batch * tables.out_positions;
-  const std::vector<T> zeros(static_cast<size_t>(width), T{});
-  auto fma_row = [&](const T* a, const T* b, T* c) {
+  const int64_t pixels = lhs_c.num_elements() / std::max<int64_t>(1, p.features);  // batch x spatial
+  const size_t bytes = sizeof(T);
+  // Feature f = g * cg + c of the lhs to [c, g]; output feature o = g * og + k
+  // of the kernel to [k, g]; the result back from [k, g].
+  Tensor lhs_g = lhs_c, rhs_g = rhs_c, out_g = out_c;
+  if (cg > 1) {
+    BERTH_ASSIGN_OR_RETURN(lhs_g, Tensor::Allocate(lhs_c.type(), {pixels, cg, groups}));
+    const int64_t sizes[] = {pixels, cg, groups};
+    const int64_t dst[] = {cg * groups, groups, 1};
+    const int64_t src[] = {p.features, 1, cg};
+    StridedCopy(bytes, sizes, dst, src).RunParallel(pool, lhs_g.bytes(), lhs_c.bytes());
+  }
+  if (og > 1) {
+    const int64_t steps = tables.positions * cg;
+    BERTH_ASSIGN_OR_RETURN(rhs_g, Tensor::Allocate(rhs_c.type(), {steps, og, groups}));
+    const int64_t sizes[] = {steps, og, groups};
+    const int64_t dst[] = {width, groups, 1};
+    const int64_t src[] = {width, 1, og};
+    StridedCopy(bytes, sizes, dst, src).RunParallel(pool, rhs_g.bytes(), rhs_c.bytes());
+    BERTH_ASSIGN_OR_RETURN(out_g, Tensor::Allocate(out_c.type(), {rows, og, groups}));
+  }
+  const T* lhs = lhs_g.data<T>();
+  const T* rhs = rhs_g.data<T>();
+  T* out = out_g.data<T>();
+  const std::vector<T> zeros(static_cast<size_t>(std::max<int64_t>(p.features, 1)), T{});
+  // One window position: its cg input rows against the kernel's cg x og rows.
+  auto fma_rows = [&](const T* a, const T* b, T* c) {
     if constexpr (std::is_same_v<T, float>) {
-      kernels.fma_row_f32(a, b, c, width);
+      kernels.fma_rows_f32(a, b, c, cg, og, groups);
     } else {
-      kernels.fma_row_f64(a, b, c, width);
+      kernels.fma_rows_f64(a, b, c, cg, og, groups);
     }
   };
-  const int64_t per_row = std::max<int64_t>(1, tables.positions * width);
+  const int64_t per_row = std::max<int64_t>(1, tables.positions * cg * width);
   ParallelFor(pool, rows, std::max<int64_t>(1, kMinParallelWork / per_row),
               [&](int64_t begin, int64_t end) {
-                std::vector<T> spread(static_cast<size_t>(multiplier > 1 ? width : 0));
                 std::vector<const int64_t*> at(s);
                 std::vector<int64_t> k(s);
                 for (int64_t r = begin; r < end; ++r) {
@@ -527,13 +561,7 @@ void Depthwise(const ConvParams& p, const WindowTables& tables, const T* lhs, co
                       valid = valid && x >= 0;
                       offset += x;
                     }
-                    const T* in = valid ? base + offset : zeros.data();
-                    if (multiplier > 1 && valid) {
-                      // Output feature f reads input feature f / multiplier.
-                      for (int64_t f = 0; f < width; ++f) spread[f] = in[f / multiplier];
-                      in = spread.data();
-                    }
-                    fma_row(in, rhs + t * width, acc);
+                    fma_rows(valid ? base + offset : zeros.data(), rhs + t * cg * width, acc);
                     for (size_t i = s; i-- > 0;) {
                       if (++k[i] < p.window[i]) break;
                       k[i] = 0;
@@ -541,6 +569,13 @@ void Depthwise(const ConvParams& p, const WindowTables& tables, const T* lhs, co
                   }
                 }
               });
+  if (og > 1) {
+    const int64_t sizes[] = {rows, og, groups};
+    const int64_t dst[] = {width, 1, og};
+    const int64_t src[] = {width, groups, 1};
+    StridedCopy(bytes, sizes, dst, src).RunParallel(pool, out_c.bytes(), out_g.bytes());
+  }
+  return OkStatus();
 }
 
 template <typename T>
@@ -549,10 +584,11 @@ Status Compute(const ConvParams& p, const Tensor& lhs_c, const Tensor& rhs_c, Te
   WindowTables tables = MakeTables(p);
   constexpr bool kGemm = std::is_same_v<T, float> || std::is_same_v<T, double>;
   if constexpr (kGemm) {
-    if (p.feature_groups > 1 && p.kernel_in == 1) {
-      if (out_c.num_elements() * tables.positions < kMinParallelWork) pool = nullptr;
-      Depthwise<T>(p, tables, lhs_c.data<T>(), rhs_c.data<T>(), out_c.data<T>(), pool);
-      return OkStatus();
+    // Rows across the groups when each group's product would be narrow and
+    // there are enough groups to fill vectors.
+    if (p.feature_groups >= kMinRowGroups && p.group_out() < kMaxRowGroupOutputs) {
+      if (out_c.num_elements() * tables.positions * p.kernel_in < kMinParallelWork) pool = nullptr;
+      return GroupedRows<T>(p, tables, lhs_c, rhs_c, out_c, pool);
     }
   }
   GroupProduct<T> product{p, tables, lhs_c.data<T>(), rhs_c.data<T>(), out_c.data<T>()};

@@ -45,12 +45,16 @@ struct GemmProblem {
 using GemmF32Fn = Status (*)(const GemmProblem<float>& problem, ThreadPool* pool);
 using GemmF64Fn = Status (*)(const GemmProblem<double>& problem, ThreadPool* pool);
 
-// c[j] = fma(a[j], b[j], c[j]) for j in [0, n): one step of n independent
-// fma chains (a depthwise convolution's inner loop), one rounding each, the
-// same bits in every variant (emulated exactly on x86-64-v2 as above).
-// `c` may be `a` or `b`.
-using FmaRowF32Fn = void (*)(const float* a, const float* b, float* c, int64_t n);
-using FmaRowF64Fn = void (*)(const double* a, const double* b, double* c, int64_t n);
+// For i in [0, k) in order, and every j in [0, m), x in [0, n):
+//   c[j * n + x] = fma(a[i * n + x], b[(i * m + j) * n + x], c[j * n + x])
+// k steps of m * n independent fma chains (grouped and depthwise
+// convolutions: i is the group's input feature, j its output feature, x the
+// group), one rounding each, the same bits in every variant (emulated
+// exactly on x86-64-v2 as above). `c` must not overlap `a` or `b`.
+using FmaRowsF32Fn = void (*)(const float* a, const float* b, float* c, int64_t k, int64_t m,
+                              int64_t n);
+using FmaRowsF64Fn = void (*)(const double* a, const double* b, double* c, int64_t k, int64_t m,
+                              int64_t n);
 
 }  // namespace berth::cpu::isa
 

@@ -406,6 +406,41 @@ TEST(CpuConvolutionTest, StridesPaddingAndDilations) {
   CheckCase<int32_t>(c, random, "negative and positive padding");
 }
 
+TEST(CpuConvolutionTest, LongRowsAlongTheLastSpatialDim) {
+  // Unit stride and no base dilation along the last spatial dim, with its
+  // padding (negative too), reversal and window dilation, the other dims
+  // strided, dilated and padded.
+  std::mt19937_64 random(13);
+  ConvCase c = ConvCase::Plain({6, 19}, {2, 4}, 2, 5, 9);
+  c.strides = {2, 1};
+  c.lhs_dilation = {2, 1};
+  c.rhs_dilation = {1, 2};
+  c.padding = {{3, 1}, {-1, 3}};
+  c.reversal = {false, true};
+  CheckCase<float>(c, random, "long rows");
+  c.padding = {{-2, 2}, {4, -2}};
+  c.reversal = {true, false};
+  CheckCase<double>(c, random, "long rows, other padding");
+  c.lhs_perm = {0, 2, 3, 1};  // [b, f, 0, 1]
+  c.out_perm = {0, 2, 3, 1};
+  CheckCase<float>(c, random, "long rows, NCHW");
+  ConvCase three = ConvCase::Plain({3, 4, 23}, {2, 1, 3}, 1, 3, 4);
+  three.padding = {{1, 0}, {0, 0}, {1, 1}};
+  CheckCase<float>(three, random, "3-D, long last dim");
+  // Few rows, deep and wide: one product at a time; NCHW (features first).
+  ConvCase deep = ConvCase::Plain({3, 20}, {3, 3}, 1, 300, 70);
+  deep.padding = {{1, 1}, {1, 1}};
+  deep.lhs_perm = {0, 2, 3, 1};
+  CheckCase<float>(deep, random, "deep, long rows, NCHW");
+  // Many rows, NCHW: chunks concurrently, depth over several GEMM blocks.
+  ConvCase many = ConvCase::Plain({30, 30}, {3, 3}, 2, 64, 40);
+  many.padding = {{1, 1}, {1, 1}};
+  many.lhs_perm = {0, 2, 3, 1};
+  many.rhs_perm = {2, 3, 1, 0};
+  many.out_perm = {0, 2, 3, 1};
+  CheckCase<float>(many, random, "many rows, NCHW");
+}
+
 TEST(CpuConvolutionTest, WindowReversalFlipsTheKernel) {
   // 1-D: [1, 2, 3] with kernel [1, 10]: without reversal 1*1 + 2*10, with
   // reversal the window is read backwards: 1*10 + 2*1.

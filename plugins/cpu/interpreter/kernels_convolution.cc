@@ -4,7 +4,8 @@
 // Lowered onto matrix products (im2col). The operands are first brought to
 // canonical layouts, whatever their dimension numbers:
 //
-//   lhs    [batch, spatial..., feature]            (lhs_c)
+//   lhs    [batch, spatial..., feature]            (lhs_c; [batch, feature,
+//          spatial...] when A is packed by columns, see ChoosePath)
 //   kernel [spatial..., input feature, output feature]   (rhs_c; window
 //          reversal is applied when the input is gathered, not here)
 //   result [batch, spatial..., feature]            (out_c, then moved to
@@ -21,8 +22,10 @@
 // window position lands on in the padded, base-dilated lhs, or 0 where it
 // lands on padding or a dilation hole (the spec's pad with zero: a 0 times
 // an infinity there is NaN, as the spec's dot product gives). A is packed
-// in chunks of rows (im2col); a 1x1 window with unit strides, dilation and
-// no padding reads the lhs in place. Many narrow feature groups (depthwise
+// in chunks of rows that fit the L2 cache (im2col), row-major from an NHWC
+// lhs or column-major from an NCHW one (ChoosePath); a 1x1 window with unit
+// strides, dilation and no padding reads the lhs in place. Many narrow
+// feature groups (depthwise
 // and grouped convolutions) skip the per-group products: each output row is
 // a sequence of fma steps across all groups at once (isa::Kernels::fma_rows_*),
 // in the same order, so with the same bits (GroupedRows).
@@ -42,7 +45,6 @@
 // precision above).
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <tuple>
 
 #include "interpreter/data_movement.hpp"

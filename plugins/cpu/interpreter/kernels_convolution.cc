@@ -45,7 +45,6 @@
 // precision above).
 #include <algorithm>
 #include <cstring>
-#include <tuple>
 
 #include "interpreter/data_movement.hpp"
 #include "interpreter/parallel.hpp"

@@ -754,7 +754,8 @@ TEST(CpuConvolutionTest, RandomCasesOfEveryElementType) {
 
 // ---------------------------------------------------------------- errors
 
-// The verifier's message for `op` (attributes and types spliced in).
+// The status of compiling a program of one convolution `conv` (the op's text
+// up to its type) over operands of types `lhs` and `rhs`.
 Status ConvStatus(const std::string& conv, const std::string& lhs, const std::string& rhs,
                   const std::string& out) {
   const std::string program = "func.func @main(%a: " + lhs + ", %b: " + rhs + ") -> " + out +

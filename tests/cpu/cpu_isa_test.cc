@@ -1,5 +1,6 @@
 // The ISA variants of the cpu plugin's hot kernels (plugins/cpu/isa/),
 // called directly: each variant's GEMM is the fma chain over k bit for bit,
+// its fma rows are std::fma per element,
 // the x86-64-v2 fma emulation is exact, and reductions, conversions and
 // elementwise block functions give the same bits in every variant this CPU
 // runs. Variants the CPU cannot run are skipped.
@@ -182,6 +183,50 @@ TEST(CpuIsaTest, GemmOfEveryVariantIsTheFmaChainBitForBit) {
     CheckGemms<float>(*kernels, nullptr);
     CheckGemms<float>(*kernels, &pool);
     CheckGemms<double>(*kernels, &pool);
+  }
+}
+
+// Each variant's fma rows are k steps of std::fma on each of m rows of n,
+// bit for bit.
+template <typename T>
+void CheckFmaRows(const isa::Kernels& kernels) {
+  std::mt19937_64 random(14);
+  for (int64_t n : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100}) {
+    for (auto [k, m] : {std::pair<int64_t, int64_t>{1, 1}, {3, 1}, {1, 4}, {4, 3}}) {
+      std::vector<T> a(static_cast<size_t>(k * n)), b(static_cast<size_t>(k * m * n)),
+          c(static_cast<size_t>(m * n));
+      for (T& x : a) x = AnyValue<T>(random, 40);
+      for (T& x : b) x = AnyValue<T>(random, 40);
+      for (size_t i = 0; i < c.size(); ++i) {
+        c[i] = random() % 4 == 0 ? -(a[i % a.size()] * b[i]) : AnyValue<T>(random, 80);
+      }
+      std::vector<T> want = c, got = c;
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < m; ++j) {
+          for (int64_t x = 0; x < n; ++x) {
+            T& acc = want[static_cast<size_t>(j * n + x)];
+            acc = std::fma(a[static_cast<size_t>(i * n + x)], b[static_cast<size_t>((i * m + j) * n + x)], acc);
+          }
+        }
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        kernels.fma_rows_f32(a.data(), b.data(), got.data(), k, m, n);
+      } else {
+        kernels.fma_rows_f64(a.data(), b.data(), got.data(), k, m, n);
+      }
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_TRUE(SameBits(got[i], want[i])) << kernels.name << " k " << k << " m " << m << " n " << n
+                                               << " element " << i << ": " << got[i] << ", expected "
+                                               << want[i];
+      }
+    }
+  }
+}
+
+TEST(CpuIsaTest, FmaRowsOfEveryVariantAreStdFmaBitForBit) {
+  for (const isa::Kernels* kernels : Runnable()) {
+    CheckFmaRows<float>(*kernels);
+    CheckFmaRows<double>(*kernels);
   }
 }
 

@@ -142,6 +142,7 @@ class PlanBuilder {
       case OpKind::kCustomCall:
       case OpKind::kInterpreterRunParallel:
       case OpKind::kConvolution:
+      case OpKind::kDynamicConv:
       case OpKind::kAllGather:
       case OpKind::kAllReduce:
       case OpKind::kAllToAll:

@@ -14,6 +14,8 @@ void RegisterReductionKernels(KernelRegistry& registry) {
   RegisterControlKernels(registry);
   RegisterDotKernels(registry);
   RegisterTriangularSolveKernels(registry);
+  RegisterConvolutionKernels(registry);
+  RegisterBatchNormKernels(registry);
 }
 
 Reducer DetectReducer(const stablehlo::Region& region) {

@@ -1,7 +1,9 @@
 // Shared pieces of the reduction, control-flow and linear-algebra kernels:
 // reduce and map (kernels_reduce.cc), reduce_window and select_and_scatter
 // (kernels_window.cc), while/if/case (kernels_control.cc), dot_general and
-// dot (kernels_dot.cc), triangular_solve (kernels_triangular_solve.cc).
+// dot (kernels_dot.cc), triangular_solve (kernels_triangular_solve.cc),
+// convolution and dynamic_conv (kernels_convolution.cc), batch_norm_*
+// (kernels_batch_norm.cc).
 //
 // Reductions whose body is one commutative binary op of its two arguments
 // (add, multiply, maximum, minimum, and, or, xor) run as typed loops instead
@@ -34,6 +36,8 @@ void RegisterWindowKernels(KernelRegistry& registry);
 void RegisterControlKernels(KernelRegistry& registry);
 void RegisterDotKernels(KernelRegistry& registry);
 void RegisterTriangularSolveKernels(KernelRegistry& registry);
+void RegisterConvolutionKernels(KernelRegistry& registry);
+void RegisterBatchNormKernels(KernelRegistry& registry);
 
 // The op a reducer body computes when it is `return op(arg0, arg1)` (either
 // argument order); kNone for any other body.

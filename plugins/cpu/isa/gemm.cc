@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include <immintrin.h>
@@ -376,7 +377,53 @@ Status Gemm(const GemmProblem<typename S::T>& problem, ThreadPool* pool) {
   return OkStatus();
 }
 
+// ------------------------------------------------------------- fma rows
+
+// c[x] = fma(a[x], b[x], c[x]) for x in [0, n), in vectors of S; the last,
+// partial vector (and every vector where S computes in a wider type) runs on
+// copies padded with zeros.
+template <typename S>
+inline void FmaRow(const typename S::T* a, const typename S::T* b, typename S::T* c, int64_t n) {
+  using T = typename S::T;
+  using P = typename S::P;
+  constexpr int kWidth = S::kWidth;
+  int64_t x = 0;
+  if constexpr (std::is_same_v<P, T>) {
+    for (; x + kWidth <= n; x += kWidth) {
+      S::Store(c + x, S::Fma(S::Load(a + x), S::Load(b + x), S::Load(c + x)));
+    }
+  }
+  while (x < n) {
+    const int64_t count = std::min<int64_t>(kWidth, n - x);
+    alignas(64) P pa[kWidth] = {}, pb[kWidth] = {}, pc[kWidth] = {};
+    for (int64_t w = 0; w < count; ++w) {
+      pa[w] = static_cast<P>(a[x + w]);
+      pb[w] = static_cast<P>(b[x + w]);
+      pc[w] = static_cast<P>(c[x + w]);
+    }
+    S::Store(pc, S::Fma(S::Load(pa), S::Load(pb), S::Load(pc)));
+    for (int64_t w = 0; w < count; ++w) c[x + w] = static_cast<T>(pc[w]);
+    x += count;
+  }
+}
+
+template <typename S>
+void FmaRows(const typename S::T* a, const typename S::T* b, typename S::T* c, int64_t k,
+             int64_t m, int64_t n) {
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < m; ++j) FmaRow<S>(a + i * n, b + (i * m + j) * n, c + j * n, n);
+  }
+}
+
 }  // namespace
+
+void FmaRowsF32(const float* a, const float* b, float* c, int64_t k, int64_t m, int64_t n) {
+  FmaRows<VecF32>(a, b, c, k, m, n);
+}
+
+void FmaRowsF64(const double* a, const double* b, double* c, int64_t k, int64_t m, int64_t n) {
+  FmaRows<VecF64>(a, b, c, k, m, n);
+}
 
 Status GemmF32(const GemmProblem<float>& problem, ThreadPool* pool) {
   return Gemm<VecF32>(problem, pool);

@@ -1,4 +1,5 @@
-// Matrix products for dot_general's float path, compiled once per ISA
+// Matrix products for the float paths of dot_general and convolution, and
+// the rows of fma steps of depthwise convolutions, compiled once per ISA
 // variant (isa.hpp).
 //
 // What they compute is fixed, so that every variant, block size and thread
@@ -43,6 +44,17 @@ struct GemmProblem {
 // RESOURCE_EXHAUSTED when the packing buffers cannot be allocated.
 using GemmF32Fn = Status (*)(const GemmProblem<float>& problem, ThreadPool* pool);
 using GemmF64Fn = Status (*)(const GemmProblem<double>& problem, ThreadPool* pool);
+
+// For i in [0, k) in order, and every j in [0, m), x in [0, n):
+//   c[j * n + x] = fma(a[i * n + x], b[(i * m + j) * n + x], c[j * n + x])
+// k steps of m * n independent fma chains (grouped and depthwise
+// convolutions: i is the group's input feature, j its output feature, x the
+// group), one rounding each, the same bits in every variant (emulated
+// exactly on x86-64-v2 as above). `c` must not overlap `a` or `b`.
+using FmaRowsF32Fn = void (*)(const float* a, const float* b, float* c, int64_t k, int64_t m,
+                              int64_t n);
+using FmaRowsF64Fn = void (*)(const double* a, const double* b, double* c, int64_t k, int64_t m,
+                              int64_t n);
 
 }  // namespace berth::cpu::isa
 

@@ -44,6 +44,8 @@ struct Kernels {
   BlockFn (*convert)(stablehlo::ElementType from, stablehlo::ElementType to);
   GemmF32Fn gemm_f32;
   GemmF64Fn gemm_f64;
+  FmaRowsF32Fn fma_rows_f32;
+  FmaRowsF64Fn fma_rows_f64;
   ReduceFn reduce;
 };
 

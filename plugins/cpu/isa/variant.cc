@@ -23,7 +23,7 @@ extern "C" const berth::cpu::isa::Kernels* BERTH_CPU_ISA_ENTRY() {
   static const isa::Kernels kernels{
       isa::Level::BERTH_CPU_ISA_LEVEL, BERTH_CPU_ISA_NAME, elementwise::FindMaker,
       elementwise::ConvertFn,          isa::GemmF32,       isa::GemmF64,
-      isa::Reduce,
+      isa::FmaRowsF32,                 isa::FmaRowsF64,    isa::Reduce,
   };
   return &kernels;
 }

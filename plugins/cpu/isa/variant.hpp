@@ -10,6 +10,10 @@ namespace berth::cpu::isa {
 
 Status GemmF32(const GemmProblem<float>& problem, ThreadPool* pool);   // gemm.cc
 Status GemmF64(const GemmProblem<double>& problem, ThreadPool* pool);  // gemm.cc
+void FmaRowsF32(const float* a, const float* b, float* c, int64_t k, int64_t m,
+                int64_t n);  // gemm.cc
+void FmaRowsF64(const double* a, const double* b, double* c, int64_t k, int64_t m,
+                int64_t n);  // gemm.cc
 Status Reduce(const ReduceLoop& loop, ThreadPool* pool);              // reduce_loops.cc
 
 }  // namespace berth::cpu::isa

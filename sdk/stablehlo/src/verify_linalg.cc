@@ -201,7 +201,8 @@ Status Convolution(const Operation& op) {
     Wide dilated_in = in == 0 ? 0 : Wide(in - 1) * lhs_dil[i] + 1;
     Wide padded = dilated_in + padding[i].first + padding[i].second;
     Wide dilated_k = k == 0 ? 0 : Wide(k - 1) * rhs_dil[i] + 1;
-    Wide size = padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
+    // No windows over an empty padded input, even an empty window (C25).
+    Wide size = padded <= 0 || padded < dilated_k ? 0 : (padded - dilated_k) / strides[i] + 1;
     expected[dn->output_spatial_dimensions[i]] = Narrow(size);
   }
   return ExpectResultShape(op, 0, expected);

@@ -145,6 +145,10 @@ TEST(VerifierTest, ConvolutionOutputShape) {
   ExpectError(VerifyBody("%l: tensor<1x8x8x3xf32>, %k: tensor<3x3x4x16xf32>",
                          "  %0 = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x4x16xf32>) -> tensor<1x6x6x16xf32>"),
               "stablehlo.convolution", "kernel input feature size 4 must be 3");
+  // An empty padded input has no windows, even for a window of size 0.
+  ExpectError(VerifyBody("%l: tensor<1x0x3xf32>, %k: tensor<0x3x4xf32>",
+                         "  %0 = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} : (tensor<1x0x3xf32>, tensor<0x3x4xf32>) -> tensor<1x1x4xf32>"),
+              "stablehlo.convolution", "expected [1, 0, 4]");
 }
 
 TEST(VerifierTest, ReduceBodyAndDimensions) {

@@ -1,0 +1,109 @@
+// BM_Conv2D: a 3x3 convolution, 64 -> 64 channels, 56x56, batch 8, f32,
+// NHWC ([b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], padding 1: a ResNet stage-1
+// layer) through the host and the cpu plugin, against a matrix product of
+// the same FLOPs through berth in the same run (1024x882 times 882x1024:
+// 2 * 1024 * 1024 * 882 = 2 * (8 * 56 * 56) * 64 * (9 * 64) multiply-adds).
+// Each program is compiled once and executed and awaited per iteration.
+// Counter `flops` is the convolution's 2 * multiply-adds (padding included,
+// as the spec computes them) as a rate; the label names the ISA level.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "berth/berth.hpp"
+#include "cpu_client_fixture.hpp"
+#include "isa/isa.hpp"
+
+namespace {
+
+constexpr int64_t kBatch = 8, kSize = 56, kChannels = 64, kWindow = 3;
+constexpr double kFlops = 2.0 * kBatch * kSize * kSize * kChannels * kWindow * kWindow * kChannels;
+// The baseline's product: M = N = 1024, K = 882 (same FLOPs exactly).
+constexpr int64_t kM = 1024, kK = 882;
+static_assert(2 * kM * kM * kK == static_cast<int64_t>(kFlops));
+
+constexpr char kConv[] = R"(
+func.func @main(%x: tensor<8x56x56x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<8x56x56x64xf32> {
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+      window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}
+      {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+      : (tensor<8x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<8x56x56x64xf32>
+  return %y : tensor<8x56x56x64xf32>
+}
+)";
+
+constexpr char kMatmul[] = R"(
+func.func @main(%a: tensor<1024x882xf32>, %b: tensor<882x1024xf32>) -> tensor<1024x1024xf32> {
+  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+      : (tensor<1024x882xf32>, tensor<882x1024xf32>) -> tensor<1024x1024xf32>
+  return %c : tensor<1024x1024xf32>
+}
+)";
+
+std::vector<float> RandomValues(size_t n, int seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(random);
+  return v;
+}
+
+std::string IsaLevel() {
+  berth::Result<const berth::cpu::isa::Kernels*> selected = berth::cpu::isa::Selected();
+  return selected.ok() ? (*selected)->name : "";
+}
+
+// Compiles `program` and runs it on two random f32 operands per iteration.
+void RunProgram(benchmark::State& state, const char* program, std::vector<int64_t> a_dims,
+                std::vector<int64_t> b_dims) {
+  berth::bench::CpuClientFixture cpu("conv");
+  if (!cpu.error().empty()) {
+    state.SkipWithError(cpu.error().c_str());
+    return;
+  }
+  berth::Result<berth::Executable> executable = cpu.client().Compile(program);
+  if (!executable.ok()) {
+    state.SkipWithError(executable.status().ToString().c_str());
+    return;
+  }
+  const berth::Device& device = executable->addressable_devices().front();
+  auto count = [](const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return static_cast<size_t>(n);
+  };
+  std::vector<float> a = RandomValues(count(a_dims), 1), b = RandomValues(count(b_dims), 2);
+  berth::Result<berth::Buffer> ab =
+      cpu.client().BufferFromHost(a.data(), berth::ElementType::kF32, a_dims, device);
+  berth::Result<berth::Buffer> bb =
+      cpu.client().BufferFromHost(b.data(), berth::ElementType::kF32, b_dims, device);
+  if (!ab.ok() || !bb.ok()) {
+    state.SkipWithError("buffer upload failed");
+    return;
+  }
+  for (auto _ : state) {
+    berth::Result<berth::ExecuteResult> result = executable->Execute({{&*ab, &*bb}});
+    berth::Status done = result.ok() ? result->completion[0].Await() : result.status();
+    if (!done.ok()) {
+      state.SkipWithError(done.ToString().c_str());
+      break;
+    }
+  }
+  state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(IsaLevel());
+}
+
+void BM_Conv2DBerth(benchmark::State& state) {
+  RunProgram(state, kConv, {kBatch, kSize, kSize, kChannels}, {kWindow, kWindow, kChannels, kChannels});
+}
+
+void BM_Conv2DMatmul(benchmark::State& state) {
+  RunProgram(state, kMatmul, {kM, kK}, {kK, kM});
+}
+
+BENCHMARK(BM_Conv2DBerth)->Name("BM_Conv2D/berth")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Conv2DMatmul)->Name("BM_Conv2D/matmul")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

@@ -445,7 +445,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
         } else {
           return ErrorAt(field_pos, "unknown field '" + std::string(field) + "' " + context);
         }
-      } while (TryConsume(','));
+        // MLIR accepts one trailing comma before the closing '>'.
+      } while (TryConsume(',') && Peek() != '>');
     } else {
       BERTH_RETURN_IF_ERROR(ParseConvDimsCompact(&dims));
     }
@@ -561,7 +562,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
         }
       }
       if (!ok) return ErrorAt(field_pos, "unknown field '" + std::string(field) + "' " + context);
-    } while (TryConsume(','));
+      // MLIR accepts one trailing comma before the closing '>'.
+    } while (TryConsume(',') && Peek() != '>');
     BERTH_RETURN_IF_ERROR(Expect('>', context));
   }
   if (is_dot) {

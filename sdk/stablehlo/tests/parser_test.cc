@@ -355,5 +355,27 @@ TEST(ParserTest, RejectsUnrankedTensors) {
   EXPECT_NE(s.message().find("unranked tensors are not supported"), std::string::npos);
 }
 
+// One trailing comma closes a structured attribute; an empty field does not.
+TEST(ParserTest, RejectsEmptyFieldsInStructuredAttributes) {
+  auto dot = [](std::string_view dims) {
+    return Func("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "",
+                "  %0 = \"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<" +
+                    std::string(dims) +
+                    ">} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n  return");
+  };
+  EXPECT_TRUE(ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],")).ok());
+  Status twice = ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],,"));
+  EXPECT_EQ(twice.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(twice.message().find("expected a field name in #stablehlo.dot"), std::string::npos)
+      << twice.message();
+  Status only = ParseStatus(dot(","));
+  EXPECT_NE(only.message().find("expected a field name in #stablehlo.dot"), std::string::npos)
+      << only.message();
+  Status field = ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting = [0],"));
+  EXPECT_NE(field.message().find("unknown field 'rhs_contracting' in #stablehlo.dot"),
+            std::string::npos)
+      << field.message();
+}
+
 }  // namespace
 }  // namespace berth::stablehlo

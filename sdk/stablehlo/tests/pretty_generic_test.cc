@@ -347,6 +347,47 @@ TEST(PrettyGenericTest, ChloOps) {
   return %2 : tensor<4x8xf32>)");
 }
 
+// MLIR accepts a trailing comma after the last field of a structured
+// attribute; every structured attribute Berth parses does too.
+TEST(PrettyGenericTest, StructuredAttributesTakeATrailingComma) {
+  Same("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "tensor<2x4xf32>",
+       R"(  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false,>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>)",
+       R"(  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>)");
+  Same("%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>", "tensor<4x3xf32>",
+       R"(  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1,>, slice_sizes = array<i64: 1, 3>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %1 = "stablehlo.scatter"(%x, %i, %0) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1,>} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %2 = "stablehlo.all_reduce"(%1) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1,>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>)",
+       R"(  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %1 = "stablehlo.scatter"(%x, %i, %0) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %2 = "stablehlo.all_reduce"(%1) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>)");
+  Same("%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x1xf32>, %d: tensor<?xf32, #stablehlo.type_extensions<bounds = [8],>>",
+       "tensor<1x2x2x1xf32>",
+       R"(  %0 = "stablehlo.convolution"(%x, %w) {dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2],>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>
+  %1 = stablehlo.custom_call @foo(%0) {output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = [],>]} : (tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %1 : tensor<1x2x2x1xf32>)",
+       R"(  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>
+  %1 = stablehlo.custom_call @foo(%0) {output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]} : (tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %1 : tensor<1x2x2x1xf32>)");
+}
+
 TEST(PrettyGenericTest, OldAttributeSpellingsAreCanonicalized) {
   // dense<...> : tensor<Nxi64> lists, as older StableHLO printed them.
   Same("%a: tensor<2x3xf32>", "tensor<3x2xf32>",

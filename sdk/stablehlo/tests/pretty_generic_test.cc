@@ -347,6 +347,67 @@ TEST(PrettyGenericTest, ChloOps) {
   return %2 : tensor<4x8xf32>)");
 }
 
+// The assembly formats of CHLO's ops as JAX prints them (ChloOps.td):
+// unary `op %x : T -> R`, the non-broadcasting binary ops `op %a, %b : A, B
+// -> R`, the broadcasting ones `op %a, %b {attrs} : (A, B) -> R`.
+TEST(PrettyGenericTest, ChloPrettyForms) {
+  Same("%a: tensor<20x20xf32>, %b: tensor<20x20xf32>, %r: tensor<20xf32>, %p: tensor<20x20xi1>",
+       "tensor<20x20xf32>",
+       R"(  %0 = chlo.next_after %a, %b : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %1 = chlo.polygamma %a, %0 : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %2 = chlo.zeta %1, %b : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %3 = chlo.erf %2 : tensor<20x20xf32> -> tensor<20x20xf32>
+  %4 = chlo.is_inf %3 : tensor<20x20xf32> -> tensor<20x20xi1>
+  %5 = chlo.broadcast_add %3, %r {broadcast_dimensions = array<i64: 1>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %6 = chlo.broadcast_compare %5, %r {comparison_direction = #chlo<comparison_direction GT>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xi1>
+  %7 = chlo.broadcast_select %6, %5, %r : (tensor<20x20xi1>, tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %8 = chlo.constant dense<2.0> : tensor<20x20xf32>
+  %9 = chlo.square %8 : tensor<20x20xf32> -> tensor<20x20xf32>
+  %10 = "chlo.constant_like"(%9) {value = 1.0 : f32} : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  return %10 : tensor<20x20xf32>)",
+       R"(  %0 = "chlo.next_after"(%a, %b) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %1 = "chlo.polygamma"(%a, %0) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %2 = "chlo.zeta"(%1, %b) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %3 = "chlo.erf"(%2) : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  %4 = "chlo.is_inf"(%3) : (tensor<20x20xf32>) -> tensor<20x20xi1>
+  %5 = "chlo.broadcast_add"(%3, %r) <{broadcast_dimensions = array<i64: 1>}> : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %6 = "chlo.broadcast_compare"(%5, %r) {comparison_direction = #chlo<comparison_direction GT>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xi1>
+  %7 = "chlo.broadcast_select"(%6, %5, %r) : (tensor<20x20xi1>, tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %8 = "chlo.constant"() {value = dense<2.0> : tensor<20x20xf32>} : () -> tensor<20x20xf32>
+  %9 = "chlo.square"(%8) : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  %10 = "chlo.constant_like"(%9) {value = 1.0 : f32} : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  return %10 : tensor<20x20xf32>)");
+  Module m = MustParse(Func("%a: tensor<3x4xf32>, %r: tensor<4xf32>, %c: tensor<3x1xf32>", "tensor<3x4xf32>",
+                            R"(  %0 = chlo.broadcast_multiply %a, %r : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %1 = chlo.broadcast_subtract %c, %r {broadcast_dimensions = array<i64: 1>} : (tensor<3x1xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %2 = chlo.broadcast_divide %r, %c : (tensor<4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>)"));
+  const auto& ops = m.entry_function()->entry_block().operations();
+  EXPECT_EQ(ops[0]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ops[0]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[1]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ops[1]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[2]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[2]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{0, 1}));
+  testing::ExpectRoundTrip(m);
+}
+
+// interpreter.print, interpreter.probe and check.expect_serialized_eq as the
+// upstream interpreter tests write them (printing.mlir, probe.mlir).
+TEST(PrettyGenericTest, PrintProbeAndSerializedEq) {
+  Same("%a: tensor<3x1xi64>", "",
+       R"(  interpreter.print %a : tensor<3x1xi64>
+  %0 = interpreter.probe %a, probe_id = "probe/0" : tensor<3x1xi64>
+  check.expect_serialized_eq %0, probe_id = "probe/0" : tensor<3x1xi64>
+  check.expect_serialized_eq %0, probe_id = "probe/0", iter = 1 : tensor<3x1xi64>
+  return)",
+       R"(  "interpreter.print"(%a) : (tensor<3x1xi64>) -> ()
+  %0 = "interpreter.probe"(%a) {probe_id = "probe/0"} : (tensor<3x1xi64>) -> tensor<3x1xi64>
+  "check.expect_serialized_eq"(%0) {probe_id = "probe/0"} : (tensor<3x1xi64>) -> ()
+  "check.expect_serialized_eq"(%0) {probe_id = "probe/0", iter = 1 : i64} : (tensor<3x1xi64>) -> ()
+  return)");
+}
+
 // MLIR accepts a trailing comma after the last field of a structured
 // attribute; every structured attribute Berth parses does too.
 TEST(PrettyGenericTest, StructuredAttributesTakeATrailingComma) {

@@ -280,6 +280,83 @@ func.func @main() {
   ExpectError(s, "interpreter.run_parallel", "runs '@missing', which is not defined");
 }
 
+TEST(VerifierTest, ChloBroadcastShapesAndTypes) {
+  ExpectError(VerifyBody("%a: tensor<20x20xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r : (tensor<20x20xf32>, tensor<3xf32>) -> tensor<20x20xf32>"),
+              "chlo.broadcast_add", "operands do not broadcast: dimension 0 of operand #1");
+  ExpectError(VerifyBody("%a: tensor<20x1xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r : (tensor<20x1xf32>, tensor<3xf32>) -> tensor<20x20xf32>"),
+              "chlo.broadcast_add", "result shape [20, 20] must be the broadcast shape [20, 3]");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r {broadcast_dimensions = array<i64: 0, 1>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"),
+              "chlo.broadcast_add", "one entry per dimension of the lower-rank operand (1)");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r {broadcast_dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"),
+              "chlo.broadcast_add", "dimension 0 of operand #1 tensor<3xf32> is 3 where another operand has 2");
+  ExpectError(VerifyBody("%a: tensor<2xf32>, %b: tensor<2xf64>",
+                         "  %0 = chlo.broadcast_maximum %a, %b : (tensor<2xf32>, tensor<2xf64>) -> tensor<2xf32>"),
+              "chlo.broadcast_maximum", "same element type");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_and %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_and", "boolean, integer");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_compare %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>"),
+              "chlo.broadcast_compare", "requires a comparison_direction");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_compare %a, %a {comparison_direction = #chlo<comparison_direction LT>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_compare", "result element type must be i1");
+  ExpectError(VerifyBody("%p: tensor<2xf32>, %a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_select %p, %a, %a : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_select", "pred must be a tensor of i1");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<1x2x3xf32>"),
+              "chlo.broadcast_add", "result rank 3 must be the highest operand rank, 2");
+  MustParse(Func("%a: tensor<2x1x3xf32>, %b: tensor<4x1xf32>, %p: tensor<i1>", "tensor<2x4x3xf32>",
+                 R"(  %0 = chlo.broadcast_atan2 %a, %b : (tensor<2x1x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  %1 = chlo.broadcast_select %p, %0, %b : (tensor<i1>, tensor<2x4x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  %2 = chlo.broadcast_power %1, %b {broadcast_dimensions = array<i64: 1, 2>} : (tensor<2x4x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  return %2 : tensor<2x4x3xf32>)"));
+}
+
+TEST(VerifierTest, ChloUnaryAndBinaryOps) {
+  ExpectError(VerifyBody("%a: tensor<4xi32>", "  %0 = chlo.erf %a : tensor<4xi32> -> tensor<4xi32>"),
+              "chlo.erf", "must be a tensor of floating-point type");
+  ExpectError(VerifyBody("%a: tensor<4xf32>", "  %0 = chlo.lgamma %a : tensor<4xf32> -> tensor<5xf32>"),
+              "chlo.lgamma", "result shape [5] differs from operand shape [4]");
+  ExpectError(VerifyBody("%a: tensor<4xf32>", "  %0 = chlo.is_pos_inf %a : tensor<4xf32> -> tensor<4xf32>"),
+              "chlo.is_pos_inf", "result element type must be i1");
+  ExpectError(VerifyBody("%a: tensor<4xf32>, %b: tensor<5xf32>",
+                         "  %0 = chlo.next_after %a, %b : tensor<4xf32>, tensor<5xf32> -> tensor<4xf32>"),
+              "chlo.next_after", "same shape");
+  ExpectError(VerifyBody("%a: tensor<4xi32>",
+                         "  %0 = chlo.zeta %a, %a : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>"),
+              "chlo.zeta", "floating-point");
+  ExpectError(VerifyBody("%a: tensor<8xf32>",
+                         "  %0:2 = chlo.top_k(%a, k = 9) : tensor<8xf32> -> (tensor<9xf32>, tensor<9xi32>)"),
+              "chlo.top_k", "k = 9 is outside [0, 8]");
+}
+
+TEST(VerifierTest, ChloConstantLikeTakesATypedValue) {
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) {value = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>"),
+              "chlo.constant_like", "value's type i32 differs from the result element type f32");
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) {value = 1.0 : f32} : (tensor<3xf32>) -> tensor<4xf32>"),
+              "chlo.constant_like", "result shape [4] differs from operand shape [3]");
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) : (tensor<3xf32>) -> tensor<3xf32>"),
+              "chlo.constant_like", "requires a 'value' attribute");
+  MustParse(Func("%a: tensor<3xf32>", "tensor<3xi8>",
+                 "  %0 = \"chlo.constant_like\"(%a) {value = -3 : i8} : (tensor<3xf32>) -> tensor<3xi8>\n"
+                 "  return %0 : tensor<3xi8>"));
+}
+
+TEST(VerifierTest, PrintTakesOneValueAndGivesNone) {
+  ExpectError(VerifyBody("%a: tensor<2xi32>",
+                         "  %0 = \"interpreter.print\"(%a) : (tensor<2xi32>) -> tensor<2xi32>"),
+              "interpreter.print", "expects 0 result(s), has 1");
+}
+
 TEST(VerifierTest, ValidProgramsVerify) {
   MustParse(Func("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "tensor<2x4xf32>", R"(  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = stablehlo.dot %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>

@@ -114,6 +114,7 @@ void RegisterCustomCallKernels(KernelRegistry& registry);
 void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterDataMovementKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
+void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
 
 }  // namespace berth::cpu
 

@@ -24,6 +24,7 @@ struct AllKernels {
     RegisterElementwiseKernels(registry);
     RegisterDataMovementKernels(registry);
     RegisterReductionKernels(registry);
+    RegisterChloKernels(registry);
   }
   KernelRegistry registry;
 };

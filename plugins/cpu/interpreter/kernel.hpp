@@ -77,6 +77,11 @@ class ExecContext {
   // has run before; SPMD instances agree on it, which matches them up.
   int64_t NextCollectiveSequence(const std::string& kind) { return collective_sequence_[kind]++; }
 
+  // The stream number of the next stablehlo.rng this instance runs: 0, 1,
+  // 2 ... in execution order (loop iterations included), so an execution
+  // is deterministic and repeated rng ops differ (kernels_rng.cc).
+  uint64_t NextRngStream() { return rng_streams_++; }
+
   // Set by another thread (a failed collective peer) to stop this instance at
   // the next op boundary.
   void Cancel(Status reason);
@@ -88,6 +93,7 @@ class ExecContext {
   DeviceContext device_;
   int depth_ = 0;  // nesting of calls and regions, bounded
   std::map<std::string, int64_t> collective_sequence_;
+  uint64_t rng_streams_ = 0;
   std::atomic<bool> cancelled_{false};
   std::mutex cancel_mutex_;
   Status cancel_reason_;
@@ -115,6 +121,7 @@ void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterDataMovementKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
 void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
+void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
 
 }  // namespace berth::cpu
 

@@ -121,6 +121,7 @@ void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterDataMovementKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
 void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
+void RegisterCholeskyKernel(KernelRegistry& registry);    // kernels_cholesky.cc
 void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
 
 }  // namespace berth::cpu

@@ -25,6 +25,7 @@ struct AllKernels {
     RegisterDataMovementKernels(registry);
     RegisterReductionKernels(registry);
     RegisterChloKernels(registry);
+    RegisterCholeskyKernel(registry);
     RegisterRngKernels(registry);
   }
   KernelRegistry registry;

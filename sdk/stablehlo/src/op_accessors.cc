@@ -111,6 +111,11 @@ const DotAlgorithm* Operation::dot_algorithm() const {
   return a ? &a->value() : nullptr;
 }
 
+const RaggedDotDimensionNumbers* Operation::ragged_dot_dimension_numbers() const {
+  auto* a = attr_as<RaggedDotDimensionNumbersAttr>("ragged_dot_dimension_numbers");
+  return a ? &a->value() : nullptr;
+}
+
 std::optional<ChannelHandle> Operation::channel_handle() const {
   if (auto* a = attr_as<ChannelHandleAttr>("channel_handle")) return a->value();
   return std::nullopt;

@@ -392,6 +392,39 @@ TEST(PrettyGenericTest, ChloPrettyForms) {
   testing::ExpectRoundTrip(m);
 }
 
+// chlo.scan's pretty form records how its operands split into inputs and
+// inits as the generic form's operandSegmentSizes; #chlo.ragged_dot<...> is
+// a structured attribute (a trailing comma too).
+TEST(PrettyGenericTest, ChloScanAndRaggedDot) {
+  Same("%x: tensor<4xi32>, %i: tensor<i32>", "tensor<4xi32>",
+       R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 attributes {is_reverse = true} {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %s = stablehlo.add %a, %c : tensor<i32>
+    stablehlo.return %s, %s : tensor<i32>, tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)
+  return %0#0 : tensor<4xi32>)",
+       R"(  %0:2 = "chlo.scan"(%x, %i) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %s = stablehlo.add %a, %c : tensor<i32>
+    stablehlo.return %s, %s : tensor<i32>, tensor<i32>
+  }) {is_reverse = true} : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)
+  return %0#0 : tensor<4xi32>)");
+  const char* ragged = R"(  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]%s>, precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]} : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>
+  return %0 : tensor<11x7xf32>)";
+  std::string plain = ragged, trailing = ragged;
+  plain.replace(plain.find("%s"), 2, "");
+  trailing.replace(trailing.find("%s"), 2, ",");
+  const char* args = "%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<3xi64>";
+  Same(args, "tensor<11x7xf32>", plain, trailing);
+  Module m = MustParse(Func(args, "tensor<11x7xf32>", plain));
+  const RaggedDotDimensionNumbers* dims = FirstOp(m).ragged_dot_dimension_numbers();
+  ASSERT_NE(dims, nullptr);
+  EXPECT_EQ(dims->lhs_ragged_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(dims->rhs_group_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(dims->dot.rhs_contracting_dimensions, (std::vector<int64_t>{1}));
+  testing::ExpectRoundTrip(m);
+}
+
 // interpreter.print, interpreter.probe and check.expect_serialized_eq as the
 // upstream interpreter tests write them (printing.mlir, probe.mlir).
 TEST(PrettyGenericTest, PrintProbeAndSerializedEq) {

@@ -351,6 +351,48 @@ TEST(VerifierTest, ChloConstantLikeTakesATypedValue) {
                  "  return %0 : tensor<3xi8>"));
 }
 
+TEST(VerifierTest, ChloRaggedDotModesAndShapes) {
+  auto body = [](const std::string& dims, const std::string& types) {
+    return "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<" +
+           dims + ">} : " + types;
+  };
+  const std::string mode1 = "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]";
+  const std::string args = "%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<3xi64>";
+  ExpectError(VerifyBody(args, body(mode1, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x8xf32>")),
+              "chlo.ragged_dot", "result #0 has shape [11, 8]; expected [11, 7]");
+  ExpectError(VerifyBody("%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<4xi64>",
+                         body(mode1, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<4xi64>) -> tensor<11x7xf32>")),
+              "chlo.ragged_dot", "must have one entry per group (3)");
+  const std::string no_group = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []";
+  ExpectError(VerifyBody(args, body(no_group, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>")),
+              "chlo.ragged_dot", "(mode 1) needs an rhs group dimension");
+  const std::string mode2 = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []";
+  MustParse(Func("%l: tensor<4x10xf32>, %r: tensor<10x3xf32>, %g: tensor<2xi32>", "",
+                 body(mode2, "(tensor<4x10xf32>, tensor<10x3xf32>, tensor<2xi32>) -> tensor<2x4x3xf32>") + "\n  return"));
+  ExpectError(VerifyBody("%l: tensor<4x10xf32>, %r: tensor<10x3xf32>, %g: tensor<2xf32>",
+                         body(mode2, "(tensor<4x10xf32>, tensor<10x3xf32>, tensor<2xf32>) -> tensor<2x4x3xf32>")),
+              "chlo.ragged_dot", "group_sizes must be integers");
+}
+
+TEST(VerifierTest, ChloScanBodyMatchesItsOperands) {
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=1 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    stablehlo.return %a, %c : tensor<i32>, tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "dimension 1 is not a dimension of tensor<4xi32>");
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    stablehlo.return %a : tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "body returns 1 values; expected one per output and carry (2)");
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %f = stablehlo.convert %c : (tensor<i32>) -> tensor<f32>
+    stablehlo.return %a, %f : tensor<i32>, tensor<f32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "carry #0 must keep the init's type tensor<i32>");
+}
+
 TEST(VerifierTest, PrintTakesOneValueAndGivesNone) {
   ExpectError(VerifyBody("%a: tensor<2xi32>",
                          "  %0 = \"interpreter.print\"(%a) : (tensor<2xi32>) -> tensor<2xi32>"),

@@ -161,6 +161,8 @@ class Operation {
   const ScatterDimensionNumbers* scatter_dimension_numbers() const;
   const ConvDimensionNumbers* conv_dimension_numbers() const;
   const DotAlgorithm* dot_algorithm() const;
+  // chlo.ragged_dot's ragged_dot_dimension_numbers.
+  const RaggedDotDimensionNumbers* ragged_dot_dimension_numbers() const;
   std::optional<ChannelHandle> channel_handle() const;
   // replica_groups as rows of device ids (-1 pads ragged groups).
   std::vector<std::vector<int64_t>> replica_groups() const;

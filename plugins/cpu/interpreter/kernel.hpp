@@ -136,6 +136,7 @@ void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
 void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
 void RegisterCholeskyKernel(KernelRegistry& registry);    // kernels_cholesky.cc
 void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
+void RegisterRaggedDotKernel(KernelRegistry& registry);   // kernels_ragged_dot.cc
 
 }  // namespace berth::cpu
 

@@ -27,6 +27,7 @@ struct AllKernels {
     RegisterChloKernels(registry);
     RegisterCholeskyKernel(registry);
     RegisterRngKernels(registry);
+    RegisterRaggedDotKernel(registry);
   }
   KernelRegistry registry;
 };

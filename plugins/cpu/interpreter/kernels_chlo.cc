@@ -1,10 +1,12 @@
 // CHLO ops that are not plain elementwise block functions: the
 // broadcasting binary ops (chlo.broadcast_*) when an operand needs
-// broadcasting, chlo.top_k and chlo.constant_like. The elementwise CHLO ops
+// broadcasting, chlo.top_k, chlo.constant_like and chlo.scan
+// (chlo.ragged_dot is kernels_ragged_dot.cc's). The elementwise CHLO ops
 // (erf, lgamma, next_after, ...) are block functions of the elementwise
 // family (kernels_elementwise_special.cc).
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <numeric>
 
 #include "interpreter/data_movement.hpp"
@@ -198,6 +200,102 @@ Status ConstantLike(KernelCall& call) {
   return OkStatus();
 }
 
+// Rows of the slice at `index` along `dim` of `t` (dims before `dim` the
+// outer count, after it the row): calls copy(slice offset, t offset, bytes)
+// for each.
+template <typename F>
+void ForEachSliceRow(const Tensor& t, int64_t dim, int64_t index, F copy) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= t.dims()[static_cast<size_t>(d)];
+  for (int64_t d = dim + 1; d < t.rank(); ++d) inner *= t.dims()[static_cast<size_t>(d)];
+  const int64_t size = t.dims()[static_cast<size_t>(dim)];
+  const size_t row = static_cast<size_t>(inner) * ElementBytes(t.type());
+  for (int64_t o = 0; o < outer; ++o) copy(static_cast<size_t>(o) * row, static_cast<size_t>(o * size + index) * row, row);
+}
+
+std::vector<int64_t> DropDim(const std::vector<int64_t>& dims, int64_t dim) {
+  std::vector<int64_t> out = dims;
+  out.erase(out.begin() + dim);
+  return out;
+}
+
+// chlo.scan: the body runs once per position along `dimension` (from the
+// end when is_reverse), on that slice of each input and the carries; each
+// output collects the body's slices at their positions, and the carries
+// end as the body last left them.
+Status Scan(KernelCall& call) {
+  std::span<const int64_t> segments = call.op.GetI64Array("operandSegmentSizes");
+  std::optional<int64_t> dim = call.op.GetInt("dimension");
+  if (segments.size() != 2 || !dim) return InvalidArgumentError("no operandSegmentSizes or dimension");
+  const size_t num_inputs = static_cast<size_t>(segments[0]);
+  const size_t num_inits = static_cast<size_t>(segments[1]);
+  const size_t num_outputs = call.op.num_results() - num_inits;
+  const bool reverse = call.op.GetBool("is_reverse", false);
+  // The scan's length: the inputs' size along `dimension`, else the outputs'.
+  int64_t length = -1;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const Tensor& in = call.operands[i];
+    BERTH_RETURN_IF_ERROR(CheckSupported(in.type(), "chlo.scan"));
+    int64_t size = in.dims()[static_cast<size_t>(*dim)];
+    if (length >= 0 && size != length) {
+      return InvalidArgumentError("the inputs differ in size along dimension " + std::to_string(*dim));
+    }
+    length = size;
+  }
+  if (length < 0 && num_outputs > 0) {
+    length = call.op.result(0)->type().dim(*dim);
+    if (length == stablehlo::kDynamic) return InvalidArgumentError("the scan's length is not known");
+  }
+  if (length < 0) length = 0;
+  std::vector<Tensor> carries(call.operands.begin() + static_cast<std::ptrdiff_t>(num_inputs),
+                              call.operands.end());
+  std::vector<Tensor> outputs(num_outputs);
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t index = reverse ? length - 1 - step : step;
+    std::vector<Tensor> args;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const Tensor& in = call.operands[i];
+      BERTH_ASSIGN_OR_RETURN(Tensor slice, Tensor::Allocate(in.type(), DropDim(in.dims(), *dim)));
+      ForEachSliceRow(in, *dim, index, [&](size_t at, size_t from, size_t bytes) {
+        std::memcpy(slice.bytes() + at, in.bytes() + from, bytes);
+      });
+      args.push_back(std::move(slice));
+    }
+    args.insert(args.end(), carries.begin(), carries.end());
+    BERTH_ASSIGN_OR_RETURN(std::vector<Tensor> results, call.RunRegion(0, args));
+    if (results.size() != num_outputs + num_inits) {
+      return InvalidArgumentError("the body returned " + std::to_string(results.size()) +
+                                  " values, expected " + std::to_string(num_outputs + num_inits));
+    }
+    for (size_t j = 0; j < num_outputs; ++j) {
+      const Tensor& slice = results[j];
+      if (!slice.is_tensor()) return InvalidArgumentError("the body's outputs must be tensors");
+      if (step == 0) {
+        std::vector<int64_t> dims = slice.dims();
+        dims.insert(dims.begin() + *dim, length);
+        BERTH_ASSIGN_OR_RETURN(outputs[j], AllocateResult(call, j, dims));
+      }
+      if (slice.type() != outputs[j].type() || DropDim(outputs[j].dims(), *dim) != slice.dims()) {
+        return InvalidArgumentError("output #" + std::to_string(j) + " changed shape during the scan");
+      }
+      Tensor& out = outputs[j];
+      ForEachSliceRow(out, *dim, index, [&](size_t from, size_t at, size_t bytes) {
+        std::memcpy(out.bytes() + at, slice.bytes() + from, bytes);
+      });
+    }
+    carries.assign(results.begin() + static_cast<std::ptrdiff_t>(num_outputs), results.end());
+  }
+  if (length == 0) {
+    for (size_t j = 0; j < num_outputs; ++j) {
+      stablehlo::Type type = call.op.result(j)->type();
+      BERTH_ASSIGN_OR_RETURN(outputs[j], AllocateResult(call, j, std::vector<int64_t>(type.shape().begin(), type.shape().end())));
+    }
+  }
+  for (Tensor& t : outputs) call.results.push_back(std::move(t));
+  for (Tensor& t : carries) call.results.push_back(std::move(t));
+  return OkStatus();
+}
+
 constexpr OpKind kBroadcastKinds[] = {
     OpKind::kChloBroadcastAdd, OpKind::kChloBroadcastAnd, OpKind::kChloBroadcastAtan2,
     OpKind::kChloBroadcastCompare, OpKind::kChloBroadcastComplex, OpKind::kChloBroadcastDivide,
@@ -220,6 +318,7 @@ void RegisterChloKernels(KernelRegistry& registry) {
   for (OpKind kind : kBroadcastKinds) registry.Register(kind, ChloBroadcast);
   registry.Register(OpKind::kChloTopK, TopK);
   registry.Register(OpKind::kChloConstantLike, ConstantLike);
+  registry.Register(OpKind::kChloScan, Scan);
 }
 
 }  // namespace berth::cpu

@@ -254,6 +254,7 @@ MakeBlockFn FindMathBlock(stablehlo::OpKind kind);        // kernels_elementwise
 MakeBlockFn FindBitsBlock(stablehlo::OpKind kind);        // kernels_elementwise_bits.cc
 MakeBlockFn FindCompareBlock(stablehlo::OpKind kind);     // kernels_elementwise_compare.cc
 MakeBlockFn FindConvertBlock(const stablehlo::Operation& op);  // kernels_convert.cc
+MakeBlockFn FindSpecialBlock(stablehlo::OpKind kind);     // kernels_elementwise_special.cc
 
 }  // namespace berth::cpu::elementwise
 
@@ -263,6 +264,10 @@ namespace berth::cpu {
 // kernels_iota.cc); RegisterElementwiseKernels calls them.
 void RegisterBitcastConvertKernel(KernelRegistry& registry);
 void RegisterIotaKernels(KernelRegistry& registry);
+
+// Whether `kind` is one of CHLO's broadcasting ops, chlo.broadcast_*
+// (kernels_chlo.cc).
+bool IsChloBroadcast(stablehlo::OpKind kind);
 
 }  // namespace berth::cpu
 

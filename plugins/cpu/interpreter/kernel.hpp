@@ -77,6 +77,23 @@ class ExecContext {
   // has run before; SPMD instances agree on it, which matches them up.
   int64_t NextCollectiveSequence(const std::string& kind) { return collective_sequence_[kind]++; }
 
+  // The stream number of the next stablehlo.rng this instance runs: 0, 1,
+  // 2 ... in execution order (loop iterations included), so an execution
+  // is deterministic and repeated rng ops differ (kernels_rng.cc).
+  uint64_t NextRngStream() { return rng_streams_++; }
+
+  // interpreter.probe records its operand under its probe_id; check.
+  // expect_serialized_eq compares with the `iter`-th value recorded under
+  // an id (NULL when there is none) in this instance.
+  void RecordProbe(const std::string& id, Tensor value) { probes_[id].push_back(std::move(value)); }
+  const Tensor* FindProbe(const std::string& id, int64_t iter) const {
+    auto it = probes_.find(id);
+    if (it == probes_.end() || iter < 0 || static_cast<size_t>(iter) >= it->second.size()) {
+      return nullptr;
+    }
+    return &it->second[static_cast<size_t>(iter)];
+  }
+
   // Set by another thread (a failed collective peer) to stop this instance at
   // the next op boundary.
   void Cancel(Status reason);
@@ -88,6 +105,8 @@ class ExecContext {
   DeviceContext device_;
   int depth_ = 0;  // nesting of calls and regions, bounded
   std::map<std::string, int64_t> collective_sequence_;
+  uint64_t rng_streams_ = 0;
+  std::map<std::string, std::vector<Tensor>> probes_;
   std::atomic<bool> cancelled_{false};
   std::mutex cancel_mutex_;
   Status cancel_reason_;
@@ -114,6 +133,10 @@ void RegisterCustomCallKernels(KernelRegistry& registry);
 void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterDataMovementKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);  // reduction.cc
+void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
+void RegisterCholeskyKernel(KernelRegistry& registry);    // kernels_cholesky.cc
+void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
+void RegisterRaggedDotKernel(KernelRegistry& registry);   // kernels_ragged_dot.cc
 
 }  // namespace berth::cpu
 

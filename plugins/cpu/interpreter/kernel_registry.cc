@@ -24,6 +24,10 @@ struct AllKernels {
     RegisterElementwiseKernels(registry);
     RegisterDataMovementKernels(registry);
     RegisterReductionKernels(registry);
+    RegisterChloKernels(registry);
+    RegisterCholeskyKernel(registry);
+    RegisterRngKernels(registry);
+    RegisterRaggedDotKernel(registry);
   }
   KernelRegistry registry;
 };

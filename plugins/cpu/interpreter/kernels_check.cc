@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "berth/plugin/plugin.hpp"
 #include "interpreter/check.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/element_types.hpp"
@@ -152,13 +153,71 @@ Status ExpectConst(KernelCall& call) {
   return CheckTensors(actual, expected.data(), SpecOf(call.op));
 }
 
-Status SerializedEq(KernelCall&) {
-  return UnimplementedError("check.expect_serialized_eq compares with interpreter.probe files, "
-                            "which the cpu plugin does not write");
+// check.expect_serialized_eq: the operand equals (as check.expect_eq: NaN
+// matches NaN) the `iter`-th value interpreter.probe recorded under `probe_id` in
+// this instance. The reference interpreter compares with the probe's file;
+// the cpu plugin keeps probes in memory and writes no files.
+Status SerializedEq(KernelCall& call) {
+  std::string id(call.op.GetString("probe_id"));
+  int64_t iter = call.op.GetInt("iter").value_or(0);
+  const Tensor* probed = call.ctx.FindProbe(id, iter);
+  if (probed == nullptr) {
+    return FailedPreconditionError("check failed: check.expect_serialized_eq: no value was probed as '" +
+                                   id + "' at iteration " + std::to_string(iter));
+  }
+  const Tensor& actual = call.operands[0];
+  if (probed->type() != actual.type() || probed->dims() != actual.dims()) {
+    return FailedPreconditionError("check failed: check.expect_serialized_eq: '" + id + "' was " +
+                                   probed->TypeString() + ", the value is " + actual.TypeString());
+  }
+  if (!IsSupportedElementType(actual.type())) {
+    return UnsupportedElementType(actual.type(), "check.expect_serialized_eq");
+  }
+  CheckSpec spec;
+  spec.kind = CheckSpec::kEqual;
+  spec.name = "check.expect_serialized_eq '" + id + "'";
+  return CheckTensors(actual, probed->bytes(), spec);
 }
 
+// interpreter.probe: records its operand (see SerializedEq) and passes it on.
 Status Probe(KernelCall& call) {
+  call.ctx.RecordProbe(std::string(call.op.GetString("probe_id")), call.operands[0]);
   call.results.assign(call.operands.begin(), call.operands.end());
+  return OkStatus();
+}
+
+// Appends the elements of `t` from flat index `*next` along dims[d...]
+// as nested [..] lists.
+void AppendElements(const Tensor& t, size_t d, int64_t* next, std::string& out) {
+  if (d == t.dims().size()) {
+    (void)DispatchElementType(t.type(), "interpreter.print", [&]<typename T>() -> Status {
+      out += ValueString(t.data<T>()[(*next)++]);
+      return OkStatus();
+    });
+    return;
+  }
+  out += '[';
+  for (int64_t i = 0; i < t.dims()[d]; ++i) {
+    if (i > 0) out += ", ";
+    AppendElements(t, d + 1, next, out);
+  }
+  out += ']';
+}
+
+// interpreter.print: writes "LOCATION: tensor<2xi32> [0, 1]" to the host's
+// log at level info, one line per value (so concurrent prints do not mix).
+Status Print(KernelCall& call) {
+  const Tensor& value = call.operands[0];
+  std::string line = call.op.location().ToString() + ": " + value.TypeString();
+  if (value.is_tensor()) {
+    if (!IsSupportedElementType(value.type())) {
+      return UnsupportedElementType(value.type(), "interpreter.print");
+    }
+    line += ' ';
+    int64_t next = 0;
+    AppendElements(value, 0, &next, line);
+  }
+  plugin::Log(BERTH_LogLevel_Info, line);
   return OkStatus();
 }
 
@@ -241,6 +300,7 @@ void RegisterCheckKernels(KernelRegistry& registry) {
   registry.Register(OpKind::kCheckExpectAlmostEqConst, ExpectConst);
   registry.Register(OpKind::kCheckExpectSerializedEq, SerializedEq);
   registry.Register(OpKind::kInterpreterProbe, Probe);
+  registry.Register(OpKind::kInterpreterPrint, Print);
   registry.Register(OpKind::kInterpreterRunParallel, RunParallel);
 }
 

@@ -3,6 +3,7 @@
 // in the selected ISA variant, isa/isa.hpp),
 // and the kernels that run an elementwise op on its own when the plan does
 // not fuse (compile option fuse_elementwise = false).
+#include <algorithm>
 #include <string>
 
 #include "interpreter/elementwise_blocks.hpp"
@@ -82,11 +83,35 @@ constexpr OpKind kElementwiseKinds[] = {
     OpKind::kRsqrt, OpKind::kCbrt, OpKind::kExponential, OpKind::kExponentialMinusOne,
     OpKind::kLog, OpKind::kLogPlusOne, OpKind::kLogistic, OpKind::kSine, OpKind::kCosine,
     OpKind::kTan, OpKind::kTanh, OpKind::kIsFinite, OpKind::kConvert, OpKind::kReducePrecision,
+    // CHLO (kernels_elementwise_special.cc); chlo.broadcast_* are kernels_chlo.cc's.
+    OpKind::kChloErf, OpKind::kChloErfc, OpKind::kChloErfInv, OpKind::kChloLgamma,
+    OpKind::kChloDigamma, OpKind::kChloBesselI1e, OpKind::kChloPolygamma, OpKind::kChloZeta,
+    OpKind::kChloAsin, OpKind::kChloAcos, OpKind::kChloAtan, OpKind::kChloSinh, OpKind::kChloCosh,
+    OpKind::kChloTan, OpKind::kChloAsinh, OpKind::kChloAcosh, OpKind::kChloAtanh,
+    OpKind::kChloSquare, OpKind::kChloIsInf, OpKind::kChloIsPosInf, OpKind::kChloIsNegInf,
+    OpKind::kChloNextAfter, OpKind::kChloMulhi,
 };
+
+// Whether every operand of a chlo.broadcast_* op already has the result's
+// shape (select's predicate may be rank 0), so its block function runs on
+// the operands as they are; otherwise its kernel broadcasts them first.
+bool NeedsNoBroadcast(const Operation& op) {
+  stablehlo::Type result = op.result(0)->type();
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    stablehlo::Type type = op.operand(i)->type();
+    if (i == 0 && op.kind() == OpKind::kChloBroadcastSelect && type.rank() == 0) continue;
+    if (!type.IsTensor() || !std::ranges::equal(type.shape(), result.shape())) return false;
+    if (std::ranges::count(type.shape(), stablehlo::kDynamic) > 0) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
-bool IsFusibleElementwise(const Operation& op) { return FindMaker(op) != nullptr; }
+bool IsFusibleElementwise(const Operation& op) {
+  if (IsChloBroadcast(op.kind()) && !NeedsNoBroadcast(op)) return false;
+  return FindMaker(op) != nullptr;
+}
 
 Result<ElementwiseNode> MakeElementwiseNode(const Operation& op) {
   return MakeNode(op, op.location().ToString() + ": '" + std::string(op.name()) + "'");

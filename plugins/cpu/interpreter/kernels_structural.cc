@@ -66,6 +66,7 @@ Status MakeToken(KernelCall& call) {
 
 void RegisterStructuralKernels(KernelRegistry& registry) {
   registry.Register(OpKind::kConstant, Constant);
+  registry.Register(OpKind::kChloConstant, Constant);
   registry.Register(OpKind::kFuncCall, Call);
   registry.Register(OpKind::kComposite, Call);
   registry.Register(OpKind::kOptimizationBarrier, Identity);

@@ -13,6 +13,7 @@ MakeBlockFn FindMaker(const stablehlo::Operation& op) {
   if (MakeBlockFn make = FindMathBlock(kind)) return make;
   if (MakeBlockFn make = FindBitsBlock(kind)) return make;
   if (MakeBlockFn make = FindCompareBlock(kind)) return make;
+  if (MakeBlockFn make = FindSpecialBlock(kind)) return make;
   return FindConvertBlock(op);
 }
 

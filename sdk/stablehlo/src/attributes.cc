@@ -144,6 +144,9 @@ bool Attribute::Equals(const Attribute& other) const {
              other.dyn_cast<OutputOperandAliasAttr>()->value();
     case AttrKind::kDotAlgorithm:
       return dyn_cast<DotAlgorithmAttr>()->value() == other.dyn_cast<DotAlgorithmAttr>()->value();
+    case AttrKind::kRaggedDotDimensionNumbers:
+      return dyn_cast<RaggedDotDimensionNumbersAttr>()->value() ==
+             other.dyn_cast<RaggedDotDimensionNumbersAttr>()->value();
     case AttrKind::kOpaque:
       return dyn_cast<OpaqueAttr>()->text() == other.dyn_cast<OpaqueAttr>()->text();
   }

@@ -111,6 +111,11 @@ const DotAlgorithm* Operation::dot_algorithm() const {
   return a ? &a->value() : nullptr;
 }
 
+const RaggedDotDimensionNumbers* Operation::ragged_dot_dimension_numbers() const {
+  auto* a = attr_as<RaggedDotDimensionNumbersAttr>("ragged_dot_dimension_numbers");
+  return a ? &a->value() : nullptr;
+}
+
 std::optional<ChannelHandle> Operation::channel_handle() const {
   if (auto* a = attr_as<ChannelHandleAttr>("channel_handle")) return a->value();
   return std::nullopt;
@@ -151,5 +156,30 @@ std::string_view Operation::callee() const {
 }
 
 std::string_view Operation::call_target_name() const { return GetString("call_target_name"); }
+
+std::vector<int64_t> Operation::chlo_broadcast_dimensions(size_t i) const {
+  if (i >= num_operands() || num_results() == 0) return {};
+  Type operand_type = operand(i)->type();
+  Type result_type = result(0)->type();
+  if (!operand_type.IsTensor() || !result_type.IsTensor() ||
+      operand_type.rank() > result_type.rank()) return {};
+  const int64_t rank = operand_type.rank();
+  const int64_t result_rank = result_type.rank();
+  // broadcast_dimensions applies to the lower-rank operand of a binary op.
+  if (kind_ != OpKind::kChloBroadcastSelect && num_operands() == 2 && has_attr("broadcast_dimensions")) {
+    Type other = operand(1 - i)->type();
+    if (other.IsTensor() && rank < other.rank()) {
+      std::span<const int64_t> dims = GetI64Array("broadcast_dimensions");
+      if (static_cast<int64_t>(dims.size()) != rank) return {};
+      for (int64_t d : dims) {
+        if (d < 0 || d >= result_rank) return {};
+      }
+      return std::vector<int64_t>(dims.begin(), dims.end());
+    }
+  }
+  std::vector<int64_t> out(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) out[static_cast<size_t>(d)] = result_rank - rank + d;
+  return out;
+}
 
 }  // namespace berth::stablehlo

@@ -139,6 +139,7 @@ constexpr std::array<std::string_view, kNumOpKinds> kNames = {
     "check.expect_serialized_eq",
     "interpreter.run_parallel",
     "interpreter.probe",
+    "interpreter.print",
     "chlo.acos",
     "chlo.acosh",
     "chlo.asin",

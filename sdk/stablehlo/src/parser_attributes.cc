@@ -351,7 +351,9 @@ Status Parser::ParseHashAttr(const Attribute** out) {
     return OkStatus();
   }
   if (name == "stablehlo" || name == "chlo") return ParseEnumBody(name, start, out);
-  if (name.starts_with("stablehlo.")) return ParseStructuredAttr(name, start, out);
+  if (name.starts_with("stablehlo.") || name == "chlo.ragged_dot") {
+    return ParseStructuredAttr(name, start, out);
+  }
   size_t end;
   BERTH_RETURN_IF_ERROR(ScanBalanced(&end));
   pos_ = end;
@@ -445,7 +447,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
         } else {
           return ErrorAt(field_pos, "unknown field '" + std::string(field) + "' " + context);
         }
-      } while (TryConsume(','));
+        // MLIR accepts one trailing comma before the closing '>'.
+      } while (TryConsume(',') && Peek() != '>');
     } else {
       BERTH_RETURN_IF_ERROR(ParseConvDimsCompact(&dims));
     }
@@ -459,7 +462,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
   bool is_channel = name == "stablehlo.channel_handle";
   bool is_alias = name == "stablehlo.output_operand_alias";
   bool is_algorithm = name == "stablehlo.dot_algorithm";
-  if (!(is_dot || is_gather || is_scatter || is_channel || is_alias || is_algorithm)) {
+  bool is_ragged = name == "chlo.ragged_dot";
+  if (!(is_dot || is_gather || is_scatter || is_channel || is_alias || is_algorithm || is_ragged)) {
     return opaque();
   }
   ++pos_;  // '<'
@@ -469,6 +473,7 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
   ChannelHandle channel;
   OutputOperandAlias alias;
   DotAlgorithm algorithm;
+  RaggedDotDimensionNumbers ragged;
   if (!TryConsume('>')) {
     do {
       size_t field_pos = pos_;
@@ -476,7 +481,28 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
       if (field.empty()) return Error("expected a field name " + context);
       BERTH_RETURN_IF_ERROR(Expect('=', context));
       bool ok = true;
-      if (is_dot) {
+      if (is_ragged) {
+        // camelCase too, as some printers spell the fields.
+        std::vector<int64_t>* list =
+            field == "lhs_batching_dimensions" || field == "lhsBatchingDimensions"
+                ? &ragged.dot.lhs_batching_dimensions
+            : field == "rhs_batching_dimensions" || field == "rhsBatchingDimensions"
+                ? &ragged.dot.rhs_batching_dimensions
+            : field == "lhs_contracting_dimensions" || field == "lhsContractingDimensions"
+                ? &ragged.dot.lhs_contracting_dimensions
+            : field == "rhs_contracting_dimensions" || field == "rhsContractingDimensions"
+                ? &ragged.dot.rhs_contracting_dimensions
+            : field == "lhs_ragged_dimensions" || field == "lhsRaggedDimensions"
+                ? &ragged.lhs_ragged_dimensions
+            : field == "rhs_group_dimensions" || field == "rhsGroupDimensions"
+                ? &ragged.rhs_group_dimensions
+                : nullptr;
+        if (list == nullptr) {
+          ok = false;
+        } else {
+          BERTH_RETURN_IF_ERROR(ParseIntList(list, context));
+        }
+      } else if (is_dot) {
         if (field == "lhs_batching_dimensions") {
           BERTH_RETURN_IF_ERROR(ParseIntList(&dot.lhs_batching_dimensions, context));
         } else if (field == "rhs_batching_dimensions") {
@@ -561,7 +587,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
         }
       }
       if (!ok) return ErrorAt(field_pos, "unknown field '" + std::string(field) + "' " + context);
-    } while (TryConsume(','));
+      // MLIR accepts one trailing comma before the closing '>'.
+    } while (TryConsume(',') && Peek() != '>');
     BERTH_RETURN_IF_ERROR(Expect('>', context));
   }
   if (is_dot) {
@@ -574,6 +601,8 @@ Status Parser::ParseStructuredAttr(std::string_view name, size_t start, const At
     *out = b_.Make<ChannelHandleAttr>(channel);
   } else if (is_alias) {
     *out = b_.Make<OutputOperandAliasAttr>(std::move(alias));
+  } else if (is_ragged) {
+    *out = b_.Make<RaggedDotDimensionNumbersAttr>(std::move(ragged));
   } else {
     *out = b_.Make<DotAlgorithmAttr>(algorithm);
   }

@@ -303,11 +303,16 @@ Status Parser::ParseTypeClause(OpState& st, TypePolicy policy, size_t num_result
   size_t types_pos = pos_;
   std::vector<Type> types;
   BERTH_RETURN_IF_ERROR(ParseTypeList(&types));
-  if (types.size() == 1 && !types[0].IsFunction() && TryConsumeArrow()) {
+  // `A -> R` and `A, B -> R` (CHLO's next_after, polygamma, zeta) are
+  // function types whose inputs are written without parentheses.
+  if (!types.empty() && !(types.size() == 1 && types[0].IsFunction()) && TryConsumeArrow()) {
+    for (const Type& t : types) {
+      if (t.IsFunction()) return ErrorAt(types_pos, "expected operand types before '->'");
+    }
     std::vector<Type> results;
     BERTH_RETURN_IF_ERROR(ParseFunctionResults(&results));
-    Type input = types[0];
-    types[0] = b_.types().Function(std::span<const Type>(&input, 1), results);
+    std::vector<Type> inputs = std::move(types);
+    types.assign(1, b_.types().Function(inputs, results));
   }
   if (types.size() == 1 && types[0].IsFunction()) {
     std::span<const Type> inputs = types[0].inputs();

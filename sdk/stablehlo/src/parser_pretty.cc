@@ -17,7 +17,8 @@ TypePolicy PolicyFor(OpKind kind) {
     case OpKind::kCheckExpectEq:
     case OpKind::kCheckExpectAlmostEq:
     case OpKind::kCheckExpectClose:
-    case OpKind::kCheckExpectSerializedEq: return TypePolicy::kOperandsOnly;
+    case OpKind::kCheckExpectSerializedEq:
+    case OpKind::kInterpreterPrint: return TypePolicy::kOperandsOnly;
     case OpKind::kOptimizationBarrier: return TypePolicy::kOperandsAndResults;
     default: return TypePolicy::kSame;
   }

@@ -258,6 +258,7 @@ Status Parser::ParsePrettyScan(OpState& st, size_t num_results) {
     } while (TryConsume(','));
     BERTH_RETURN_IF_ERROR(Expect(')', "to close the scan inputs"));
   }
+  const int64_t num_inputs = static_cast<int64_t>(st.operands.size());
   if (TryKeyword("inits")) {
     BERTH_RETURN_IF_ERROR(Expect('(', "after 'inits'"));
     if (!TryConsume(')')) {
@@ -272,6 +273,12 @@ Status Parser::ParsePrettyScan(OpState& st, size_t num_results) {
   int64_t dim;
   BERTH_RETURN_IF_ERROR(LexInt64(&dim, "for the scan dimension"));
   BERTH_RETURN_IF_ERROR(AddAttr(st, "dimension", b_.Int(dim, ElementType::kSI64)));
+  // How the operands split into inputs and inits, as the generic form says it.
+  const int64_t num_inits = static_cast<int64_t>(st.operands.size()) - num_inputs;
+  BERTH_RETURN_IF_ERROR(AddAttr(st, "operandSegmentSizes",
+                                b_.Make<DenseArrayAttr>(ElementType::kSI32,
+                                                        std::vector<int64_t>{num_inputs, num_inits},
+                                                        std::vector<double>{})));
   if (TryKeyword("attributes")) BERTH_RETURN_IF_ERROR(ParseAttrDict(&st.attrs));
   Region* body;
   BERTH_RETURN_IF_ERROR(ParseRegion(&body));

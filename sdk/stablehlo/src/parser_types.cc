@@ -219,7 +219,11 @@ Status Parser::ParseType(Type* out) {
           } while (TryConsume(','));
           BERTH_RETURN_IF_ERROR(Expect(close, "to close tensor bounds"));
         }
-        if (close == ']') BERTH_RETURN_IF_ERROR(Expect('>', "to close the encoding"));
+        if (close == ']') {
+          // A trailing comma after the last field, as in the other structured attributes.
+          TryConsume(',');
+          BERTH_RETURN_IF_ERROR(Expect('>', "to close the encoding"));
+        }
         if (bounds.size() != shape.size()) {
           return ErrorAt(enc, "tensor bounds must have one entry per dimension");
         }

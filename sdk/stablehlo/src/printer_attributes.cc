@@ -450,6 +450,24 @@ void AppendAttribute(std::string& out, const Attribute& attr) {
              (a.allow_imprecise_accumulation ? "true" : "false") + ">";
       return;
     }
+    case AttrKind::kRaggedDotDimensionNumbers: {
+      const RaggedDotDimensionNumbers& r = attr.dyn_cast<RaggedDotDimensionNumbersAttr>()->value();
+      out += "#chlo.ragged_dot<";
+      auto field = [&](std::string_view name, const std::vector<int64_t>& v, bool last = false) {
+        out += name;
+        out += " = ";
+        AppendInts(out, v);
+        if (!last) out += ", ";
+      };
+      field("lhs_batching_dimensions", r.dot.lhs_batching_dimensions);
+      field("rhs_batching_dimensions", r.dot.rhs_batching_dimensions);
+      field("lhs_contracting_dimensions", r.dot.lhs_contracting_dimensions);
+      field("rhs_contracting_dimensions", r.dot.rhs_contracting_dimensions);
+      field("lhs_ragged_dimensions", r.lhs_ragged_dimensions);
+      field("rhs_group_dimensions", r.rhs_group_dimensions, true);
+      out += '>';
+      return;
+    }
     case AttrKind::kOpaque:
       out += attr.dyn_cast<OpaqueAttr>()->text();
       return;

@@ -1,5 +1,7 @@
 // Checks for elementwise ops: unary, binary, compare, select, clamp, and the
 // CHLO elementwise ops.
+#include <algorithm>
+
 #include "src/verifier_impl.hpp"
 
 namespace berth::stablehlo::detail {
@@ -189,17 +191,149 @@ Status ReducePrecision(const Operation& op) {
   return OkStatus();
 }
 
-// CHLO broadcasting binary ops: element types agree; shapes broadcast.
+// The element categories a CHLO broadcasting op takes: those of the
+// StableHLO op it broadcasts.
+unsigned ChloBroadcastCategories(OpKind kind) {
+  switch (kind) {
+    case OpKind::kChloBroadcastAdd:
+    case OpKind::kChloBroadcastMultiply:
+    case OpKind::kChloBroadcastMax:
+    case OpKind::kChloBroadcastMin:
+    case OpKind::kChloBroadcastCompare:
+    case OpKind::kChloBroadcastSelect: return kAnyC;
+    case OpKind::kChloBroadcastSubtract:
+    case OpKind::kChloBroadcastDivide:
+    case OpKind::kChloBroadcastRemainder:
+    case OpKind::kChloBroadcastPower: return kIntC | kFloatC | kComplexC;
+    case OpKind::kChloBroadcastAtan2: return kFloatC | kComplexC;
+    case OpKind::kChloBroadcastAnd:
+    case OpKind::kChloBroadcastOr:
+    case OpKind::kChloBroadcastXor: return kBoolC | kIntC;
+    case OpKind::kChloBroadcastShiftLeft:
+    case OpKind::kChloBroadcastShiftRightArithmetic:
+    case OpKind::kChloBroadcastShiftRightLogical: return kIntC;
+    default: return kFloatC;  // complex, next_after, polygamma, zeta
+  }
+}
+
+// CHLO broadcasting ops: operands broadcast to the result (numpy style, or
+// through broadcast_dimensions for the lower-rank operand of a binary op;
+// Operation::chlo_broadcast_dimensions), element types as the StableHLO op.
 Status ChloBroadcast(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 2));
+  const bool select = op.kind() == OpKind::kChloBroadcastSelect;
+  BERTH_RETURN_IF_ERROR(ExpectOperands(op, select ? 3 : 2));
   BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
   for (size_t i = 0; i < op.num_operands(); ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
   BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
-  size_t first_value = op.kind() == OpKind::kChloBroadcastSelect ? 1 : 0;
-  if (op.num_operands() > first_value + 1 &&
-      OperandType(op, first_value).element_type() !=
-          OperandType(op, first_value + 1).element_type()) {
-    return OpError(op, "operands must have the same element type");
+  const size_t lhs = select ? 1 : 0;
+  Type a = OperandType(op, lhs);
+  Type b = OperandType(op, lhs + 1);
+  if (select && OperandType(op, 0).element_type() != ElementType::kI1) {
+    return OpError(op, "pred must be a tensor of i1, is " + Str(OperandType(op, 0)));
+  }
+  if (a.element_type() != b.element_type()) {
+    return OpError(op, "operands must have the same element type, have " + Str(a) + " and " +
+                           Str(b));
+  }
+  BERTH_RETURN_IF_ERROR(ExpectCategory(op, lhs, ChloBroadcastCategories(op.kind())));
+  ElementType expected = a.element_type();
+  if (op.kind() == OpKind::kChloBroadcastCompare) {
+    expected = ElementType::kI1;
+    if (!op.comparison_direction()) return OpError(op, "requires a comparison_direction attribute");
+  }
+  if (op.kind() == OpKind::kChloBroadcastComplex) {
+    expected = a.element_type() == ElementType::kF32   ? ElementType::kComplex64
+               : a.element_type() == ElementType::kF64 ? ElementType::kComplex128
+                                                       : ElementType::kOpaque;
+  }
+  Type out = ResultType(op, 0);
+  if (out.element_type() != expected) {
+    return OpError(op, "result element type must be " + std::string(ElementTypeName(expected)) +
+                           ", is " + std::string(ElementTypeName(out.element_type())));
+  }
+  std::vector<int64_t> bcast_dims;
+  bool has_bcast_dims = false;
+  BERTH_RETURN_IF_ERROR(
+      GetI64ArrayAttr(op, "broadcast_dimensions", false, &bcast_dims, &has_bcast_dims));
+  if (has_bcast_dims && select) return OpError(op, "takes no broadcast_dimensions");
+  int64_t max_rank = 0;
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    max_rank = std::max(max_rank, OperandType(op, i).rank());
+  }
+  if (out.rank() != max_rank) {
+    return OpError(op, "result rank " + std::to_string(out.rank()) +
+                           " must be the highest operand rank, " + std::to_string(max_rank));
+  }
+  if (has_bcast_dims && a.rank() != b.rank()) {
+    int64_t low = std::min(a.rank(), b.rank());
+    if (static_cast<int64_t>(bcast_dims.size()) != low) {
+      return OpError(op, "broadcast_dimensions " + Str(bcast_dims) +
+                             " must have one entry per dimension of the lower-rank operand (" +
+                             std::to_string(low) + ")");
+    }
+    BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, bcast_dims, out.rank(), "broadcast_dimensions"));
+  }
+  // Every operand dimension is 1 or the result's (numpy broadcasting); the
+  // result's is the largest of those mapped to it.
+  std::vector<int64_t> expected_shape(static_cast<size_t>(out.rank()), 1);
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    Type t = OperandType(op, i);
+    std::vector<int64_t> map = op.chlo_broadcast_dimensions(i);
+    if (static_cast<int64_t>(map.size()) != t.rank()) {
+      return OpError(op, "operand #" + std::to_string(i) + " " + Str(t) +
+                             " does not broadcast to the result " + Str(out));
+    }
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      int64_t size = t.dim(d);
+      int64_t& target = expected_shape[static_cast<size_t>(map[static_cast<size_t>(d)])];
+      if (size == 1 || size == target) continue;
+      if (target == 1 || target == kDynamic) {
+        target = size;
+      } else if (size != kDynamic) {
+        return OpError(op, "operands do not broadcast: dimension " + std::to_string(d) +
+                               " of operand #" + std::to_string(i) + " " + Str(t) + " is " +
+                               std::to_string(size) + " where another operand has " +
+                               std::to_string(target));
+      }
+    }
+  }
+  if (!ShapesCompatible(out.shape(), expected_shape)) {
+    return OpError(op, "result shape " + Str(out.shape()) + " must be the broadcast shape " +
+                           Str(expected_shape) + " of the operands");
+  }
+  return OkStatus();
+}
+
+// chlo.constant_like: a splat of `value` (a typed number) with the
+// operand's shape; the result's element type is the value's.
+Status ConstantLike(const Operation& op) {
+  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
+  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
+  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  const Attribute* value = op.attr("value");
+  if (!value) return OpError(op, "requires a 'value' attribute");
+  ElementType type;
+  if (auto* f = value->dyn_cast<FloatAttr>()) {
+    type = f->type();
+  } else if (auto* i = value->dyn_cast<IntegerAttr>()) {
+    type = i->type();
+  } else if (value->isa<BoolAttr>()) {
+    type = ElementType::kI1;
+  } else if (auto* d = value->dyn_cast<DenseElementsAttr>(); d && d->is_splat()) {
+    type = d->element_type();
+  } else {
+    return OpError(op, "'value' must be a typed number such as 1.0 : f32 or a splat dense<...>");
+  }
+  Type out = ResultType(op, 0);
+  if (out.element_type() != type) {
+    return OpError(op, "value's type " + std::string(ElementTypeName(type)) +
+                           " differs from the result element type " +
+                           std::string(ElementTypeName(out.element_type())));
+  }
+  if (!ShapesCompatible(out.shape(), OperandType(op, 0).shape())) {
+    return OpError(op, "result shape " + Str(out.shape()) + " differs from operand shape " +
+                           Str(OperandType(op, 0).shape()));
   }
   return OkStatus();
 }
@@ -309,6 +443,7 @@ Status VerifyElementwiseOp(const Operation& op) {
     case OpKind::kChloBroadcastSubtract:
     case OpKind::kChloBroadcastXor:
     case OpKind::kChloBroadcastZeta: return ChloBroadcast(op);
+    case OpKind::kChloConstantLike: return ConstantLike(op);
     default: return OkStatus();
   }
 }

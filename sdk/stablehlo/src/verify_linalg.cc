@@ -101,6 +101,98 @@ Status DotGeneral(const Operation& op) {
   return ExpectResultShape(op, 0, expected);
 }
 
+// chlo.ragged_dot: dot_general's checks, one lhs ragged dimension and at
+// most one rhs group dimension, and the mode the ragged dimension's kind
+// gives: an lhs free dimension (mode 1: the rhs has a group dimension, the
+// result dot_general's), a contracting dimension (mode 2: the result gets a
+// leading group dimension) or a batching dimension (mode 3). group_sizes is
+// [g], or [batch..., g] in modes 1 and 2.
+Status RaggedDot(const Operation& op) {
+  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
+  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
+  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  const RaggedDotDimensionNumbers* numbers = op.ragged_dot_dimension_numbers();
+  if (!numbers) return OpError(op, "requires a #chlo.ragged_dot<...> ragged_dot_dimension_numbers attribute");
+  const DotDimensionNumbers& dims = numbers->dot;
+  Type lhs = OperandType(op, 0);
+  Type rhs = OperandType(op, 1);
+  Type sizes = OperandType(op, 2);
+  if (lhs.element_type() != rhs.element_type()) {
+    return OpError(op, "lhs and rhs must have the same element type, have " + Str(lhs) + " and " + Str(rhs));
+  }
+  if (!IsInteger(sizes.element_type())) return OpError(op, "group_sizes must be integers, is " + Str(sizes));
+  if (dims.lhs_batching_dimensions.size() != dims.rhs_batching_dimensions.size() ||
+      dims.lhs_contracting_dimensions.size() != dims.rhs_contracting_dimensions.size()) {
+    return OpError(op, "lhs and rhs must have as many batching and as many contracting dimensions");
+  }
+  if (numbers->lhs_ragged_dimensions.size() != 1) {
+    return OpError(op, "needs exactly one lhs_ragged_dimensions entry, has " +
+                           std::to_string(numbers->lhs_ragged_dimensions.size()));
+  }
+  if (numbers->rhs_group_dimensions.size() > 1) {
+    return OpError(op, "takes at most one rhs_group_dimensions entry");
+  }
+  std::vector<int64_t> lhs_all = dims.lhs_batching_dimensions;
+  lhs_all.insert(lhs_all.end(), dims.lhs_contracting_dimensions.begin(), dims.lhs_contracting_dimensions.end());
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, lhs_all, lhs.rank(), "lhs batching and contracting dimensions"));
+  std::vector<int64_t> rhs_all = dims.rhs_batching_dimensions;
+  rhs_all.insert(rhs_all.end(), dims.rhs_contracting_dimensions.begin(), dims.rhs_contracting_dimensions.end());
+  rhs_all.insert(rhs_all.end(), numbers->rhs_group_dimensions.begin(), numbers->rhs_group_dimensions.end());
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, rhs_all, rhs.rank(), "rhs batching, contracting and group dimensions"));
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, numbers->lhs_ragged_dimensions, lhs.rank(), "lhs_ragged_dimensions"));
+  for (size_t i = 0; i < dims.lhs_batching_dimensions.size(); ++i) {
+    if (!DimsCompatible(lhs.dim(dims.lhs_batching_dimensions[i]), rhs.dim(dims.rhs_batching_dimensions[i]))) {
+      return OpError(op, "batching dimension sizes differ between " + Str(lhs) + " and " + Str(rhs));
+    }
+  }
+  for (size_t i = 0; i < dims.lhs_contracting_dimensions.size(); ++i) {
+    if (!DimsCompatible(lhs.dim(dims.lhs_contracting_dimensions[i]), rhs.dim(dims.rhs_contracting_dimensions[i]))) {
+      return OpError(op, "contracting dimension sizes differ between " + Str(lhs) + " and " + Str(rhs));
+    }
+  }
+  const int64_t ragged = numbers->lhs_ragged_dimensions[0];
+  auto contains = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  const bool in_batch = contains(dims.lhs_batching_dimensions, ragged);
+  const bool in_contract = contains(dims.lhs_contracting_dimensions, ragged);
+  const int mode = in_batch ? 3 : in_contract ? 2 : 1;
+  if (mode == 1 && numbers->rhs_group_dimensions.empty()) {
+    return OpError(op, "with a ragged lhs free dimension (mode 1) needs an rhs group dimension");
+  }
+  if (mode != 1 && !numbers->rhs_group_dimensions.empty()) {
+    return OpError(op, "with a ragged " + std::string(in_batch ? "batching" : "contracting") +
+                           " dimension takes no rhs group dimension");
+  }
+  int64_t groups = mode == 1 ? rhs.dim(numbers->rhs_group_dimensions[0]) : sizes.rank() > 0 ? sizes.dim(sizes.rank() - 1) : 0;
+  const int64_t batch_rank = static_cast<int64_t>(dims.lhs_batching_dimensions.size());
+  if (sizes.rank() != 1 && (mode == 3 || sizes.rank() != 1 + batch_rank)) {
+    return OpError(op, "group_sizes must be [g]" + std::string(mode == 3 ? "" : " or [batch..., g]") +
+                           ", is " + Str(sizes));
+  }
+  if (!DimsCompatible(sizes.dim(sizes.rank() - 1), groups)) {
+    return OpError(op, "group_sizes " + Str(sizes) + " must have one entry per group (" + std::to_string(groups) + ")");
+  }
+  for (int64_t i = 0; i + 1 < sizes.rank(); ++i) {
+    if (!DimsCompatible(sizes.dim(i), lhs.dim(dims.lhs_batching_dimensions[static_cast<size_t>(i)]))) {
+      return OpError(op, "group_sizes " + Str(sizes) + " must lead with the batching dimensions");
+    }
+  }
+  std::vector<int64_t> expected;
+  if (mode == 2) expected.push_back(groups);
+  for (int64_t d : dims.lhs_batching_dimensions) expected.push_back(lhs.dim(d));
+  std::vector<bool> lb = DimMask(dims.lhs_batching_dimensions, lhs.rank());
+  std::vector<bool> lc = DimMask(dims.lhs_contracting_dimensions, lhs.rank());
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!lb[d] && !lc[d]) expected.push_back(lhs.dim(d));
+  }
+  std::vector<bool> rx = DimMask(rhs_all, rhs.rank());
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!rx[d]) expected.push_back(rhs.dim(d));
+  }
+  BERTH_RETURN_IF_ERROR(PrecisionConfig(op));
+  return ExpectResultShape(op, 0, expected);
+}
+
 Status Convolution(const Operation& op) {
   bool dynamic = op.kind() == OpKind::kDynamicConv;
   BERTH_RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 3 : 2));
@@ -379,6 +471,7 @@ Status VerifyLinalgOp(const Operation& op) {
     case OpKind::kDynamicConv: return Convolution(op);
     case OpKind::kFft: return Fft(op);
     case OpKind::kCholesky: return Cholesky(op);
+    case OpKind::kChloRaggedDot: return RaggedDot(op);
     case OpKind::kTriangularSolve: return TriangularSolve(op);
     case OpKind::kBatchNormGrad:
     case OpKind::kBatchNormInference:

@@ -355,6 +355,9 @@ Status Check(const Operation& op) {
       BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
       if (op.GetString("probe_id").empty()) return OpError(op, "requires a 'probe_id' string");
       return OkStatus();
+    case OpKind::kInterpreterPrint:
+      BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
+      return ExpectResults(op, 0);
     case OpKind::kInterpreterProbe:
       BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
       if (op.GetString("probe_id").empty()) return OpError(op, "requires a 'probe_id' string");
@@ -417,6 +420,7 @@ Status VerifyMiscOp(const Operation& op, const Module& module) {
     case OpKind::kCheckExpectAlmostEq:
     case OpKind::kCheckExpectClose:
     case OpKind::kCheckExpectSerializedEq:
+    case OpKind::kInterpreterPrint:
     case OpKind::kInterpreterProbe: return Check(op);
     case OpKind::kUniformQuantize:
     case OpKind::kUniformDequantize:

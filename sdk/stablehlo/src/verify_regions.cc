@@ -633,6 +633,54 @@ Status RunParallel(const Operation& op, const Module& module) {
 
 }  // namespace
 
+// chlo.scan(inputs) inits(inits) dimension = d { body }: the body takes a
+// slice of each input (dimension d dropped) and the carries, and returns
+// a slice of each output and the new carries; the results are the outputs
+// (slices stacked along d) and the final carries. operandSegmentSizes
+// splits the operands.
+Status Scan(const Operation& op) {
+  std::span<const int64_t> segments = op.GetI64Array("operandSegmentSizes");
+  if (segments.size() != 2 || segments[0] < 0 || segments[1] < 0 ||
+      static_cast<size_t>(segments[0] + segments[1]) != op.num_operands()) {
+    return OpError(op, "requires operandSegmentSizes = array<i32: inputs, inits> covering its " +
+                           std::to_string(op.num_operands()) + " operands");
+  }
+  const size_t num_inputs = static_cast<size_t>(segments[0]);
+  const size_t num_inits = static_cast<size_t>(segments[1]);
+  if (op.num_results() < num_inits) {
+    return OpError(op, "has fewer results than inits (" + std::to_string(num_inits) + ")");
+  }
+  const size_t num_outputs = op.num_results() - num_inits;
+  int64_t dim = -1;
+  BERTH_RETURN_IF_ERROR(GetIntAttr(op, "dimension", true, &dim));
+  for (size_t i = 0; i < num_inputs + num_outputs; ++i) {
+    Type t = i < num_inputs ? OperandType(op, i) : ResultType(op, i - num_inputs);
+    if (!t.IsTensor() || dim < 0 || dim >= t.rank()) {
+      return OpError(op, "dimension " + std::to_string(dim) + " is not a dimension of " + Str(t));
+    }
+  }
+  const Block& body = RegionBlock(op, 0);
+  if (body.num_arguments() != op.num_operands()) {
+    return OpError(op, "body takes " + std::to_string(body.num_arguments()) +
+                           " arguments; expected one per input and init (" +
+                           std::to_string(op.num_operands()) + ")");
+  }
+  std::vector<Type> returned = ReturnTypes(body);
+  if (returned.size() != op.num_results()) {
+    return OpError(op, "body returns " + std::to_string(returned.size()) +
+                           " values; expected one per output and carry (" +
+                           std::to_string(op.num_results()) + ")");
+  }
+  for (size_t i = 0; i < num_inits; ++i) {
+    Type init = OperandType(op, num_inputs + i);
+    if (!TypesCompatible(init, ResultType(op, num_outputs + i)) ||
+        !TypesCompatible(init, returned[num_outputs + i])) {
+      return OpError(op, "carry #" + std::to_string(i) + " must keep the init's type " + Str(init));
+    }
+  }
+  return OkStatus();
+}
+
 Status VerifyRegionOp(const Operation& op, const Module& module) {
   switch (op.kind()) {
     case OpKind::kReduce: return Reduce(op);
@@ -649,6 +697,7 @@ Status VerifyRegionOp(const Operation& op, const Module& module) {
     case OpKind::kFuncCall: return Call(op, module);
     case OpKind::kComposite: return Composite(op, module);
     case OpKind::kInterpreterRunParallel: return RunParallel(op, module);
+    case OpKind::kChloScan: return Scan(op);
     case OpKind::kOptimizationBarrier: {
       BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
       for (size_t i = 0; i < op.num_operands(); ++i) {

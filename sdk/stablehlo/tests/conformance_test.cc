@@ -43,7 +43,7 @@ struct Totals {
 };
 
 // Constructs of the upstream suite the parser does not take yet (issue 19:
-// quantized element types and the pretty form of interpreter.print). A chunk
+// quantized element types). A chunk
 // of `file` refused with a message containing `message` is counted as a
 // known gap instead of a failure; each gap must still occur, so this list
 // shrinks as the parser learns them.
@@ -54,7 +54,6 @@ struct KnownGap {
 };
 constexpr KnownGap kKnownGaps[] = {
     {"quantized_ops.mlir", "quantized types are not supported", 5},
-    {"printing.mlir", "unknown operation 'interpreter.print'", 1},
 };
 
 const KnownGap* FindGap(const fs::path& path, const Status& status) {

@@ -355,5 +355,56 @@ TEST(ParserTest, RejectsUnrankedTensors) {
   EXPECT_NE(s.message().find("unranked tensors are not supported"), std::string::npos);
 }
 
+// `A, B -> R`: the operand types must match the operands, one per operand.
+TEST(ParserTest, RejectsMalformedChloTypeLists) {
+  Status wrong = ParseStatus(Func("%a: tensor<4xf32>", "", R"(  %0 = chlo.next_after %a, %a : tensor<4xf32>, tensor<4xf64> -> tensor<4xf32>
+  return)"));
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.message().find("test.mlir:2:28: error: operand #1 has type tensor<4xf32> but the "
+                                 "op's types say tensor<4xf64>"),
+            std::string::npos)
+      << wrong.message();
+  Status count = ParseStatus(Func("%a: tensor<4xf32>", "", R"(  %0 = chlo.zeta %a, %a : tensor<4xf32> , tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return)"));
+  EXPECT_NE(count.message().find("the function type has 3 inputs but the op has 2 operands"),
+            std::string::npos)
+      << count.message();
+  Status no_result = ParseStatus(Func("%a: tensor<4xf32>", "", R"(  %0 = chlo.polygamma %a, %a : tensor<4xf32>, tensor<4xf32>
+  return)"));
+  EXPECT_NE(no_result.message().find("expected 1 type(s) here, found 2"), std::string::npos)
+      << no_result.message();
+  Status top_k = ParseStatus(Func("%a: tensor<8xf32>", "", R"(  %0:2 = chlo.top_k(%a, 3) : tensor<8xf32> -> (tensor<3xf32>, tensor<3xi32>)
+  return)"));
+  EXPECT_NE(top_k.message().find("expected 'k'"), std::string::npos) << top_k.message();
+}
+
+// One trailing comma closes a structured attribute; an empty field does not.
+TEST(ParserTest, RejectsEmptyFieldsInStructuredAttributes) {
+  auto dot = [](std::string_view dims) {
+    return Func("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "",
+                "  %0 = \"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<" +
+                    std::string(dims) +
+                    ">} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n  return");
+  };
+  EXPECT_TRUE(ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],")).ok());
+  Status twice = ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],,"));
+  EXPECT_EQ(twice.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(twice.message().find("expected a field name in #stablehlo.dot"), std::string::npos)
+      << twice.message();
+  Status only = ParseStatus(dot(","));
+  EXPECT_NE(only.message().find("expected a field name in #stablehlo.dot"), std::string::npos)
+      << only.message();
+  Status field = ParseStatus(dot("lhs_contracting_dimensions = [1], rhs_contracting = [0],"));
+  EXPECT_NE(field.message().find("unknown field 'rhs_contracting' in #stablehlo.dot"),
+            std::string::npos)
+      << field.message();
+}
+
+TEST(ParserTest, RejectsPrintWithoutOperandType) {
+  Status s = ParseStatus(Func("%a: tensor<2xi32>", "", "  interpreter.print %a\n  return"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("expected ':' and the op's types"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace berth::stablehlo

@@ -347,6 +347,141 @@ TEST(PrettyGenericTest, ChloOps) {
   return %2 : tensor<4x8xf32>)");
 }
 
+// The assembly formats of CHLO's ops as JAX prints them (ChloOps.td):
+// unary `op %x : T -> R`, the non-broadcasting binary ops `op %a, %b : A, B
+// -> R`, the broadcasting ones `op %a, %b {attrs} : (A, B) -> R`.
+TEST(PrettyGenericTest, ChloPrettyForms) {
+  Same("%a: tensor<20x20xf32>, %b: tensor<20x20xf32>, %r: tensor<20xf32>, %p: tensor<20x20xi1>",
+       "tensor<20x20xf32>",
+       R"(  %0 = chlo.next_after %a, %b : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %1 = chlo.polygamma %a, %0 : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %2 = chlo.zeta %1, %b : tensor<20x20xf32>, tensor<20x20xf32> -> tensor<20x20xf32>
+  %3 = chlo.erf %2 : tensor<20x20xf32> -> tensor<20x20xf32>
+  %4 = chlo.is_inf %3 : tensor<20x20xf32> -> tensor<20x20xi1>
+  %5 = chlo.broadcast_add %3, %r {broadcast_dimensions = array<i64: 1>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %6 = chlo.broadcast_compare %5, %r {comparison_direction = #chlo<comparison_direction GT>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xi1>
+  %7 = chlo.broadcast_select %6, %5, %r : (tensor<20x20xi1>, tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %8 = chlo.constant dense<2.0> : tensor<20x20xf32>
+  %9 = chlo.square %8 : tensor<20x20xf32> -> tensor<20x20xf32>
+  %10 = "chlo.constant_like"(%9) {value = 1.0 : f32} : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  return %10 : tensor<20x20xf32>)",
+       R"(  %0 = "chlo.next_after"(%a, %b) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %1 = "chlo.polygamma"(%a, %0) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %2 = "chlo.zeta"(%1, %b) : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %3 = "chlo.erf"(%2) : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  %4 = "chlo.is_inf"(%3) : (tensor<20x20xf32>) -> tensor<20x20xi1>
+  %5 = "chlo.broadcast_add"(%3, %r) <{broadcast_dimensions = array<i64: 1>}> : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %6 = "chlo.broadcast_compare"(%5, %r) {comparison_direction = #chlo<comparison_direction GT>} : (tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xi1>
+  %7 = "chlo.broadcast_select"(%6, %5, %r) : (tensor<20x20xi1>, tensor<20x20xf32>, tensor<20xf32>) -> tensor<20x20xf32>
+  %8 = "chlo.constant"() {value = dense<2.0> : tensor<20x20xf32>} : () -> tensor<20x20xf32>
+  %9 = "chlo.square"(%8) : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  %10 = "chlo.constant_like"(%9) {value = 1.0 : f32} : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  return %10 : tensor<20x20xf32>)");
+  Module m = MustParse(Func("%a: tensor<3x4xf32>, %r: tensor<4xf32>, %c: tensor<3x1xf32>", "tensor<3x4xf32>",
+                            R"(  %0 = chlo.broadcast_multiply %a, %r : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %1 = chlo.broadcast_subtract %c, %r {broadcast_dimensions = array<i64: 1>} : (tensor<3x1xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %2 = chlo.broadcast_divide %r, %c : (tensor<4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>)"));
+  const auto& ops = m.entry_function()->entry_block().operations();
+  EXPECT_EQ(ops[0]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ops[0]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[1]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ops[1]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[2]->chlo_broadcast_dimensions(0), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[2]->chlo_broadcast_dimensions(1), (std::vector<int64_t>{0, 1}));
+  testing::ExpectRoundTrip(m);
+}
+
+// chlo.scan's pretty form records how its operands split into inputs and
+// inits as the generic form's operandSegmentSizes; #chlo.ragged_dot<...> is
+// a structured attribute (a trailing comma too).
+TEST(PrettyGenericTest, ChloScanAndRaggedDot) {
+  Same("%x: tensor<4xi32>, %i: tensor<i32>", "tensor<4xi32>",
+       R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 attributes {is_reverse = true} {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %s = stablehlo.add %a, %c : tensor<i32>
+    stablehlo.return %s, %s : tensor<i32>, tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)
+  return %0#0 : tensor<4xi32>)",
+       R"(  %0:2 = "chlo.scan"(%x, %i) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %s = stablehlo.add %a, %c : tensor<i32>
+    stablehlo.return %s, %s : tensor<i32>, tensor<i32>
+  }) {is_reverse = true} : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)
+  return %0#0 : tensor<4xi32>)");
+  const char* ragged = R"(  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]%s>, precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]} : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>
+  return %0 : tensor<11x7xf32>)";
+  std::string plain = ragged, trailing = ragged;
+  plain.replace(plain.find("%s"), 2, "");
+  trailing.replace(trailing.find("%s"), 2, ",");
+  const char* args = "%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<3xi64>";
+  Same(args, "tensor<11x7xf32>", plain, trailing);
+  Module m = MustParse(Func(args, "tensor<11x7xf32>", plain));
+  const RaggedDotDimensionNumbers* dims = FirstOp(m).ragged_dot_dimension_numbers();
+  ASSERT_NE(dims, nullptr);
+  EXPECT_EQ(dims->lhs_ragged_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(dims->rhs_group_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(dims->dot.rhs_contracting_dimensions, (std::vector<int64_t>{1}));
+  testing::ExpectRoundTrip(m);
+}
+
+// interpreter.print, interpreter.probe and check.expect_serialized_eq as the
+// upstream interpreter tests write them (printing.mlir, probe.mlir).
+TEST(PrettyGenericTest, PrintProbeAndSerializedEq) {
+  Same("%a: tensor<3x1xi64>", "",
+       R"(  interpreter.print %a : tensor<3x1xi64>
+  %0 = interpreter.probe %a, probe_id = "probe/0" : tensor<3x1xi64>
+  check.expect_serialized_eq %0, probe_id = "probe/0" : tensor<3x1xi64>
+  check.expect_serialized_eq %0, probe_id = "probe/0", iter = 1 : tensor<3x1xi64>
+  return)",
+       R"(  "interpreter.print"(%a) : (tensor<3x1xi64>) -> ()
+  %0 = "interpreter.probe"(%a) {probe_id = "probe/0"} : (tensor<3x1xi64>) -> tensor<3x1xi64>
+  "check.expect_serialized_eq"(%0) {probe_id = "probe/0"} : (tensor<3x1xi64>) -> ()
+  "check.expect_serialized_eq"(%0) {probe_id = "probe/0", iter = 1 : i64} : (tensor<3x1xi64>) -> ()
+  return)");
+}
+
+// MLIR accepts a trailing comma after the last field of a structured
+// attribute; every structured attribute Berth parses does too.
+TEST(PrettyGenericTest, StructuredAttributesTakeATrailingComma) {
+  Same("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "tensor<2x4xf32>",
+       R"(  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false,>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>)",
+       R"(  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>)");
+  Same("%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>", "tensor<4x3xf32>",
+       R"(  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1,>, slice_sizes = array<i64: 1, 3>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %1 = "stablehlo.scatter"(%x, %i, %0) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1,>} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %2 = "stablehlo.all_reduce"(%1) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1,>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>)",
+       R"(  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>} : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  %1 = "stablehlo.scatter"(%x, %i, %0) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %2 = "stablehlo.all_reduce"(%1) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>)");
+  Same("%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x1xf32>, %d: tensor<?xf32, #stablehlo.type_extensions<bounds = [8],>>",
+       "tensor<1x2x2x1xf32>",
+       R"(  %0 = "stablehlo.convolution"(%x, %w) {dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2],>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>
+  %1 = stablehlo.custom_call @foo(%0) {output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = [],>]} : (tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %1 : tensor<1x2x2x1xf32>)",
+       R"(  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>
+  %1 = stablehlo.custom_call @foo(%0) {output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]} : (tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %1 : tensor<1x2x2x1xf32>)");
+}
+
 TEST(PrettyGenericTest, OldAttributeSpellingsAreCanonicalized) {
   // dense<...> : tensor<Nxi64> lists, as older StableHLO printed them.
   Same("%a: tensor<2x3xf32>", "tensor<3x2xf32>",

@@ -284,6 +284,125 @@ func.func @main() {
   ExpectError(s, "interpreter.run_parallel", "runs '@missing', which is not defined");
 }
 
+TEST(VerifierTest, ChloBroadcastShapesAndTypes) {
+  ExpectError(VerifyBody("%a: tensor<20x20xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r : (tensor<20x20xf32>, tensor<3xf32>) -> tensor<20x20xf32>"),
+              "chlo.broadcast_add", "operands do not broadcast: dimension 0 of operand #1");
+  ExpectError(VerifyBody("%a: tensor<20x1xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r : (tensor<20x1xf32>, tensor<3xf32>) -> tensor<20x20xf32>"),
+              "chlo.broadcast_add", "result shape [20, 20] must be the broadcast shape [20, 3]");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r {broadcast_dimensions = array<i64: 0, 1>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"),
+              "chlo.broadcast_add", "one entry per dimension of the lower-rank operand (1)");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>, %r: tensor<3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %r {broadcast_dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>"),
+              "chlo.broadcast_add", "dimension 0 of operand #1 tensor<3xf32> is 3 where another operand has 2");
+  ExpectError(VerifyBody("%a: tensor<2xf32>, %b: tensor<2xf64>",
+                         "  %0 = chlo.broadcast_maximum %a, %b : (tensor<2xf32>, tensor<2xf64>) -> tensor<2xf32>"),
+              "chlo.broadcast_maximum", "same element type");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_and %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_and", "boolean, integer");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_compare %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>"),
+              "chlo.broadcast_compare", "requires a comparison_direction");
+  ExpectError(VerifyBody("%a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_compare %a, %a {comparison_direction = #chlo<comparison_direction LT>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_compare", "result element type must be i1");
+  ExpectError(VerifyBody("%p: tensor<2xf32>, %a: tensor<2xf32>",
+                         "  %0 = chlo.broadcast_select %p, %a, %a : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+              "chlo.broadcast_select", "pred must be a tensor of i1");
+  ExpectError(VerifyBody("%a: tensor<2x3xf32>",
+                         "  %0 = chlo.broadcast_add %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<1x2x3xf32>"),
+              "chlo.broadcast_add", "result rank 3 must be the highest operand rank, 2");
+  MustParse(Func("%a: tensor<2x1x3xf32>, %b: tensor<4x1xf32>, %p: tensor<i1>", "tensor<2x4x3xf32>",
+                 R"(  %0 = chlo.broadcast_atan2 %a, %b : (tensor<2x1x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  %1 = chlo.broadcast_select %p, %0, %b : (tensor<i1>, tensor<2x4x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  %2 = chlo.broadcast_power %1, %b {broadcast_dimensions = array<i64: 1, 2>} : (tensor<2x4x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>
+  return %2 : tensor<2x4x3xf32>)"));
+}
+
+TEST(VerifierTest, ChloUnaryAndBinaryOps) {
+  ExpectError(VerifyBody("%a: tensor<4xi32>", "  %0 = chlo.erf %a : tensor<4xi32> -> tensor<4xi32>"),
+              "chlo.erf", "must be a tensor of floating-point type");
+  ExpectError(VerifyBody("%a: tensor<4xf32>", "  %0 = chlo.lgamma %a : tensor<4xf32> -> tensor<5xf32>"),
+              "chlo.lgamma", "result shape [5] differs from operand shape [4]");
+  ExpectError(VerifyBody("%a: tensor<4xf32>", "  %0 = chlo.is_pos_inf %a : tensor<4xf32> -> tensor<4xf32>"),
+              "chlo.is_pos_inf", "result element type must be i1");
+  ExpectError(VerifyBody("%a: tensor<4xf32>, %b: tensor<5xf32>",
+                         "  %0 = chlo.next_after %a, %b : tensor<4xf32>, tensor<5xf32> -> tensor<4xf32>"),
+              "chlo.next_after", "same shape");
+  ExpectError(VerifyBody("%a: tensor<4xi32>",
+                         "  %0 = chlo.zeta %a, %a : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>"),
+              "chlo.zeta", "floating-point");
+  ExpectError(VerifyBody("%a: tensor<8xf32>",
+                         "  %0:2 = chlo.top_k(%a, k = 9) : tensor<8xf32> -> (tensor<9xf32>, tensor<9xi32>)"),
+              "chlo.top_k", "k = 9 is outside [0, 8]");
+}
+
+TEST(VerifierTest, ChloConstantLikeTakesATypedValue) {
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) {value = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>"),
+              "chlo.constant_like", "value's type i32 differs from the result element type f32");
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) {value = 1.0 : f32} : (tensor<3xf32>) -> tensor<4xf32>"),
+              "chlo.constant_like", "result shape [4] differs from operand shape [3]");
+  ExpectError(VerifyBody("%a: tensor<3xf32>",
+                         "  %0 = \"chlo.constant_like\"(%a) : (tensor<3xf32>) -> tensor<3xf32>"),
+              "chlo.constant_like", "requires a 'value' attribute");
+  MustParse(Func("%a: tensor<3xf32>", "tensor<3xi8>",
+                 "  %0 = \"chlo.constant_like\"(%a) {value = -3 : i8} : (tensor<3xf32>) -> tensor<3xi8>\n"
+                 "  return %0 : tensor<3xi8>"));
+}
+
+TEST(VerifierTest, ChloRaggedDotModesAndShapes) {
+  auto body = [](const std::string& dims, const std::string& types) {
+    return "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<" +
+           dims + ">} : " + types;
+  };
+  const std::string mode1 = "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]";
+  const std::string args = "%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<3xi64>";
+  ExpectError(VerifyBody(args, body(mode1, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x8xf32>")),
+              "chlo.ragged_dot", "result #0 has shape [11, 8]; expected [11, 7]");
+  ExpectError(VerifyBody("%l: tensor<11x5xf32>, %r: tensor<3x5x7xf32>, %g: tensor<4xi64>",
+                         body(mode1, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<4xi64>) -> tensor<11x7xf32>")),
+              "chlo.ragged_dot", "must have one entry per group (3)");
+  const std::string no_group = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []";
+  ExpectError(VerifyBody(args, body(no_group, "(tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>")),
+              "chlo.ragged_dot", "(mode 1) needs an rhs group dimension");
+  const std::string mode2 = "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []";
+  MustParse(Func("%l: tensor<4x10xf32>, %r: tensor<10x3xf32>, %g: tensor<2xi32>", "",
+                 body(mode2, "(tensor<4x10xf32>, tensor<10x3xf32>, tensor<2xi32>) -> tensor<2x4x3xf32>") + "\n  return"));
+  ExpectError(VerifyBody("%l: tensor<4x10xf32>, %r: tensor<10x3xf32>, %g: tensor<2xf32>",
+                         body(mode2, "(tensor<4x10xf32>, tensor<10x3xf32>, tensor<2xf32>) -> tensor<2x4x3xf32>")),
+              "chlo.ragged_dot", "group_sizes must be integers");
+}
+
+TEST(VerifierTest, ChloScanBodyMatchesItsOperands) {
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=1 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    stablehlo.return %a, %c : tensor<i32>, tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "dimension 1 is not a dimension of tensor<4xi32>");
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    stablehlo.return %a : tensor<i32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "body returns 1 values; expected one per output and carry (2)");
+  ExpectError(VerifyBody("%x: tensor<4xi32>, %i: tensor<i32>", R"(  %0:2 = chlo.scan(%x) inits(%i) dimension=0 {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %f = stablehlo.convert %c : (tensor<i32>) -> tensor<f32>
+    stablehlo.return %a, %f : tensor<i32>, tensor<f32>
+  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>))"),
+              "chlo.scan", "carry #0 must keep the init's type tensor<i32>");
+}
+
+TEST(VerifierTest, PrintTakesOneValueAndGivesNone) {
+  ExpectError(VerifyBody("%a: tensor<2xi32>",
+                         "  %0 = \"interpreter.print\"(%a) : (tensor<2xi32>) -> tensor<2xi32>"),
+              "interpreter.print", "expects 0 result(s), has 1");
+}
+
 TEST(VerifierTest, ValidProgramsVerify) {
   MustParse(Func("%a: tensor<2x3xf32>, %b: tensor<3x4xf32>", "tensor<2x4xf32>", R"(  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = stablehlo.dot %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>

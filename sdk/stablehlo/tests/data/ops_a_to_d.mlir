@@ -149,6 +149,33 @@ func.func @cbrt_ceil_floor_rounding() {
 
 // -----
 
+func.func @chlo_ops() {
+  %x = stablehlo.constant dense<[0.0, 1.0, 0x7F800000, 0xFF800000]> : tensor<4xf32>
+  %row = stablehlo.constant dense<[10.0, 20.0, 30.0, 40.0]> : tensor<4xf32>
+  %col = stablehlo.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %0 = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+  check.expect_almost_eq_const %0, dense<[0.0, 0.842700779, 1.0, -1.0]> : tensor<4xf32>
+  %1 = chlo.is_inf %x : tensor<4xf32> -> tensor<4xi1>
+  check.expect_eq_const %1, dense<[false, false, true, true]> : tensor<4xi1>
+  %2 = chlo.next_after %x, %row : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  check.expect_eq_const %2, dense<[0x00000001, 0x3F800001, 0x7F7FFFFF, 0xFF7FFFFF]> : tensor<4xf32>
+  %3 = chlo.broadcast_add %col, %row : (tensor<2x1xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  check.expect_eq_const %3, dense<[[11.0, 21.0, 31.0, 41.0], [12.0, 22.0, 32.0, 42.0]]> : tensor<2x4xf32>
+  %4 = chlo.broadcast_multiply %3, %row {broadcast_dimensions = array<i64: 1>} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  check.expect_eq_const %4, dense<[[110.0, 420.0, 930.0, 1640.0], [120.0, 440.0, 960.0, 1680.0]]> : tensor<2x4xf32>
+  %5:2 = chlo.top_k(%row, k = 2) : tensor<4xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  check.expect_eq_const %5#0, dense<[40.0, 30.0]> : tensor<2xf32>
+  check.expect_eq_const %5#1, dense<[3, 2]> : tensor<2xi32>
+  %6 = "chlo.constant_like"(%x) {value = 7 : i32} : (tensor<4xf32>) -> tensor<4xi32>
+  check.expect_eq_const %6, dense<7> : tensor<4xi32>
+  %7 = chlo.square %row : tensor<4xf32> -> tensor<4xf32>
+  check.expect_eq_const %7, dense<[100.0, 400.0, 900.0, 1600.0]> : tensor<4xf32>
+  interpreter.print %7 : tensor<4xf32>
+  func.return
+}
+
+// -----
+
 func.func @cholesky() {
   %a = stablehlo.constant dense<[[1.0, 2.0, 3.0], [2.0, 20.0, 26.0], [3.0, 26.0, 70.0]]> : tensor<3x3xf64>
   %result = stablehlo.cholesky %a, lower = true : tensor<3x3xf64>

@@ -38,6 +38,7 @@ enum class AttrKind : uint8_t {
   kChannelHandle,
   kOutputOperandAlias,
   kDotAlgorithm,
+  kRaggedDotDimensionNumbers,
   kOpaque,
 };
 
@@ -348,6 +349,16 @@ struct DotAlgorithm {
   friend bool operator==(const DotAlgorithm&, const DotAlgorithm&) = default;
 };
 
+// chlo.ragged_dot's dimension numbers (#chlo.ragged_dot<...>): dot_general's
+// and the lhs ragged dimension and the rhs group dimension (at most one
+// each).
+struct RaggedDotDimensionNumbers {
+  DotDimensionNumbers dot;
+  std::vector<int64_t> lhs_ragged_dimensions;
+  std::vector<int64_t> rhs_group_dimensions;
+  friend bool operator==(const RaggedDotDimensionNumbers&, const RaggedDotDimensionNumbers&) = default;
+};
+
 // Wraps one of the structs above as an attribute.
 template <typename T, AttrKind K>
 class StructAttr final : public Attribute {
@@ -369,6 +380,8 @@ using ConvDimensionNumbersAttr = StructAttr<ConvDimensionNumbers, AttrKind::kCon
 using ChannelHandleAttr = StructAttr<ChannelHandle, AttrKind::kChannelHandle>;
 using OutputOperandAliasAttr = StructAttr<OutputOperandAlias, AttrKind::kOutputOperandAlias>;
 using DotAlgorithmAttr = StructAttr<DotAlgorithm, AttrKind::kDotAlgorithm>;
+using RaggedDotDimensionNumbersAttr =
+    StructAttr<RaggedDotDimensionNumbers, AttrKind::kRaggedDotDimensionNumbers>;
 
 // An attribute of another dialect (`#sdy.sharding<...>`, `#mhlo...`) or one
 // this library does not model, kept as the text written.

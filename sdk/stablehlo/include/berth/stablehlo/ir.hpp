@@ -161,6 +161,8 @@ class Operation {
   const ScatterDimensionNumbers* scatter_dimension_numbers() const;
   const ConvDimensionNumbers* conv_dimension_numbers() const;
   const DotAlgorithm* dot_algorithm() const;
+  // chlo.ragged_dot's ragged_dot_dimension_numbers.
+  const RaggedDotDimensionNumbers* ragged_dot_dimension_numbers() const;
   std::optional<ChannelHandle> channel_handle() const;
   // replica_groups as rows of device ids (-1 pads ragged groups).
   std::vector<std::vector<int64_t>> replica_groups() const;
@@ -172,6 +174,15 @@ class Operation {
   std::string_view callee() const;
   // stablehlo.custom_call: call_target_name.
   std::string_view call_target_name() const;
+  // CHLO broadcasting ops (chlo.broadcast_*): the result dimension that
+  // each dimension of operand `i` stands for, as broadcast_in_dim's
+  // broadcast_dimensions. Operands of the result's rank map one to one;
+  // a lower-rank operand maps through the op's broadcast_dimensions when
+  // it has them (binary ops with operands of different ranks), else to the
+  // result's trailing dimensions (numpy). Empty when operand `i` has a
+  // higher rank than the result or broadcast_dimensions does not fit it
+  // (the verifier reports those).
+  std::vector<int64_t> chlo_broadcast_dimensions(size_t i) const;
 
  private:
   friend class detail::IrBuilder;

@@ -148,6 +148,7 @@ enum class OpKind : uint16_t {
   kCheckExpectSerializedEq,
   kInterpreterRunParallel,
   kInterpreterProbe,
+  kInterpreterPrint,
   // ---- chlo
   kChloAcos,
   kChloAcosh,

@@ -1,0 +1,115 @@
+// The interpreter test harness ops on the CPU plugin: interpreter.probe and
+// check.expect_serialized_eq (probes kept in memory per instance, by id and
+// iteration) and interpreter.print (a line in the host's log), in the
+// pretty forms the upstream interpreter tests write.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "log_capture.hpp"
+#include "program_runner.hpp"
+
+namespace berth {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CpuRunner;
+using testing::Literal;
+
+// The plugin takes the host's log level when it is loaded: load it (the
+// runner is shared by the binary's tests) while info lines are enabled, so
+// that interpreter.print reaches the host; the host filters it after that.
+class InfoLevelAtLoad : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    ConfigureLogging("info");
+    CpuRunner::Get();
+    ConfigureLogging("warn");
+  }
+};
+::testing::Environment* const kInfoLevelAtLoad =
+    ::testing::AddGlobalTestEnvironment(new InfoLevelAtLoad);
+
+TEST(CpuHarnessTest, SerializedEqComparesWithTheProbedValueOfEachIteration) {
+  Result<std::vector<Literal>> out = CpuRunner::Get().Run(R"(
+func.func @main() {
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %three = stablehlo.constant dense<3> : tensor<i64>
+  %r:2 = stablehlo.while(%i = %zero, %sum = %zero) : tensor<i64>, tensor<i64>
+   cond {
+    %lt = stablehlo.compare LT, %i, %three : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %next = stablehlo.add %i, %one : tensor<i64>
+    %s = stablehlo.add %sum, %next : tensor<i64>
+    %p = interpreter.probe %s, probe_id = "sums" : tensor<i64>
+    stablehlo.return %next, %p : tensor<i64>, tensor<i64>
+  }
+  %two = stablehlo.constant dense<3> : tensor<i64>
+  %six = stablehlo.constant dense<6> : tensor<i64>
+  check.expect_serialized_eq %one, probe_id = "sums" : tensor<i64>
+  check.expect_serialized_eq %two, probe_id = "sums", iter = 1 : tensor<i64>
+  check.expect_serialized_eq %six, probe_id = "sums", iter = 2 : tensor<i64>
+  %f = stablehlo.constant dense<[0x7FC00000, -0.0, 1.5]> : tensor<3xf32>
+  %q = interpreter.probe %f, probe_id = "f" : tensor<3xf32>
+  check.expect_serialized_eq %q, probe_id = "f" : tensor<3xf32>
+  func.return
+}
+)", {});
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+}
+
+TEST(CpuHarnessTest, SerializedEqFailsOnAnotherValueOrAMissingProbe) {
+  Status differs = CpuRunner::Get().Run(R"(
+func.func @main() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %b = stablehlo.constant dense<[1, 3]> : tensor<2xi32>
+  %p = interpreter.probe %a, probe_id = "a" : tensor<2xi32>
+  check.expect_serialized_eq %b, probe_id = "a" : tensor<2xi32>
+  func.return
+}
+)", {}).status();
+  EXPECT_EQ(differs.code(), StatusCode::kFailedPrecondition) << differs.ToString();
+  EXPECT_THAT(differs.message(), HasSubstr("check failed: check.expect_serialized_eq 'a': element [1] is 3, expected 2"));
+  Status missing = CpuRunner::Get().Run(R"(
+func.func @main() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %p = interpreter.probe %a, probe_id = "a" : tensor<2xi32>
+  check.expect_serialized_eq %a, probe_id = "a", iter = 1 : tensor<2xi32>
+  func.return
+}
+)", {}).status();
+  EXPECT_EQ(missing.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(missing.message(), HasSubstr("no value was probed as 'a' at iteration 1"));
+  Status type = CpuRunner::Get().Run(R"(
+func.func @main() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %b = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %p = interpreter.probe %a, probe_id = "a" : tensor<2xi32>
+  check.expect_serialized_eq %b, probe_id = "a" : tensor<2xi64>
+  func.return
+}
+)", {}).status();
+  EXPECT_THAT(type.message(), HasSubstr("'a' was tensor<2xi32>, the value is tensor<2xi64>"));
+}
+
+TEST(CpuHarnessTest, PrintWritesTheValueToTheHostLog) {
+  testing::LogCapture log;
+  Result<std::vector<Literal>> out = CpuRunner::Get().Run(R"(
+func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {
+  interpreter.print %x : tensor<2x2xi8>
+  %b = stablehlo.constant dense<[true, false]> : tensor<2xi1>
+  "interpreter.print"(%b) : (tensor<2xi1>) -> ()
+  %s = stablehlo.constant dense<1.5> : tensor<f32>
+  interpreter.print %s : tensor<f32>
+  return %x : tensor<2x2xi8>
+}
+)", {Literal::Of<int8_t>({1, 2, -3, 4}, {2, 2})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(log.Has(LogLevel::kInfo, ":3:3: tensor<2x2xi8> [[1, 2], [-3, 4]]"));
+  EXPECT_TRUE(log.Has(LogLevel::kInfo, "tensor<2xi1> [true, false]"));
+  EXPECT_TRUE(log.Has(LogLevel::kInfo, "tensor<f32> 1.5"));
+}
+
+}  // namespace
+}  // namespace berth

@@ -78,16 +78,23 @@ const HalfFormat& Bf16Format() {
 
 // ---------------------------------------------------------------- comparison
 
-// The distance in representable values between two floats of one type.
+// The distance in representable values between two floats of one type,
+// saturated at INT64_MAX (two 64-bit magnitudes of opposite signs can be
+// further apart than an int64_t holds).
 template <typename Bits>
 int64_t UlpDistance(Bits a, Bits b, int width) {
-  auto ordered = [width](Bits bits) {
-    int64_t v = static_cast<int64_t>(bits);
-    int64_t sign = int64_t{1} << (width - 1);
-    return (v & sign) ? -(v & (sign - 1)) : v;
-  };
-  int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? -d : d;
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  const uint64_t ma = static_cast<uint64_t>(a) & (sign - 1);
+  const uint64_t mb = static_cast<uint64_t>(b) & (sign - 1);
+  const bool na = (static_cast<uint64_t>(a) & sign) != 0;
+  const bool nb = (static_cast<uint64_t>(b) & sign) != 0;
+  uint64_t d;
+  if (na == nb) {
+    d = ma > mb ? ma - mb : mb - ma;
+  } else {
+    d = ma + mb;  // both below 2^63: no wrap
+  }
+  return d > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(d);
 }
 
 // How close a result must be: `ulps` in its type, or `absolute`.

@@ -10,9 +10,10 @@
 #define BERTH_PLUGINS_CPU_INTERPRETER_KERNEL_HPP_
 
 #include <atomic>
-#include <mutex>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -116,10 +117,18 @@ class ExecContext {
 // The kernel of an op kind, or NULL when the cpu plugin has none.
 KernelFn FindKernel(stablehlo::OpKind kind);
 
+// One op kind and the kernel that runs it.
+struct KernelEntry {
+  stablehlo::OpKind kind;
+  KernelFn fn;
+};
+
 // Registration, one function per kernel family (each in its own file).
 class KernelRegistry {
  public:
   void Register(stablehlo::OpKind kind, KernelFn fn);
+  // A family's kernels in one call: Register({{OpKind::kA, A}, {OpKind::kB, B}}).
+  void Register(std::initializer_list<KernelEntry> entries);
   KernelFn Find(stablehlo::OpKind kind) const;
 
  private:

@@ -6,6 +6,10 @@ void KernelRegistry::Register(stablehlo::OpKind kind, KernelFn fn) {
   kernels_[static_cast<int>(kind)] = fn;
 }
 
+void KernelRegistry::Register(std::initializer_list<KernelEntry> entries) {
+  for (const KernelEntry& entry : entries) Register(entry.kind, entry.fn);
+}
+
 KernelFn KernelRegistry::Find(stablehlo::OpKind kind) const {
   int index = static_cast<int>(kind);
   return index >= 0 && index < stablehlo::kNumOpKinds ? kernels_[index] : nullptr;

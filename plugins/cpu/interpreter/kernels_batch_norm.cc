@@ -264,9 +264,9 @@ Status BatchNormGrad(KernelCall& call) {
 }  // namespace
 
 void RegisterBatchNormKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kBatchNormInference, BatchNormInference);
-  registry.Register(OpKind::kBatchNormTraining, BatchNormTraining);
-  registry.Register(OpKind::kBatchNormGrad, BatchNormGrad);
+  registry.Register({{OpKind::kBatchNormInference, BatchNormInference},
+                     {OpKind::kBatchNormTraining, BatchNormTraining},
+                     {OpKind::kBatchNormGrad, BatchNormGrad}});
 }
 
 }  // namespace berth::cpu

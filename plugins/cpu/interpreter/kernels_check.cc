@@ -293,15 +293,15 @@ Status RunParallel(KernelCall& call) {
 }  // namespace
 
 void RegisterCheckKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kCheckExpectEq, ExpectTwo);
-  registry.Register(OpKind::kCheckExpectAlmostEq, ExpectTwo);
-  registry.Register(OpKind::kCheckExpectClose, ExpectTwo);
-  registry.Register(OpKind::kCheckExpectEqConst, ExpectConst);
-  registry.Register(OpKind::kCheckExpectAlmostEqConst, ExpectConst);
-  registry.Register(OpKind::kCheckExpectSerializedEq, SerializedEq);
-  registry.Register(OpKind::kInterpreterProbe, Probe);
-  registry.Register(OpKind::kInterpreterPrint, Print);
-  registry.Register(OpKind::kInterpreterRunParallel, RunParallel);
+  registry.Register({{OpKind::kCheckExpectEq, ExpectTwo},
+                     {OpKind::kCheckExpectAlmostEq, ExpectTwo},
+                     {OpKind::kCheckExpectClose, ExpectTwo},
+                     {OpKind::kCheckExpectEqConst, ExpectConst},
+                     {OpKind::kCheckExpectAlmostEqConst, ExpectConst},
+                     {OpKind::kCheckExpectSerializedEq, SerializedEq},
+                     {OpKind::kInterpreterProbe, Probe},
+                     {OpKind::kInterpreterPrint, Print},
+                     {OpKind::kInterpreterRunParallel, RunParallel}});
 }
 
 }  // namespace berth::cpu

@@ -423,14 +423,14 @@ Status CollectiveBroadcast(KernelCall& call) {
 }  // namespace
 
 void RegisterCollectiveKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kReplicaId, ReplicaId);
-  registry.Register(OpKind::kPartitionId, PartitionId);
-  registry.Register(OpKind::kAllReduce, AllReduce);
-  registry.Register(OpKind::kAllGather, AllGather);
-  registry.Register(OpKind::kReduceScatter, ReduceScatter);
-  registry.Register(OpKind::kAllToAll, AllToAll);
-  registry.Register(OpKind::kCollectivePermute, CollectivePermute);
-  registry.Register(OpKind::kCollectiveBroadcast, CollectiveBroadcast);
+  registry.Register({{OpKind::kReplicaId, ReplicaId},
+                     {OpKind::kPartitionId, PartitionId},
+                     {OpKind::kAllReduce, AllReduce},
+                     {OpKind::kAllGather, AllGather},
+                     {OpKind::kReduceScatter, ReduceScatter},
+                     {OpKind::kAllToAll, AllToAll},
+                     {OpKind::kCollectivePermute, CollectivePermute},
+                     {OpKind::kCollectiveBroadcast, CollectiveBroadcast}});
 }
 
 }  // namespace berth::cpu

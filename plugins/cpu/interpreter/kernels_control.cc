@@ -68,9 +68,7 @@ Status Case(KernelCall& call) {
 }  // namespace
 
 void RegisterControlKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kWhile, While);
-  registry.Register(OpKind::kIf, If);
-  registry.Register(OpKind::kCase, Case);
+  registry.Register({{OpKind::kWhile, While}, {OpKind::kIf, If}, {OpKind::kCase, Case}});
 }
 
 }  // namespace berth::cpu

@@ -856,8 +856,7 @@ Status Convolution(KernelCall& call) {
 }  // namespace
 
 void RegisterConvolutionKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kConvolution, Convolution);
-  registry.Register(OpKind::kDynamicConv, Convolution);
+  registry.Register({{OpKind::kConvolution, Convolution}, {OpKind::kDynamicConv, Convolution}});
 }
 
 }  // namespace berth::cpu

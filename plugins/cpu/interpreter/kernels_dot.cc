@@ -313,8 +313,7 @@ Status LegacyDot(KernelCall& call) {
 }  // namespace
 
 void RegisterDotKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kDotGeneral, DotGeneral);
-  registry.Register(OpKind::kDot, LegacyDot);
+  registry.Register({{OpKind::kDotGeneral, DotGeneral}, {OpKind::kDot, LegacyDot}});
 }
 
 }  // namespace berth::cpu

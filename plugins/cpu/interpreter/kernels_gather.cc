@@ -248,9 +248,9 @@ Status TorchIndexSelect(KernelCall& call) {
 }  // namespace
 
 void RegisterGatherKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kGather, Gather);
-  registry.Register(OpKind::kDynamicGather, DynamicGather);
-  registry.Register(OpKind::kTorchIndexSelect, TorchIndexSelect);
+  registry.Register({{OpKind::kGather, Gather},
+                     {OpKind::kDynamicGather, DynamicGather},
+                     {OpKind::kTorchIndexSelect, TorchIndexSelect}});
 }
 
 }  // namespace berth::cpu

@@ -83,8 +83,8 @@ Status DynamicIota(KernelCall& call) {
 }  // namespace
 
 void RegisterIotaKernels(KernelRegistry& registry) {
-  registry.Register(stablehlo::OpKind::kIota, Iota);
-  registry.Register(stablehlo::OpKind::kDynamicIota, DynamicIota);
+  registry.Register(
+      {{stablehlo::OpKind::kIota, Iota}, {stablehlo::OpKind::kDynamicIota, DynamicIota}});
 }
 
 }  // namespace berth::cpu

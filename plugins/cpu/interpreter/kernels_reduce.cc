@@ -145,8 +145,7 @@ Status Map(KernelCall& call) {
 }  // namespace
 
 void RegisterReduceKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kReduce, Reduce);
-  registry.Register(OpKind::kMap, Map);
+  registry.Register({{OpKind::kReduce, Reduce}, {OpKind::kMap, Map}});
 }
 
 }  // namespace berth::cpu

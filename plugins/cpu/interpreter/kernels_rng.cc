@@ -400,8 +400,7 @@ Status Rng(KernelCall& call) {
 }  // namespace
 
 void RegisterRngKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kRngBitGenerator, RngBitGenerator);
-  registry.Register(OpKind::kRng, Rng);
+  registry.Register({{OpKind::kRngBitGenerator, RngBitGenerator}, {OpKind::kRng, Rng}});
 }
 
 }  // namespace berth::cpu

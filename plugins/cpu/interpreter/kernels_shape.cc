@@ -346,17 +346,17 @@ Status DynamicPad(KernelCall& call) {
 }  // namespace
 
 void RegisterShapeKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kReshape, Reshape);
-  registry.Register(OpKind::kDynamicReshape, DynamicReshape);
-  registry.Register(OpKind::kTranspose, Transpose);
-  registry.Register(OpKind::kBroadcastInDim, BroadcastInDim);
-  registry.Register(OpKind::kDynamicBroadcastInDim, DynamicBroadcastInDim);
-  registry.Register(OpKind::kBroadcast, Broadcast);
-  registry.Register(OpKind::kGetDimensionSize, GetDimensionSize);
-  registry.Register(OpKind::kReverse, Reverse);
-  registry.Register(OpKind::kConcatenate, Concatenate);
-  registry.Register(OpKind::kPad, Pad);
-  registry.Register(OpKind::kDynamicPad, DynamicPad);
+  registry.Register({{OpKind::kReshape, Reshape},
+                     {OpKind::kDynamicReshape, DynamicReshape},
+                     {OpKind::kTranspose, Transpose},
+                     {OpKind::kBroadcastInDim, BroadcastInDim},
+                     {OpKind::kDynamicBroadcastInDim, DynamicBroadcastInDim},
+                     {OpKind::kBroadcast, Broadcast},
+                     {OpKind::kGetDimensionSize, GetDimensionSize},
+                     {OpKind::kReverse, Reverse},
+                     {OpKind::kConcatenate, Concatenate},
+                     {OpKind::kPad, Pad},
+                     {OpKind::kDynamicPad, DynamicPad}});
 }
 
 }  // namespace berth::cpu

@@ -159,10 +159,10 @@ Status DynamicUpdateSlice(KernelCall& call) {
 }  // namespace
 
 void RegisterSliceKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kSlice, Slice);
-  registry.Register(OpKind::kRealDynamicSlice, RealDynamicSlice);
-  registry.Register(OpKind::kDynamicSlice, DynamicSlice);
-  registry.Register(OpKind::kDynamicUpdateSlice, DynamicUpdateSlice);
+  registry.Register({{OpKind::kSlice, Slice},
+                     {OpKind::kRealDynamicSlice, RealDynamicSlice},
+                     {OpKind::kDynamicSlice, DynamicSlice},
+                     {OpKind::kDynamicUpdateSlice, DynamicUpdateSlice}});
 }
 
 }  // namespace berth::cpu

@@ -65,17 +65,17 @@ Status MakeToken(KernelCall& call) {
 }  // namespace
 
 void RegisterStructuralKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kConstant, Constant);
-  registry.Register(OpKind::kChloConstant, Constant);
-  registry.Register(OpKind::kFuncCall, Call);
-  registry.Register(OpKind::kComposite, Call);
-  registry.Register(OpKind::kOptimizationBarrier, Identity);
-  registry.Register(OpKind::kSdyShardingConstraint, Identity);
-  registry.Register(OpKind::kSdyReshard, Identity);
-  registry.Register(OpKind::kTuple, MakeTuple);
-  registry.Register(OpKind::kGetTupleElement, GetTupleElement);
-  registry.Register(OpKind::kAfterAll, MakeToken);
-  registry.Register(OpKind::kCreateToken, MakeToken);
+  registry.Register({{OpKind::kConstant, Constant},
+                     {OpKind::kChloConstant, Constant},
+                     {OpKind::kFuncCall, Call},
+                     {OpKind::kComposite, Call},
+                     {OpKind::kOptimizationBarrier, Identity},
+                     {OpKind::kSdyShardingConstraint, Identity},
+                     {OpKind::kSdyReshard, Identity},
+                     {OpKind::kTuple, MakeTuple},
+                     {OpKind::kGetTupleElement, GetTupleElement},
+                     {OpKind::kAfterAll, MakeToken},
+                     {OpKind::kCreateToken, MakeToken}});
 }
 
 }  // namespace berth::cpu

@@ -354,8 +354,8 @@ Status SelectAndScatter(KernelCall& call) {
 }  // namespace
 
 void RegisterWindowKernels(KernelRegistry& registry) {
-  registry.Register(OpKind::kReduceWindow, ReduceWindow);
-  registry.Register(OpKind::kSelectAndScatter, SelectAndScatter);
+  registry.Register(
+      {{OpKind::kReduceWindow, ReduceWindow}, {OpKind::kSelectAndScatter, SelectAndScatter}});
 }
 
 }  // namespace berth::cpu

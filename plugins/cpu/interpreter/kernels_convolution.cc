@@ -273,30 +273,11 @@ Result<ConvParams> ReadParams(const KernelCall& call) {
   return p;
 }
 
-// `t` with its dims reordered: dim i of the result is dim perm[i] of `t`.
-Result<Tensor> Canonical(const Tensor& t, const std::vector<int64_t>& perm, ThreadPool* pool) {
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity) return t;
-  std::vector<int64_t> in_strides = RowMajorStrides(t.dims());
-  std::vector<int64_t> sizes, src_strides;
-  for (int64_t d : perm) {
-    sizes.push_back(t.dims()[static_cast<size_t>(d)]);
-    src_strides.push_back(in_strides[static_cast<size_t>(d)]);
-  }
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.type(), sizes));
-  StridedCopy copy(ElementBytes(t.type()), sizes, RowMajorStrides(sizes), src_strides);
-  copy.RunParallel(pool, out.bytes(), t.bytes());
-  return out;
-}
-
-// The inverse of Canonical: `t` (canonical) laid out with dims `dims`, where
+// The inverse of PermuteDims: `t` (canonical) laid out with dims `dims`, where
 // dim i of `t` is dim perm[i] of the result.
 Result<Tensor> FromCanonical(const Tensor& t, const std::vector<int64_t>& perm,
                              std::vector<int64_t> dims, ThreadPool* pool) {
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity) return t;
+  if (IsIdentityPermutation(perm)) return t;
   std::vector<int64_t> out_strides = RowMajorStrides(dims);
   std::vector<int64_t> dst_strides;
   for (int64_t d : perm) dst_strides.push_back(out_strides[static_cast<size_t>(d)]);
@@ -324,7 +305,45 @@ struct WindowTables {
   int64_t feature_stride = 0;  // 1, or the spatial size when channel-major
   int64_t positions = 1;       // window positions (product of window sizes)
   int64_t out_positions = 1;   // output positions per batch element
+
+  // Row r of the product (batch element x output position): points at[i] at
+  // the table entries of its output position along spatial dim i (and sets
+  // o[i] to that position when `o` is given); returns the batch element.
+  int64_t Locate(const ConvParams& p, int64_t r, const int64_t** at, int64_t* o = nullptr) const {
+    int64_t rest = r % out_positions;
+    for (size_t i = offsets.size(); i-- > 0;) {
+      const int64_t position = rest % p.out_size[i];
+      rest /= p.out_size[i];
+      if (o != nullptr) o[i] = position;
+      at[i] = offsets[i].data() + position * p.window[i];
+    }
+    return r / out_positions;
+  }
 };
+
+// The lhs offset of window position k (one index per spatial dim) summed
+// over the first `dims` spatial dims of the entries `at` (from Locate);
+// false when one of them is padding or a dilation hole.
+bool TapOffset(const std::vector<const int64_t*>& at, const std::vector<int64_t>& k, size_t dims,
+               int64_t* offset) {
+  int64_t sum = 0;
+  bool valid = true;
+  for (size_t i = 0; i < dims; ++i) {
+    const int64_t x = at[i][k[i]];
+    valid = valid && x >= 0;
+    sum += x;
+  }
+  *offset = sum;
+  return valid;
+}
+
+// Steps k to the next window position, in row-major window order.
+void NextTap(std::vector<int64_t>& k, const std::vector<int64_t>& window) {
+  for (size_t i = k.size(); i-- > 0;) {
+    if (++k[i] < window[i]) break;
+    k[i] = 0;
+  }
+}
 
 // The tables for an lhs laid out [b, spatial..., f], or [b, f, spatial...]
 // when `channel_major`.
@@ -359,16 +378,6 @@ WindowTables MakeTables(const ConvParams& p, bool channel_major) {
   }
   return t;
 }
-
-// What exact products accumulate in: unsigned (wrapping) integers, bool.
-template <typename T>
-struct Accumulator {
-  using type = detail::WrapType<T>;
-};
-template <>
-struct Accumulator<bool> {
-  using type = bool;
-};
 
 // A's rows [r0, r1) of one group, where the product reads them.
 template <typename T>
@@ -427,35 +436,20 @@ struct GroupProduct {
     const size_t s = static_cast<size_t>(p.spatial);
     const int64_t cg = p.kernel_in;
     std::vector<const int64_t*> at(s);
-    std::vector<int64_t> o(s), k(s);
+    std::vector<int64_t> k(s);
     for (int64_t r = r0; r < r1; ++r, a += depth) {
-      int64_t rest = r % tables.out_positions;
-      const int64_t n = r / tables.out_positions;
-      for (size_t i = s; i-- > 0;) {
-        o[i] = rest % p.out_size[i];
-        rest /= p.out_size[i];
-        at[i] = tables.offsets[i].data() + o[i] * p.window[i];
-      }
+      const int64_t n = tables.Locate(p, r, at.data());
       const T* base = lhs + (batch_offset(g) + n) * tables.batch_stride + feature_offset(g);
       std::fill(k.begin(), k.end(), 0);
       T* dst = a;
       for (int64_t t = 0; t < tables.positions; ++t, dst += cg) {
-        int64_t offset = 0;
-        bool valid = true;
-        for (size_t i = 0; i < s; ++i) {
-          const int64_t x = at[i][k[i]];
-          valid = valid && x >= 0;
-          offset += x;
-        }
-        if (valid) {
+        int64_t offset;
+        if (TapOffset(at, k, s, &offset)) {
           std::memcpy(dst, base + offset, static_cast<size_t>(cg) * sizeof(T));
         } else {
           std::fill_n(dst, cg, T{});
         }
-        for (size_t i = s; i-- > 0;) {
-          if (++k[i] < p.window[i]) break;
-          k[i] = 0;
-        }
+        NextTap(k, p.window);
       }
     }
   }
@@ -472,26 +466,15 @@ struct GroupProduct {
     std::vector<const int64_t*> at(s);
     std::vector<int64_t> o(s), k(s);
     for (int64_t r = r0; r < r1;) {
-      int64_t rest = r % tables.out_positions;
-      const int64_t n = r / tables.out_positions;
-      for (size_t i = s; i-- > 0;) {
-        o[i] = rest % p.out_size[i];
-        rest /= p.out_size[i];
-        at[i] = tables.offsets[i].data() + o[i] * p.window[i];
-      }
+      const int64_t n = tables.Locate(p, r, at.data(), o.data());
       // The run: output positions o[last] .. o[last] + len - 1 of this row.
       const int64_t len = std::min(r1 - r, out_last - o[last]);
       T* column = a + (r - r0);
       const T* base = lhs + (batch_offset(g) + n) * tables.batch_stride + feature_offset(g);
       std::fill(k.begin(), k.end(), 0);
       for (int64_t t = 0; t < tables.positions; ++t) {
-        int64_t offset = 0;
-        bool valid = true;
-        for (size_t i = 0; i < last; ++i) {
-          const int64_t x = at[i][k[i]];
-          valid = valid && x >= 0;
-          offset += x;
-        }
+        int64_t offset;
+        const bool valid = TapOffset(at, k, last, &offset);
         // Output position x of the run reads lhs position x + shift.
         const int64_t tap = p.reversal[last] ? p.window[last] - 1 - k[last] : k[last];
         const int64_t shift = tap * p.rhs_dilation[last] - p.pad_low[last];
@@ -506,10 +489,7 @@ struct GroupProduct {
           }
           std::fill_n(dst + (hi - o[last]), o[last] + len - hi, T{});
         }
-        for (size_t i = s; i-- > 0;) {
-          if (++k[i] < p.window[i]) break;
-          k[i] = 0;
-        }
+        NextTap(k, p.window);
       }
       r += len;
     }
@@ -550,7 +530,7 @@ struct GroupProduct {
   // Integers exact (wrapping), i1 or over and.
   void ExactRows(const T* a, int64_t a_stride, int64_t rows, const T* b, T* c,
                  ThreadPool* pool) const {
-    using W = typename Accumulator<T>::type;
+    using W = typename detail::ExactAccumulator<T>::type;
     const int64_t og = p.group_out();
     const int64_t ldb = p.kernel_out;
     const int64_t per_row = std::max<int64_t>(1, depth * og);
@@ -640,30 +620,16 @@ Status GroupedRows(const ConvParams& p, const WindowTables& tables, const Tensor
                 std::vector<const int64_t*> at(s);
                 std::vector<int64_t> k(s);
                 for (int64_t r = begin; r < end; ++r) {
-                  int64_t rest = r % tables.out_positions;
-                  const int64_t n = r / tables.out_positions;
-                  for (size_t i = s; i-- > 0;) {
-                    const int64_t o = rest % p.out_size[i];
-                    rest /= p.out_size[i];
-                    at[i] = tables.offsets[i].data() + o * p.window[i];
-                  }
+                  const int64_t n = tables.Locate(p, r, at.data());
                   const T* base = lhs + n * tables.batch_stride;
                   T* acc = out + r * width;
                   std::fill_n(acc, width, T{});
                   std::fill(k.begin(), k.end(), 0);
                   for (int64_t t = 0; t < tables.positions; ++t) {
-                    int64_t offset = 0;
-                    bool valid = true;
-                    for (size_t i = 0; i < s; ++i) {
-                      const int64_t x = at[i][k[i]];
-                      valid = valid && x >= 0;
-                      offset += x;
-                    }
+                    int64_t offset;
+                    const bool valid = TapOffset(at, k, s, &offset);
                     fma_rows(valid ? base + offset : zeros.data(), rhs + t * cg * width, acc);
-                    for (size_t i = s; i-- > 0;) {
-                      if (++k[i] < p.window[i]) break;
-                      k[i] = 0;
-                    }
+                    NextTap(k, p.window);
                   }
                 }
               });
@@ -804,30 +770,14 @@ Status Convolution(KernelCall& call) {
   const Tensor& rhs = call.operands[1];
   ThreadPool* pool = call.ctx.pool();
   const ElementType result_type = call.op.result(0)->type().element_type();
-  for (ElementType t : {lhs.type(), rhs.type(), result_type}) {
-    if (!IsSupportedElementType(t)) return UnsupportedElementType(t, call.op.name());
-  }
-
-  // The type the products are computed in (as dot_general).
-  using stablehlo::IsFloat;
-  ElementType compute;
-  if (IsFloat(lhs.type()) || IsFloat(rhs.type()) || IsFloat(result_type)) {
-    bool wide = lhs.type() == ElementType::kF64 || rhs.type() == ElementType::kF64 ||
-                result_type == ElementType::kF64;
-    compute = wide ? ElementType::kF64 : ElementType::kF32;
-  } else if (result_type == ElementType::kI1) {
-    bool all_bool = lhs.type() == ElementType::kI1 && rhs.type() == ElementType::kI1;
-    compute = all_bool ? ElementType::kI1 : ElementType::kSI64;
-  } else {
-    compute = result_type;
-  }
+  BERTH_ASSIGN_OR_RETURN(const ElementType compute, ProductComputeType(call));
 
   std::vector<int64_t> out_dims = {p.out_batch};
   out_dims.insert(out_dims.end(), p.out_size.begin(), p.out_size.end());
   out_dims.push_back(p.kernel_out);
   BERTH_ASSIGN_OR_RETURN(Tensor out_c, Tensor::Allocate(compute, out_dims));
   if (out_c.num_elements() > 0) {
-    const Path path = ChoosePath(p, IsFloat(compute));
+    const Path path = ChoosePath(p, stablehlo::IsFloat(compute));
     std::vector<int64_t> lhs_perm = p.lhs_perm;
     if (path == Path::kColumns) {
       // [b, f, spatial...]
@@ -835,9 +785,9 @@ Status Convolution(KernelCall& call) {
       lhs_perm.insert(lhs_perm.begin() + 1, p.lhs_perm.back());
     }
     BERTH_ASSIGN_OR_RETURN(Tensor lhs_converted, ConvertTensor(lhs, compute, pool));
-    BERTH_ASSIGN_OR_RETURN(Tensor lhs_c, Canonical(lhs_converted, lhs_perm, pool));
+    BERTH_ASSIGN_OR_RETURN(Tensor lhs_c, PermuteDims(lhs_converted, lhs_perm, pool));
     BERTH_ASSIGN_OR_RETURN(Tensor rhs_converted, ConvertTensor(rhs, compute, pool));
-    BERTH_ASSIGN_OR_RETURN(Tensor rhs_c, Canonical(rhs_converted, p.rhs_perm, pool));
+    BERTH_ASSIGN_OR_RETURN(Tensor rhs_c, PermuteDims(rhs_converted, p.rhs_perm, pool));
     Status status = DispatchElementType(compute, call.op.name(), [&]<typename T>() -> Status {
       if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
         return InternalError("f16/bf16 products are computed in f32");

@@ -55,44 +55,6 @@ std::vector<int64_t> Concat(std::initializer_list<const std::vector<int64_t>*> p
   return out;
 }
 
-bool IsIdentity(const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
-template <typename U>
-void PermuteTyped(const U* in, U* out, const std::vector<int64_t>& sizes,
-                  const std::vector<int64_t>& strides, int64_t total, ThreadPool* pool) {
-  ParallelFor(pool, total, 1 << 15, [&](int64_t begin, int64_t end) {
-    Odometer at(sizes, strides);
-    at.Seek(begin);
-    for (int64_t i = begin; i < end; ++i, at.Next()) out[i] = in[at.offset()];
-  });
-}
-
-// `t` transposed so that result dim i is t's dim perm[i].
-Result<Tensor> Permute(const Tensor& t, const std::vector<int64_t>& perm, ThreadPool* pool) {
-  if (IsIdentity(perm)) return t;
-  std::vector<int64_t> in_strides = RowMajorStrides(t.dims());
-  std::vector<int64_t> sizes, strides;
-  for (int64_t p : perm) {
-    sizes.push_back(t.dims()[static_cast<size_t>(p)]);
-    strides.push_back(in_strides[static_cast<size_t>(p)]);
-  }
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.type(), sizes));
-  int64_t total = out.num_elements();
-  switch (stablehlo::StorageBytes(t.type())) {
-    case 1: PermuteTyped(t.data<uint8_t>(), out.data<uint8_t>(), sizes, strides, total, pool); break;
-    case 2: PermuteTyped(t.data<uint16_t>(), out.data<uint16_t>(), sizes, strides, total, pool); break;
-    case 4: PermuteTyped(t.data<uint32_t>(), out.data<uint32_t>(), sizes, strides, total, pool); break;
-    case 8: PermuteTyped(t.data<uint64_t>(), out.data<uint64_t>(), sizes, strides, total, pool); break;
-    default: return UnsupportedElementType(t.type(), "dot_general");
-  }
-  return out;
-}
-
 // An operand as a batch of matrices: `data` holds `batch` row-major
 // matrices of rows x cols, read transposed when `transposed` (then each
 // stored matrix is cols x rows).
@@ -110,12 +72,12 @@ Result<Operand> Canonical(const Tensor& t, const std::vector<int64_t>& batch,
   std::vector<int64_t> straight = Concat({&batch, &rows, &cols});
   std::vector<int64_t> swapped = Concat({&batch, &cols, &rows});
   const std::vector<int64_t>* perm = &straight;
-  if (!IsIdentity(straight) && allow_transposed && IsIdentity(swapped)) {
+  if (!IsIdentityPermutation(straight) && allow_transposed && IsIdentityPermutation(swapped)) {
     perm = &swapped;
     op.transposed = true;
   }
   BERTH_ASSIGN_OR_RETURN(Tensor converted, ConvertTensor(t, type, pool));
-  BERTH_ASSIGN_OR_RETURN(op.tensor, Permute(converted, *perm, pool));
+  BERTH_ASSIGN_OR_RETURN(op.tensor, PermuteDims(converted, *perm, pool));
   return op;
 }
 
@@ -161,22 +123,12 @@ Status FloatDot(const Operand& lhs, const Operand& rhs, Tensor& out, int64_t bat
   return OkStatus();
 }
 
-// What exact products accumulate in: unsigned (wrapping) integers, bool.
-template <typename T>
-struct Accumulator {
-  using type = detail::WrapType<T>;
-};
-template <>
-struct Accumulator<bool> {
-  using type = bool;
-};
-
 // Exact integer (wrapping) or i1 (or over and) products; operands canonical
 // and not transposed.
 template <typename T>
 void ExactDot(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n,
               ThreadPool* pool) {
-  using W = typename Accumulator<T>::type;
+  using W = typename detail::ExactAccumulator<T>::type;
   int64_t work_per_row = std::max<int64_t>(1, k * n);
   ParallelFor(pool, batch * m, std::max<int64_t>(1, (1 << 15) / work_per_row),
               [&](int64_t begin, int64_t end) {
@@ -207,9 +159,7 @@ Status Dot(KernelCall& call, const DotDims& dims) {
   const Tensor& rhs = call.operands[1];
   ThreadPool* pool = call.ctx.pool();
   const ElementType result_type = call.op.result(0)->type().element_type();
-  for (ElementType t : {lhs.type(), rhs.type(), result_type}) {
-    if (!IsSupportedElementType(t)) return UnsupportedElementType(t, call.op.name());
-  }
+  BERTH_ASSIGN_OR_RETURN(const ElementType compute, ProductComputeType(call));
   std::vector<int64_t> lhs_free = FreeDims(lhs.rank(), dims.lhs_batch, dims.lhs_contract);
   std::vector<int64_t> rhs_free = FreeDims(rhs.rank(), dims.rhs_batch, dims.rhs_contract);
   auto product = [](const Tensor& t, const std::vector<int64_t>& ds) {
@@ -236,20 +186,7 @@ Status Dot(KernelCall& call, const DotDims& dims) {
   for (int64_t d : lhs_free) out_dims.push_back(lhs.dims()[static_cast<size_t>(d)]);
   for (int64_t d : rhs_free) out_dims.push_back(rhs.dims()[static_cast<size_t>(d)]);
 
-  // The type the product is computed in.
-  using stablehlo::IsFloat;
-  ElementType compute;
-  if (IsFloat(lhs.type()) || IsFloat(rhs.type()) || IsFloat(result_type)) {
-    bool wide = lhs.type() == ElementType::kF64 || rhs.type() == ElementType::kF64 ||
-                result_type == ElementType::kF64;
-    compute = wide ? ElementType::kF64 : ElementType::kF32;
-  } else if (result_type == ElementType::kI1) {
-    bool all_bool = lhs.type() == ElementType::kI1 && rhs.type() == ElementType::kI1;
-    compute = all_bool ? ElementType::kI1 : ElementType::kSI64;
-  } else {
-    compute = result_type;
-  }
-  const bool is_float = IsFloat(compute);
+  const bool is_float = stablehlo::IsFloat(compute);
   BERTH_ASSIGN_OR_RETURN(Operand a, Canonical(lhs, dims.lhs_batch, lhs_free, dims.lhs_contract,
                                               compute, is_float, pool));
   BERTH_ASSIGN_OR_RETURN(Operand b, Canonical(rhs, dims.rhs_batch, dims.rhs_contract, rhs_free,
@@ -311,6 +248,25 @@ Status LegacyDot(KernelCall& call) {
 }
 
 }  // namespace
+
+Result<ElementType> ProductComputeType(const KernelCall& call) {
+  const ElementType lhs = call.operands[0].type();
+  const ElementType rhs = call.operands[1].type();
+  const ElementType result = call.op.result(0)->type().element_type();
+  for (ElementType t : {lhs, rhs, result}) {
+    if (!IsSupportedElementType(t)) return UnsupportedElementType(t, call.op.name());
+  }
+  using stablehlo::IsFloat;
+  if (IsFloat(lhs) || IsFloat(rhs) || IsFloat(result)) {
+    bool wide = lhs == ElementType::kF64 || rhs == ElementType::kF64 || result == ElementType::kF64;
+    return wide ? ElementType::kF64 : ElementType::kF32;
+  }
+  if (result == ElementType::kI1) {
+    bool all_bool = lhs == ElementType::kI1 && rhs == ElementType::kI1;
+    return all_bool ? ElementType::kI1 : ElementType::kSI64;
+  }
+  return result;
+}
 
 void RegisterDotKernels(KernelRegistry& registry) {
   registry.Register({{OpKind::kDotGeneral, DotGeneral}, {OpKind::kDot, LegacyDot}});

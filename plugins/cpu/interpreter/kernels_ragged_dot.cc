@@ -21,25 +21,10 @@
 #include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/parallel.hpp"
-#include "interpreter/strided_copy.hpp"
 #include "isa/isa.hpp"
 
 namespace berth::cpu {
 namespace {
-
-// `t` transposed so that dim i of the result is t's dim perm[i].
-Result<Tensor> Permute(const Tensor& t, const std::vector<int64_t>& perm, ThreadPool* pool) {
-  std::vector<int64_t> in_strides = RowMajorStrides(t.dims());
-  std::vector<int64_t> dims, src_strides;
-  for (int64_t p : perm) {
-    dims.push_back(t.dims()[static_cast<size_t>(p)]);
-    src_strides.push_back(in_strides[static_cast<size_t>(p)]);
-  }
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.type(), dims));
-  StridedCopy copy(ElementBytes(t.type()), dims, RowMajorStrides(dims), src_strides);
-  copy.RunParallel(pool, out.bytes(), t.bytes());
-  return out;
-}
 
 std::vector<int64_t> Without(const std::vector<int64_t>& v, int64_t x) {
   std::vector<int64_t> out;
@@ -244,8 +229,8 @@ Status RaggedDot(KernelCall& call) {
                                                          : ElementType::kSI64;
   BERTH_ASSIGN_OR_RETURN(Tensor a0, ConvertTensor(lhs, compute, call.ctx.pool()));
   BERTH_ASSIGN_OR_RETURN(Tensor b0, ConvertTensor(rhs, compute, call.ctx.pool()));
-  BERTH_ASSIGN_OR_RETURN(Tensor a, Permute(a0, lhs_perm, call.ctx.pool()));
-  BERTH_ASSIGN_OR_RETURN(Tensor bm, Permute(b0, rhs_perm, call.ctx.pool()));
+  BERTH_ASSIGN_OR_RETURN(Tensor a, PermuteDims(a0, lhs_perm, call.ctx.pool()));
+  BERTH_ASSIGN_OR_RETURN(Tensor bm, PermuteDims(b0, rhs_perm, call.ctx.pool()));
   BERTH_ASSIGN_OR_RETURN(Tensor c, Tensor::Allocate(compute, c_dims));
   std::memset(c.bytes(), 0, c.byte_size());
   if (compute == ElementType::kF32) {
@@ -284,7 +269,7 @@ Status RaggedDot(KernelCall& call) {
   Tensor shaped = c.Reshaped(expanded);
   std::vector<int64_t> back(c_axes.size());
   for (size_t i = 0; i < c_axes.size(); ++i) back[static_cast<size_t>(c_axes[i])] = static_cast<int64_t>(i);
-  BERTH_ASSIGN_OR_RETURN(Tensor ordered, Permute(shaped, back, call.ctx.pool()));
+  BERTH_ASSIGN_OR_RETURN(Tensor ordered, PermuteDims(shaped, back, call.ctx.pool()));
   BERTH_ASSIGN_OR_RETURN(Tensor result, ConvertTensor(ordered, out_type, call.ctx.pool()));
   BERTH_RETURN_IF_ERROR(CheckResultDims(call, 0, result.dims()));
   call.results.push_back(std::move(result));

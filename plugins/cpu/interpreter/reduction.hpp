@@ -15,8 +15,8 @@
 
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -37,6 +37,13 @@ void RegisterControlKernels(KernelRegistry& registry);
 void RegisterDotKernels(KernelRegistry& registry);
 void RegisterTriangularSolveKernels(KernelRegistry& registry);
 void RegisterConvolutionKernels(KernelRegistry& registry);
+
+// The type dot_general, dot and convolution (`call`, operands lhs and rhs)
+// compute their products in: f64 when an operand or the result is f64, else
+// f32 when any is a float; i1 when all three are i1, si64 for an i1 result
+// of integers; else the result's type. UNIMPLEMENTED when the plugin lacks
+// one of the three types.
+Result<ElementType> ProductComputeType(const KernelCall& call);
 void RegisterBatchNormKernels(KernelRegistry& registry);
 
 // The op a reducer body computes when it is `return op(arg0, arg1)` (either
@@ -53,6 +60,17 @@ namespace detail {
 // neither signed overflow nor promotion to int can happen.
 template <typename T>
 using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+// What exact products (dot, convolution) accumulate in: unsigned (wrapping)
+// integers, bool.
+template <typename T>
+struct ExactAccumulator {
+  using type = WrapType<T>;
+};
+template <>
+struct ExactAccumulator<bool> {
+  using type = bool;
+};
 
 template <typename T>
 inline bool IsNan(T x) {

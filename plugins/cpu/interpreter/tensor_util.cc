@@ -2,9 +2,11 @@
 
 #include <cstring>
 
+#include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/elementwise.hpp"
 #include "interpreter/parallel.hpp"
+#include "interpreter/strided_copy.hpp"
 #include "isa/isa.hpp"
 
 namespace berth::cpu {
@@ -43,6 +45,27 @@ Result<Tensor> ConvertTensor(const Tensor& t, ElementType to, ThreadPool* pool) 
     const void* args[1] = {t.bytes() + static_cast<size_t>(begin) * in_size};
     convert(node, args, out.bytes() + static_cast<size_t>(begin) * out_size, end - begin);
   });
+  return out;
+}
+
+bool IsIdentityPermutation(std::span<const int64_t> perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+Result<Tensor> PermuteDims(const Tensor& t, std::span<const int64_t> perm, ThreadPool* pool) {
+  if (IsIdentityPermutation(perm)) return t;
+  std::vector<int64_t> in_strides = RowMajorStrides(t.dims());
+  std::vector<int64_t> sizes, src_strides;
+  for (int64_t d : perm) {
+    sizes.push_back(t.dims()[static_cast<size_t>(d)]);
+    src_strides.push_back(in_strides[static_cast<size_t>(d)]);
+  }
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.type(), sizes));
+  StridedCopy copy(ElementBytes(t.type()), sizes, RowMajorStrides(sizes), src_strides);
+  copy.RunParallel(pool, out.bytes(), t.bytes());
   return out;
 }
 

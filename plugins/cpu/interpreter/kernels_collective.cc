@@ -247,6 +247,18 @@ Result<GroupOperands> ExchangeOperandsInGroup(KernelCall& call) {
   return group;
 }
 
+// Exchanges the operands in the group, then pushes one result per operand:
+// `combine(group, parts)` of that operand's parts from every member.
+template <typename F>
+Status CombineInGroup(KernelCall& call, F combine) {
+  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
+  for (const std::vector<Tensor>& parts : group.parts) {
+    BERTH_ASSIGN_OR_RETURN(Tensor result, combine(group, parts));
+    call.results.push_back(std::move(result));
+  }
+  return OkStatus();
+}
+
 // All-reduce of a group spanning processes whose body Gloo can run (add,
 // multiply, max, min, and, or, xor): devices of a process combine first,
 // then one Gloo all-reduce per operand runs between the processes.
@@ -284,38 +296,30 @@ Status AllReduce(KernelCall& call) {
       return AllReduceAcrossProcesses(call, members, reducer);
     }
   }
-  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
-  for (const std::vector<Tensor>& parts : group.parts) {
-    BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
-    call.results.push_back(std::move(reduced));
-  }
-  return OkStatus();
+  return CombineInGroup(call, [&](const GroupOperands&, const std::vector<Tensor>& parts) {
+    return Reduce(call, parts);
+  });
 }
 
 Status AllGather(KernelCall& call) {
   int64_t dim = call.op.GetInt("all_gather_dim").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
-  for (const std::vector<Tensor>& parts : group.parts) {
-    BERTH_ASSIGN_OR_RETURN(Tensor gathered, ConcatAlong(parts, dim));
-    call.results.push_back(std::move(gathered));
-  }
-  return OkStatus();
+  return CombineInGroup(call, [&](const GroupOperands&, const std::vector<Tensor>& parts) {
+    return ConcatAlong(parts, dim);
+  });
 }
 
 Status ReduceScatter(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
   int64_t dim = call.op.GetInt("scatter_dimension").value_or(0);
-  BERTH_ASSIGN_OR_RETURN(GroupOperands group, ExchangeOperandsInGroup(call));
-  const int64_t count = static_cast<int64_t>(group.members.size());
-  const int64_t self =
-      static_cast<int64_t>(IndexIn(group.members, Logical(d, d.replica_id, d.partition_id)));
-  for (const std::vector<Tensor>& parts : group.parts) {
+  auto mine = [&](const GroupOperands& group, const std::vector<Tensor>& parts) -> Result<Tensor> {
+    const int64_t count = static_cast<int64_t>(group.members.size());
+    const int64_t self =
+        static_cast<int64_t>(IndexIn(group.members, Logical(d, d.replica_id, d.partition_id)));
     BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
     int64_t extent = reduced.dims()[static_cast<size_t>(dim)] / count;
-    BERTH_ASSIGN_OR_RETURN(Tensor mine, SliceAlong(reduced, dim, self * extent, extent));
-    call.results.push_back(std::move(mine));
-  }
-  return OkStatus();
+    return SliceAlong(reduced, dim, self * extent, extent);
+  };
+  return CombineInGroup(call, mine);
 }
 
 Status AllToAll(KernelCall& call) {

@@ -51,25 +51,29 @@ struct NotBlock {
 template <typename T>
 constexpr unsigned kBits = sizeof(T) * 8;
 
+// A shift that moves zeros in: `shift(bits, amount)` on a's bits (unsigned)
+// for amounts below the bit width, 0 for any larger amount.
+template <typename T, typename F>
+void MapZeroFillShift(const void* const* args, void* out, int64_t n, F shift) {
+  using U = std::make_unsigned_t<T>;
+  MapBinary<T, T>(args, out, n, [shift](T a, T b) {
+    U amount = static_cast<U>(b);
+    return amount >= kBits<T> ? T(0) : static_cast<T>(shift(static_cast<U>(a), amount));
+  });
+}
+
 template <typename T>
 struct ShiftLeftBlock {
   static void Run(BERTH_BLOCK_ARGS) {
-    using U = std::make_unsigned_t<T>;
-    MapBinary<T, T>(args, out, n, [](T a, T b) {
-      U amount = static_cast<U>(b);
-      return amount >= kBits<T> ? T(0) : static_cast<T>(UWide<T>(static_cast<U>(a)) << amount);
-    });
+    MapZeroFillShift<T>(args, out, n,
+                        [](auto bits, auto amount) { return UWide<T>(bits) << amount; });
   }
 };
 
 template <typename T>
 struct ShiftRightLogicalBlock {
   static void Run(BERTH_BLOCK_ARGS) {
-    using U = std::make_unsigned_t<T>;
-    MapBinary<T, T>(args, out, n, [](T a, T b) {
-      U amount = static_cast<U>(b);
-      return amount >= kBits<T> ? T(0) : static_cast<T>(static_cast<U>(a) >> amount);
-    });
+    MapZeroFillShift<T>(args, out, n, [](auto bits, auto amount) { return bits >> amount; });
   }
 };
 

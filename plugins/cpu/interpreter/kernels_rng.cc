@@ -169,29 +169,24 @@ uint64_t ThreeFry64(uint64_t key, uint64_t counter, int64_t n, uint64_t* out, Th
   return static_cast<uint64_t>(n);
 }
 
-// PHILOX bits of `n` elements 32 bits wide or narrower; returns the
-// 128-bit blocks used.
+// PHILOX bits of `n` elements of type U: four elements per 128-bit block
+// when U is 32 bits wide or narrower (one word each), else two (64 bits
+// each, low word first); returns the blocks used.
 template <typename U>
-uint64_t PhiloxNarrow(uint64_t key, Counter128 counter, int64_t n, U* out, ThreadPool* pool) {
-  const int64_t blocks = (n + 3) / 4;
-  ParallelFor(pool, blocks, kMinTaskElements / 4, [&](int64_t begin, int64_t end) {
+uint64_t Philox(uint64_t key, Counter128 counter, int64_t n, U* out, ThreadPool* pool) {
+  constexpr int64_t kPerBlock = sizeof(U) == 8 ? 2 : 4;
+  const int64_t blocks = (n + kPerBlock - 1) / kPerBlock;
+  ParallelFor(pool, blocks, kMinTaskElements / kPerBlock, [&](int64_t begin, int64_t end) {
     for (int64_t v = begin; v < end; ++v) {
       Counter128 c = counter.Plus(static_cast<uint64_t>(v));
       Words4 bits = Philox4x32(key, c.low, c.high);
-      for (int64_t w = 0; w < 4 && 4 * v + w < n; ++w) out[4 * v + w] = static_cast<U>(bits[w]);
-    }
-  });
-  return static_cast<uint64_t>(blocks);
-}
-
-uint64_t Philox64(uint64_t key, Counter128 counter, int64_t n, uint64_t* out, ThreadPool* pool) {
-  const int64_t blocks = (n + 1) / 2;
-  ParallelFor(pool, blocks, kMinTaskElements / 2, [&](int64_t begin, int64_t end) {
-    for (int64_t v = begin; v < end; ++v) {
-      Counter128 c = counter.Plus(static_cast<uint64_t>(v));
-      Words4 bits = Philox4x32(key, c.low, c.high);
-      out[2 * v] = uint64_t{bits[0]} | uint64_t{bits[1]} << 32;
-      if (2 * v + 1 < n) out[2 * v + 1] = uint64_t{bits[2]} | uint64_t{bits[3]} << 32;
+      for (int64_t w = 0; w < kPerBlock && kPerBlock * v + w < n; ++w) {
+        if constexpr (kPerBlock == 2) {
+          out[2 * v + w] = uint64_t{bits[2 * w]} | uint64_t{bits[2 * w + 1]} << 32;
+        } else {
+          out[4 * v + w] = static_cast<U>(bits[w]);
+        }
+      }
     }
   });
   return static_cast<uint64_t>(blocks);
@@ -226,10 +221,10 @@ Status GenerateBits(RngAlgorithm algorithm, std::vector<uint64_t>& state, int bi
   Counter128 counter = state.size() == 3 ? Counter128{state[1], state[2]} : Counter128{state[1], state[0]};
   uint64_t used;
   switch (bits) {
-    case 8: used = PhiloxNarrow(key, counter, n, reinterpret_cast<uint8_t*>(out), pool); break;
-    case 16: used = PhiloxNarrow(key, counter, n, reinterpret_cast<uint16_t*>(out), pool); break;
-    case 32: used = PhiloxNarrow(key, counter, n, reinterpret_cast<uint32_t*>(out), pool); break;
-    default: used = Philox64(key, counter, n, reinterpret_cast<uint64_t*>(out), pool); break;
+    case 8: used = Philox(key, counter, n, reinterpret_cast<uint8_t*>(out), pool); break;
+    case 16: used = Philox(key, counter, n, reinterpret_cast<uint16_t*>(out), pool); break;
+    case 32: used = Philox(key, counter, n, reinterpret_cast<uint32_t*>(out), pool); break;
+    default: used = Philox(key, counter, n, reinterpret_cast<uint64_t*>(out), pool); break;
   }
   Counter128 next = counter.Plus(used);
   state[1] = next.low;

@@ -82,29 +82,18 @@ std::vector<Combine> AnalyzeBody(const Operation& op, size_t n) {
 template <typename T>
 using Compute = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
 
-template <typename T>
-T MaxOf(T a, T b) {
+// maximum (kMax) or minimum of a and b as the elementwise ops: floats
+// propagate NaN and order -0 below +0.
+template <bool kMax, typename T>
+T Extremum(T a, T b) {
   if constexpr (kIsFloat<T>) {
     Compute<T> x = static_cast<Compute<T>>(a), y = static_cast<Compute<T>>(b);
     if (std::isnan(x)) return a;
     if (std::isnan(y)) return b;
-    if (x == y) return std::signbit(x) ? b : a;  // maximum(-0, +0) = +0
-    return x > y ? a : b;
+    if (x == y) return std::signbit(x) == kMax ? b : a;  // maximum(-0, +0) = +0
+    return (kMax ? x > y : x < y) ? a : b;
   } else {
-    return a > b ? a : b;
-  }
-}
-
-template <typename T>
-T MinOf(T a, T b) {
-  if constexpr (kIsFloat<T>) {
-    Compute<T> x = static_cast<Compute<T>>(a), y = static_cast<Compute<T>>(b);
-    if (std::isnan(x)) return a;
-    if (std::isnan(y)) return b;
-    if (x == y) return std::signbit(x) ? a : b;  // minimum(-0, +0) = -0
-    return x < y ? a : b;
-  } else {
-    return a < b ? a : b;
+    return (kMax ? a > b : a < b) ? a : b;
   }
 }
 
@@ -127,9 +116,9 @@ T Apply(T old, T update) {
                                                : static_cast<U>(static_cast<U>(old) * static_cast<U>(update)));
     }
   } else if constexpr (K == Combine::kMax) {
-    return MaxOf(old, update);
+    return Extremum<true>(old, update);
   } else if constexpr (K == Combine::kMin) {
-    return MinOf(old, update);
+    return Extremum<false>(old, update);
   } else if constexpr (K == Combine::kAnd) {
     return static_cast<T>(old & update);
   } else {

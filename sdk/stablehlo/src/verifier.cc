@@ -87,6 +87,13 @@ Status ExpectTensorOperand(const Operation& op, size_t i) {
                          (i < op.num_operands() ? Str(OperandType(op, i)) : "missing"));
 }
 
+Status ExpectTensorOperands(const Operation& op, size_t n) {
+  BERTH_RETURN_IF_ERROR(ExpectOperands(op, n));
+  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
+  for (size_t i = 0; i < n; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  return OkStatus();
+}
+
 Status ExpectTensorResult(const Operation& op, size_t i) {
   if (i < op.num_results() && ResultType(op, i).IsTensor()) return OkStatus();
   return OpError(op, "result #" + std::to_string(i) + " must be a tensor, is " +

@@ -47,6 +47,8 @@ Status ExpectMinOperands(const Operation& op, size_t n);
 Status ExpectResults(const Operation& op, size_t n);
 // Operand / result `i` is a tensor.
 Status ExpectTensorOperand(const Operation& op, size_t i);
+// Exactly `n` operands, every one a tensor, and one result.
+Status ExpectTensorOperands(const Operation& op, size_t n);
 Status ExpectTensorResult(const Operation& op, size_t i);
 // The result shape must be compatible with `expected` (kDynamic = any).
 Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t> expected);

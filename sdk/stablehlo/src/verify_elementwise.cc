@@ -79,9 +79,7 @@ Status Unary(const Operation& op, unsigned categories, ResultRule rule = ResultR
 
 // Operands and result share one shape; operands share one element type.
 Status Binary(const Operation& op, unsigned categories, ResultRule rule = ResultRule::kSame) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 2; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 2));
   BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
   Type lhs = OperandType(op, 0);
   Type rhs = OperandType(op, 1);
@@ -137,9 +135,7 @@ Status Compare(const Operation& op) {
 }
 
 Status Select(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 3));
   Type pred = OperandType(op, 0);
   Type on_true = OperandType(op, 1);
   Type on_false = OperandType(op, 2);
@@ -160,9 +156,7 @@ Status Select(const Operation& op) {
 }
 
 Status Clamp(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 3));
   Type operand = OperandType(op, 1);
   for (size_t i : {size_t{0}, size_t{2}}) {
     Type bound = OperandType(op, i);

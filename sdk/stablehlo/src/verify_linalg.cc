@@ -26,10 +26,7 @@ Status PrecisionConfig(const Operation& op) {
 }
 
 Status Dot(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 1));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 2));
   Type lhs = OperandType(op, 0);
   Type rhs = OperandType(op, 1);
   if (lhs.rank() < 1 || lhs.rank() > 2 || rhs.rank() < 1 || rhs.rank() > 2) {
@@ -46,10 +43,7 @@ Status Dot(const Operation& op) {
 }
 
 Status DotGeneral(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 1));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 2));
   const DotDimensionNumbers* dims = op.dot_dimension_numbers();
   if (!dims) return OpError(op, "requires a dot_dimension_numbers attribute");
   Type lhs = OperandType(op, 0);
@@ -108,9 +102,7 @@ Status DotGeneral(const Operation& op) {
 // leading group dimension) or a batching dimension (mode 3). group_sizes is
 // [g], or [batch..., g] in modes 1 and 2.
 Status RaggedDot(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 3));
   BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
   const RaggedDotDimensionNumbers* numbers = op.ragged_dot_dimension_numbers();
   if (!numbers) return OpError(op, "requires a #chlo.ragged_dot<...> ragged_dot_dimension_numbers attribute");
@@ -346,10 +338,7 @@ Status Cholesky(const Operation& op) {
 }
 
 Status TriangularSolve(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 1));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 2));
   Type a = OperandType(op, 0);
   Type b = OperandType(op, 1);
   if (a.rank() < 2 || !DimsCompatible(a.dim(a.rank() - 1), a.dim(a.rank() - 2))) {
@@ -416,9 +405,7 @@ Status BatchNorm(const Operation& op) {
 }
 
 Status Rng(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 3));
   BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
   Type a = OperandType(op, 0);
   Type b = OperandType(op, 1);

@@ -174,9 +174,7 @@ Status ReduceWindow(const Operation& op) {
 }
 
 Status SelectAndScatter(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 3));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < 3; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, 3));
   Type operand = OperandType(op, 0);
   Type source = OperandType(op, 1);
   if (source.element_type() != operand.element_type()) {

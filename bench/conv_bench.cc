@@ -8,7 +8,6 @@
 // as the spec computes them) as a rate; the label names the ISA level.
 #include <benchmark/benchmark.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -42,55 +41,15 @@ func.func @main(%a: tensor<1024x882xf32>, %b: tensor<882x1024xf32>) -> tensor<10
 }
 )";
 
-std::vector<float> RandomValues(size_t n, int seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(random);
-  return v;
-}
-
 std::string IsaLevel() {
   berth::Result<const berth::cpu::isa::Kernels*> selected = berth::cpu::isa::Selected();
   return selected.ok() ? (*selected)->name : "";
 }
 
-// Compiles `program` and runs it on two random f32 operands per iteration.
+// `program` on two random f32 operands, per iteration.
 void RunProgram(benchmark::State& state, const char* program, std::vector<int64_t> a_dims,
                 std::vector<int64_t> b_dims) {
-  berth::bench::CpuClientFixture cpu("conv");
-  if (!cpu.error().empty()) {
-    state.SkipWithError(cpu.error().c_str());
-    return;
-  }
-  berth::Result<berth::Executable> executable = cpu.client().Compile(program);
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
-  const berth::Device& device = executable->addressable_devices().front();
-  auto count = [](const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return static_cast<size_t>(n);
-  };
-  std::vector<float> a = RandomValues(count(a_dims), 1), b = RandomValues(count(b_dims), 2);
-  berth::Result<berth::Buffer> ab =
-      cpu.client().BufferFromHost(a.data(), berth::ElementType::kF32, a_dims, device);
-  berth::Result<berth::Buffer> bb =
-      cpu.client().BufferFromHost(b.data(), berth::ElementType::kF32, b_dims, device);
-  if (!ab.ok() || !bb.ok()) {
-    state.SkipWithError("buffer upload failed");
-    return;
-  }
-  for (auto _ : state) {
-    berth::Result<berth::ExecuteResult> result = executable->Execute({{&*ab, &*bb}});
-    berth::Status done = result.ok() ? result->completion[0].Await() : result.status();
-    if (!done.ok()) {
-      state.SkipWithError(done.ToString().c_str());
-      break;
-    }
-  }
+  berth::bench::RunOnRandomOperands(state, "conv", program, a_dims, b_dims);
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(IsaLevel());
 }

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,11 +53,7 @@ EigenGemm EigenForSelectedIsa(std::string* level) {
 }
 
 std::vector<float> RandomMatrix(int seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> m(static_cast<size_t>(kSize * kSize));
-  for (float& x : m) x = dist(random);
-  return m;
+  return berth::bench::RandomFloats(static_cast<size_t>(kSize * kSize), seed);
 }
 
 void BM_MatmulEigen(benchmark::State& state) {
@@ -88,33 +83,7 @@ func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<
 )";
 
 void BM_MatmulBerth(benchmark::State& state) {
-  berth::bench::CpuClientFixture cpu("matmul");
-  if (!cpu.error().empty()) {
-    state.SkipWithError(cpu.error().c_str());
-    return;
-  }
-  berth::Result<berth::Executable> executable = cpu.client().Compile(kMatmul);
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
-  const berth::Device& device = executable->addressable_devices().front();
-  std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2);
-  std::vector<int64_t> dims = {kSize, kSize};
-  berth::Result<berth::Buffer> ab = cpu.client().BufferFromHost(a.data(), berth::ElementType::kF32, dims, device);
-  berth::Result<berth::Buffer> bb = cpu.client().BufferFromHost(b.data(), berth::ElementType::kF32, dims, device);
-  if (!ab.ok() || !bb.ok()) {
-    state.SkipWithError("buffer upload failed");
-    return;
-  }
-  for (auto _ : state) {
-    berth::Result<berth::ExecuteResult> result = executable->Execute({{&*ab, &*bb}});
-    berth::Status done = result.ok() ? result->completion[0].Await() : result.status();
-    if (!done.ok()) {
-      state.SkipWithError(done.ToString().c_str());
-      break;
-    }
-  }
+  berth::bench::RunOnRandomOperands(state, "matmul", kMatmul, {kSize, kSize}, {kSize, kSize});
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = Threads();
   std::string level;

@@ -14,14 +14,8 @@
 #include "kernel_test_util.hpp"
 #include "reduction_reference.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::HasSubstr;
-using testing::BF16;
-using testing::Elem;
-using testing::F16;
-using testing::Literal;
 
 std::string TensorType(const std::vector<int64_t>& dims, const std::string& element) {
   return "tensor<" + testing::DimsText(dims) + element + ">";
@@ -329,4 +323,4 @@ TEST(CpuBatchNormTest, RejectsMalformedOperandsNamingTheOp) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

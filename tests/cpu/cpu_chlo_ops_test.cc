@@ -14,9 +14,6 @@
 namespace berth::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 class ChloOpsTest : public ElementwiseTest {
  public:
   // Values(), for the helpers below.

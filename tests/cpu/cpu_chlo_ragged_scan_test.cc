@@ -10,8 +10,6 @@
 namespace berth::testing {
 namespace {
 
-using ::testing::ElementsAre;
-
 struct RaggedCase {
   std::vector<int64_t> lhs, rhs, sizes_dims;
   std::vector<int64_t> lb, rb, lc, rc, lr, rg;

@@ -14,11 +14,8 @@
 #include "elementwise_test_util.hpp"
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::HasSubstr;
-using testing::Literal;
 
 std::string CholeskyProgram(const std::vector<int64_t>& dims, const std::string& type, bool lower) {
   std::string t = testing::TensorType(dims, type);
@@ -229,4 +226,4 @@ func.func @main(%a: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

@@ -6,11 +6,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using testing::Literal;
 
 // Counts %n down to 0, adding 2 per iteration. The condition is a case on
 // the counter (branch 0: stop; any other index runs the last branch: go on),
@@ -236,4 +233,4 @@ func.func @main(%i: tensor<i32>) -> tensor<2xi64> {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

@@ -10,9 +10,6 @@
 namespace berth::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 class ConvertTest : public ElementwiseTest {
  protected:
   template <typename T>

@@ -21,14 +21,8 @@
 #include "kernel_test_util.hpp"
 #include "reduction_reference.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::HasSubstr;
-using testing::BF16;
-using testing::Elem;
-using testing::F16;
-using testing::Literal;
 
 // One convolution: sizes, window attributes and layouts. A layout lists,
 // in canonical order, which dim of the tensor holds each role:
@@ -591,23 +585,22 @@ TEST(CpuConvolutionTest, LargeProblemsSplitOverThreadsKeepTheChain) {
 
 TEST(CpuConvolutionTest, EmptyTensors) {
   std::mt19937_64 random(11);
-  ConvCase no_batch = ConvCase::Plain({5, 5}, {3, 3}, 0, 3, 4);
-  CheckCase<float>(no_batch, random, "batch 0");
-  ConvCase no_windows = ConvCase::Plain({2, 5}, {3, 3}, 2, 3, 4);
-  CheckCase<float>(no_windows, random, "window larger than input");
-  ConvCase no_outputs = ConvCase::Plain({5, 5}, {3, 3}, 2, 3, 0);
-  CheckCase<float>(no_outputs, random, "no output features");
-  // An empty sum is 0: no input features, or a window of size 0.
-  ConvCase no_features = ConvCase::Plain({5, 5}, {3, 3}, 2, 0, 4);
-  CheckCase<float>(no_features, random, "no input features");
-  CheckCase<int32_t>(no_features, random, "no input features i32");
-  ConvCase empty_window = ConvCase::Plain({5, 5}, {0, 3}, 2, 3, 4);
-  CheckCase<float>(empty_window, random, "window of size 0");
-  ConvCase nothing = ConvCase::Plain({0, 5}, {0, 3}, 2, 3, 4);
-  CheckCase<float>(nothing, random, "empty input and empty window: no windows");
   ConvCase empty_input = ConvCase::Plain({0, 5}, {1, 3}, 2, 3, 4);
   empty_input.padding = {{2, 0}, {0, 0}};
-  CheckCase<float>(empty_input, random, "padding around an empty input");
+  // An empty sum is 0: no input features (f32 and i32), or a window of size 0.
+  const std::pair<ConvCase, std::string> cases[] = {
+      {ConvCase::Plain({5, 5}, {3, 3}, 0, 3, 4), "batch 0"},
+      {ConvCase::Plain({2, 5}, {3, 3}, 2, 3, 4), "window larger than input"},
+      {ConvCase::Plain({5, 5}, {3, 3}, 2, 3, 0), "no output features"},
+      {ConvCase::Plain({5, 5}, {3, 3}, 2, 0, 4), "no input features"},
+      {ConvCase::Plain({5, 5}, {0, 3}, 2, 3, 4), "window of size 0"},
+      {ConvCase::Plain({0, 5}, {0, 3}, 2, 3, 4), "empty input and empty window: no windows"},
+      {empty_input, "padding around an empty input"},
+  };
+  for (const auto& [c, label] : cases) {
+    CheckCase<float>(c, random, label);
+    if (label == "no input features") CheckCase<int32_t>(c, random, label + " i32");
+  }
 }
 
 TEST(CpuConvolutionTest, EveryElementType) {
@@ -817,4 +810,4 @@ TEST(CpuConvolutionTest, RejectsMalformedAttributesNamingTheOp) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

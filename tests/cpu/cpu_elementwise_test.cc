@@ -9,9 +9,6 @@
 namespace berth::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 class ArithmeticTest : public ElementwiseTest {};
 INSTANTIATE_TEST_SUITE_P(Plan, ArithmeticTest, ::testing::Bool(), FusionName);
 

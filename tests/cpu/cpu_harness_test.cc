@@ -60,13 +60,36 @@ func.func @main() {
 }
 
 TEST(CpuHarnessTest, SerializedEqFailsOnAnotherValueOrAMissingProbe) {
-  Status differs = CpuRunner::Get().Run(R"(
+  // Each case probes %a = [1, 2] as "a", then checks `check` against it.
+  struct Case {
+    const char* check;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"(%b = stablehlo.constant dense<[1, 3]> : tensor<2xi32>
+  check.expect_serialized_eq %b, probe_id = "a" : tensor<2xi32>)",
+       "check failed: check.expect_serialized_eq 'a': element [1] is 3, expected 2"},
+      {R"(check.expect_serialized_eq %a, probe_id = "a", iter = 1 : tensor<2xi32>)",
+       "no value was probed as 'a' at iteration 1"},
+      {R"(%b = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  check.expect_serialized_eq %b, probe_id = "a" : tensor<2xi64>)",
+       "'a' was tensor<2xi32>, the value is tensor<2xi64>"},
+  };
+  for (const Case& c : cases) {
+    Status status = CpuRunner::Get()
+                        .Run(std::string(R"(
 func.func @main() {
   %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
-  %b = stablehlo.constant dense<[1, 3]> : tensor<2xi32>
   %p = interpreter.probe %a, probe_id = "a" : tensor<2xi32>
-  check.expect_serialized_eq %b, probe_id = "a" : tensor<2xi32>
+  )") + c.check + R"(
   func.return
+}
+)",
+                             {})
+                        .status();
+    EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition) << status.ToString();
+    EXPECT_THAT(status.message(), HasSubstr(c.message));
+  }
 }
 )", {}).status();
   EXPECT_EQ(differs.code(), StatusCode::kFailedPrecondition) << differs.ToString();

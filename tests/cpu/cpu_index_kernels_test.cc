@@ -11,15 +11,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using testing::Iota;
-using testing::Literal;
-using testing::RunExpectingError;
-using testing::RunProgram;
 
 // ------------------------------------------------------------------- slices
 
@@ -507,4 +500,4 @@ TEST(ScatterKernelTest, MaximumPropagatesNaN) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

@@ -9,12 +9,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using testing::Literal;
 
 std::string Shape(const std::vector<int64_t>& dims, const std::string& type) {
   std::string s = "tensor<";
@@ -453,4 +449,4 @@ func.func @main(%a: tensor<2x2xi32>, %b: tensor<2x1xi32>) -> tensor<2x1xi32> {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

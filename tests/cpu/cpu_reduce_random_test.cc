@@ -13,11 +13,8 @@
 #include "kernel_test_util.hpp"
 #include "reduction_reference.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using testing::Literal;
-using testing::Reducer;
 
 // At most this many elements per random input.
 constexpr int64_t kMaxElements = 1 << 15;
@@ -426,4 +423,4 @@ TEST(CpuRandomReductionTest, ScatterCombinesMatchAScalarFoldForEveryTypeAndBody)
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

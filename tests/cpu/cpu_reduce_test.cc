@@ -8,11 +8,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using testing::Literal;
 
 TEST(CpuReduceTest, SumsRowsAndColumns) {
   const char* program = R"(
@@ -506,4 +503,4 @@ func.func @main(%x: tensor<i32>) -> (tensor<i32>, tensor<0x3xi32>) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

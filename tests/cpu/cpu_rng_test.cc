@@ -15,9 +15,6 @@
 namespace berth::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 // ---------------------------------------------------------------- generators
 
 uint32_t Rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }

@@ -10,16 +10,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using testing::Iota;
-using testing::Literal;
-using testing::RunExpectingError;
-using testing::RunProgram;
 
 // ------------------------------------------------------------------ reshape
 
@@ -394,4 +386,4 @@ TEST(PadKernelTest, DynamicPadRejectsNegativeInteriorPadding) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

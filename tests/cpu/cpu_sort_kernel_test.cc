@@ -11,12 +11,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using testing::Iota;
-using testing::Literal;
 
 // A sort of `types` (one per operand, same shape `shape`) along `dimension`
 // whose comparator body is `body` over arguments %a0, %b0, %a1, %b1 ...
@@ -189,4 +185,4 @@ TEST(SortKernelTest, EmptyAndSingleElementDimensionsAreUnchanged) {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

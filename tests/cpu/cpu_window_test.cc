@@ -6,11 +6,8 @@
 
 #include "kernel_test_util.hpp"
 
-namespace berth {
+namespace berth::testing {
 namespace {
-
-using ::testing::ElementsAre;
-using testing::Literal;
 
 TEST(CpuReduceWindowTest, SpecExampleWithDilationsAndPadding) {
   const char* program = R"(
@@ -402,4 +399,4 @@ func.func @main(%operand: tensor<2xi1>, %source: tensor<2xi1>) -> tensor<2xi1> {
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::testing

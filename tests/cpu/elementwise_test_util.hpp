@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_test_util.hpp"
 #include "program_runner.hpp"
 
 namespace berth::testing {

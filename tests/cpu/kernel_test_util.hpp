@@ -3,6 +3,7 @@
 #ifndef BERTH_TESTS_CPU_KERNEL_TEST_UTIL_HPP_
 #define BERTH_TESTS_CPU_KERNEL_TEST_UTIL_HPP_
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +13,12 @@
 #include "program_runner.hpp"
 
 namespace berth::testing {
+
+// The gmock matchers the cpu kernel tests (in namespace berth::testing)
+// name unqualified.
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 
 // Runs `program` on `args` into `std::vector<Literal> outputs`, asserting
 // success.

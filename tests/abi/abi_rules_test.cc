@@ -73,9 +73,18 @@ class AbiRulesTest : public ::testing::Test {
     return {code.code, text};
   }
 
-  BERTH_Client* MakeClient() {
+  // Client_Create's args, with the options `options` when given.
+  static BERTH_Client_Create_Args CreateArgs(const BERTH_NamedValue* options = nullptr,
+                                             size_t num_options = 0) {
     BERTH_Client_Create_Args args{};
     args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
+    args.options = options;
+    args.num_options = num_options;
+    return args;
+  }
+
+  BERTH_Client* MakeClient() {
+    BERTH_Client_Create_Args args = CreateArgs();
     EXPECT_EQ(api_->BERTH_Client_Create(&args), nullptr);
     client_ = args.client;
     return client_;
@@ -109,10 +118,7 @@ TEST_F(AbiRulesTest, ClientOptionsAreTypedAndValidated) {
   option.type = BERTH_NamedValue_Type_Float64;
   option.float64_value = 2.0;
   option.value_size = 1;
-  BERTH_Client_Create_Args args{};
-  args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
-  args.options = &option;
-  args.num_options = 1;
+  BERTH_Client_Create_Args args = CreateArgs(&option, 1);
   auto [code, message] = Take(api_->BERTH_Client_Create(&args));
   EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
   EXPECT_THAT(message, HasSubstr("'device_count' must be of type int64, not float64"));
@@ -131,10 +137,7 @@ TEST_F(AbiRulesTest, ClientOptionsAreTypedAndValidated) {
 TEST_F(AbiRulesTest, SmallerNamedValueInsideOptionsIsRejected) {
   BERTH_NamedValue option{};
   option.struct_size = 8;
-  BERTH_Client_Create_Args args{};
-  args.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
-  args.options = &option;
-  args.num_options = 1;
+  BERTH_Client_Create_Args args = CreateArgs(&option, 1);
   auto [code, message] = Take(api_->BERTH_Client_Create(&args));
   EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
   EXPECT_THAT(message, HasSubstr("BERTH_NamedValue struct_size 8 is smaller"));

@@ -213,6 +213,13 @@ class JobTest : public ::testing::Test {
     return nodes;
   }
 
+  // Waits until `node` exits, at most 8 s (the heartbeat timeout, 3 s, +
+  // 5 s) after `killed`; its exit code, or none when it still runs.
+  static std::optional<int> WaitAfterKill(Process& node, Clock::time_point killed) {
+    auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
+    return node.Wait(std::max<std::chrono::milliseconds>(left, 0ms));
+  }
+
   // `berth launch -n NODES [LAUNCH_ARGS] -- berth run PROGRAM --json`, which
   // must succeed within 90 s: each node's JSON report.
   std::map<int, nlohmann::json> Launch(int nodes, const std::string& program_text,
@@ -334,20 +341,15 @@ TEST_F(JobTest, FailedLaunchSaysJobFailedOnceNamingTheNode) {
 TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
   std::vector<std::unique_ptr<Process>> nodes = StartStalledJob();
   ASSERT_EQ(nodes.size(), 3u);
-  Process* node0 = nodes[0].get();
-  Process* node1 = nodes[1].get();
-  Process* node2 = nodes[2].get();
   // Node 2 passes the first all-reduce, then loops; nodes 0 and 1 wait for
   // it in the second. Kill it there (were it earlier, they would wait in
   // the first all-reduce or the rendezvous, which must fail alike).
   std::this_thread::sleep_for(4s);
-  ASSERT_FALSE(node0->Wait(0ms).has_value()) << node0->err();
-  node2->Kill(SIGKILL);
+  ASSERT_FALSE(nodes[0]->Wait(0ms).has_value()) << nodes[0]->err();
+  nodes[2]->Kill(SIGKILL);
   const auto killed = Clock::now();
-  for (Process* node : {node0, node1}) {
-    // Heartbeat timeout (3 s) + 5 s.
-    auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
-    std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
+  for (Process* node : {nodes[0].get(), nodes[1].get()}) {
+    std::optional<int> code = WaitAfterKill(*node, killed);
     ASSERT_TRUE(code.has_value()) << "a node still runs 8 s after node 2 was killed";
     EXPECT_NE(*code, 0);
     // The service's verdict, not just the broken connection.
@@ -359,15 +361,11 @@ TEST_F(JobTest, KilledNodeFailsTheOthersNamingIt) {
 TEST_F(JobTest, KilledCoordinatorFailsEveryNode) {
   std::vector<std::unique_ptr<Process>> nodes = StartStalledJob();
   ASSERT_EQ(nodes.size(), 3u);
-  Process* node0 = nodes[0].get();
-  Process* node1 = nodes[1].get();
-  Process* node2 = nodes[2].get();
   std::this_thread::sleep_for(4s);
   coordinator_->Kill(SIGKILL);
   const auto killed = Clock::now();
-  for (Process* node : {node0, node1, node2}) {
-    auto left = 8s - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed);
-    std::optional<int> code = node->Wait(std::max<std::chrono::milliseconds>(left, 0ms));
+  for (const std::unique_ptr<Process>& node : nodes) {
+    std::optional<int> code = WaitAfterKill(*node, killed);
     ASSERT_TRUE(code.has_value()) << "a node still runs 8 s after the coordinator was killed";
     EXPECT_NE(*code, 0);
     EXPECT_THAT(node->err(), HasSubstr("coordination service"));

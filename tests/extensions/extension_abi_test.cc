@@ -53,6 +53,18 @@ class ExtensionAbiTest : public testing::ExtensionTest {
     return {code.code, text};
   }
 
+  // `call` on args of `struct_size` with every object NULL: INVALID_ARGUMENT
+  // naming `field`.
+  template <typename Args>
+  void ExpectNullObjectRejected(BERTH_Error* (*call)(Args*), size_t struct_size,
+                                const std::string& field) {
+    Args args{};
+    args.struct_size = struct_size;
+    auto [code, message] = Take(call(&args));
+    EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
+    EXPECT_THAT(message, HasSubstr(field));
+  }
+
   void DestroyError(BERTH_Error* error) {
     BERTH_Error_Destroy_Args destroy{BERTH_Error_Destroy_Args_STRUCT_SIZE, nullptr, error};
     api_->BERTH_Error_Destroy(&destroy);
@@ -97,18 +109,11 @@ TEST_F(ExtensionAbiTest, SmallerArgsStructsAreRejectedNamingStructAndSizes) {
 
 TEST_F(ExtensionAbiTest, NullObjectsAreInvalidArgumentNamingTheField) {
   const auto* ffi = Extension<BERTH_Ffi_Extension>(BERTH_Extension_Type_Ffi);
-  BERTH_Ffi_RegisterHandler_Args args{};
-  args.struct_size = BERTH_Ffi_RegisterHandler_Args_STRUCT_SIZE;
-  auto [code, message] = Take(ffi->register_handler(&args));
-  EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT);
-  EXPECT_THAT(message, HasSubstr("client"));
-
+  ExpectNullObjectRejected(ffi->register_handler, BERTH_Ffi_RegisterHandler_Args_STRUCT_SIZE,
+                           "client");
   const auto* abi = Extension<BERTH_AbiVersion_Extension>(BERTH_Extension_Type_AbiVersion);
-  BERTH_AbiVersion_Serialize_Args serialize{};
-  serialize.struct_size = BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE;
-  auto [serialize_code, serialize_message] = Take(abi->serialize(&serialize));
-  EXPECT_EQ(serialize_code, BERTH_Error_Code_INVALID_ARGUMENT);
-  EXPECT_THAT(serialize_message, HasSubstr("executable"));
+  ExpectNullObjectRejected(abi->serialize, BERTH_AbiVersion_Serialize_Args_STRUCT_SIZE,
+                           "executable");
 }
 
 TEST_F(ExtensionAbiTest, ExtensionStructOlderThanTheHostReadsIsNotUsed) {

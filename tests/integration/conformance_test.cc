@@ -57,12 +57,11 @@ TEST_F(ConformanceTest, CpuPluginPassesEveryCheck) {
   nlohmann::json report = Run("cpu", BERTH_CPU_PLUGIN, 0);
   EXPECT_EQ(report["passed"], true);
   EXPECT_EQ(report["summary"]["fail"], 0);
-  EXPECT_EQ(ResultOf(report, "abi.smaller_struct_rejected"), "pass");
-  EXPECT_EQ(ResultOf(report, "buffer.round_trip.f32"), "pass");
-  EXPECT_EQ(ResultOf(report, "buffer.round_trip.bf16"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute.concurrent"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute.reduce"), "pass");
-  EXPECT_EQ(ResultOf(report, "objects.none_leaked"), "pass");
+  for (const char* check :
+       {"abi.smaller_struct_rejected", "buffer.round_trip.f32", "buffer.round_trip.bf16",
+        "execute.concurrent", "execute.reduce", "objects.none_leaked"}) {
+    EXPECT_EQ(ResultOf(report, check), "pass") << check;
+  }
   EXPECT_EQ(report["negotiated_version"], "1.1");
 }
 
@@ -176,12 +175,12 @@ TEST_F(ConformanceTest, PluginRefusingTheReservedJobOptionsFails) {
 
 TEST_F(ConformanceTest, SdkPluginsAcceptTheReservedOptionsAndExportOnlyGetApi) {
   nlohmann::json report = Run("cpu", BERTH_CPU_PLUGIN, 0);
-  EXPECT_EQ(ResultOf(report, "client.reserved_options_accepted"), "pass");
-  EXPECT_EQ(ResultOf(report, "library.exports_only_get_api"), "pass");
-  EXPECT_EQ(ResultOf(report, "attributes.well_known"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute.outputs_as_reported"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute.wrong_argument_type_refused"), "pass");
-  EXPECT_EQ(ResultOf(report, "execute.wrong_argument_shape_refused"), "pass");
+  for (const char* check :
+       {"client.reserved_options_accepted", "library.exports_only_get_api", "attributes.well_known",
+        "execute.outputs_as_reported", "execute.wrong_argument_type_refused",
+        "execute.wrong_argument_shape_refused"}) {
+    EXPECT_EQ(ResultOf(report, check), "pass") << check;
+  }
   // Every element type it lists runs a program, bit-exact.
   for (const char* type : {"pred", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16",
                            "bf16", "f32", "f64"}) {

@@ -67,22 +67,25 @@ TEST(BrokenInputTest, EveryDeletedCharacterIsHandled) {
   EXPECT_GT(errors, 100);
 }
 
-TEST(BrokenInputTest, ReportsPositionOfMissingPercent) {
+// kProgram with the `length` characters at the first `at` replaced by `with`.
+std::string ProgramWith(std::string_view at, size_t length, std::string_view with) {
   std::string text(kProgram);
-  text.replace(text.find("%arg0, %cst"), 5, "arg0 ");
-  ExpectDiagnostic(ParseStatus(text), "test.mlir:5:24: error: expected an operand");
+  return text.replace(text.find(at), length, with);
+}
+
+TEST(BrokenInputTest, ReportsPositionOfMissingPercent) {
+  ExpectDiagnostic(ParseStatus(ProgramWith("%arg0, %cst", 5, "arg0 ")),
+                   "test.mlir:5:24: error: expected an operand");
 }
 
 TEST(BrokenInputTest, WrongTypeInTypeList) {
-  std::string text(kProgram);
-  text.replace(text.find("tensor<2x3xf32> loc(#loc)"), 15, "tensor<2x3xi32>");
-  ExpectDiagnostic(ParseStatus(text), "has type tensor<2x3xf32> but the op's types say tensor<2x3xi32>");
+  ExpectDiagnostic(ParseStatus(ProgramWith("tensor<2x3xf32> loc(#loc)", 15, "tensor<2x3xi32>")),
+                   "has type tensor<2x3xf32> but the op's types say tensor<2x3xi32>");
 }
 
 TEST(BrokenInputTest, UnknownOp) {
-  std::string text(kProgram);
-  text.replace(text.find("stablehlo.add %arg0"), 13, "stablehlo.sub");
-  ExpectDiagnostic(ParseStatus(text), "unknown operation 'stablehlo.sub'");
+  ExpectDiagnostic(ParseStatus(ProgramWith("stablehlo.add %arg0", 13, "stablehlo.sub")),
+                   "unknown operation 'stablehlo.sub'");
 }
 
 TEST(BrokenInputTest, UnbalancedRegion) {
@@ -149,18 +152,9 @@ TEST(BrokenInputTest, TenMegabyteHexBlobParses) {
             std::string::npos);
 }
 
-TEST(BrokenInputTest, DeepRegionNestingIsAnError) {
-  const int depth = 5000;
-  std::string text = "func.func @main(%p: tensor<i1>) {\n";
-  for (int i = 0; i < depth; ++i) text += "\"stablehlo.if\"(%p) ({\n";
-  text += "stablehlo.return\n";
-  for (int i = 0; i < depth; ++i) text += "}, {\nstablehlo.return\n}) : (tensor<i1>) -> ()\n";
-  text += "return\n}\n";
-  ExpectDiagnostic(ParseStatus(text), "nesting is deeper than 256 levels");
-}
-
-TEST(BrokenInputTest, ModerateRegionNestingWorks) {
-  const int depth = 100;
+// A function of `depth` stablehlo.if ops, each nested in the previous one's
+// first branch.
+std::string NestedIfs(int depth) {
   std::string text = "func.func @main(%p: tensor<i1>) {\n";
   for (int i = 0; i < depth; ++i) text += "\"stablehlo.if\"(%p) ({\n";
   text += "stablehlo.return\n";
@@ -169,19 +163,20 @@ TEST(BrokenInputTest, ModerateRegionNestingWorks) {
     text += i + 1 < depth ? "stablehlo.return\n" : "";
   }
   text += "return\n}\n";
+  return text;
+}
+
+TEST(BrokenInputTest, DeepRegionNestingIsAnError) {
+  ExpectDiagnostic(ParseStatus(NestedIfs(5000)), "nesting is deeper than 256 levels");
+}
+
+TEST(BrokenInputTest, ModerateRegionNestingWorks) {
+  const std::string text = NestedIfs(100);
   EXPECT_TRUE(ParseStatus(text).ok()) << ParseStatus(text).ToString();
 }
 
 TEST(BrokenInputTest, NestingLimitCanBeLoweredForSmallStacks) {
-  const int depth = 40;
-  std::string text = "func.func @main(%p: tensor<i1>) {\n";
-  for (int i = 0; i < depth; ++i) text += "\"stablehlo.if\"(%p) ({\n";
-  text += "stablehlo.return\n";
-  for (int i = 0; i < depth; ++i) {
-    text += "}, {\nstablehlo.return\n}) : (tensor<i1>) -> ()\n";
-    text += i + 1 < depth ? "stablehlo.return\n" : "";
-  }
-  text += "return\n}\n";
+  const std::string text = NestedIfs(40);
   ParseOptions options;
   EXPECT_TRUE(ParseModule(text, "test.mlir", options).ok());
   options.max_nesting_depth = 32;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "berth/berth.hpp"
-#include "cpu_client_fixture.hpp"
 #include "isa/isa.hpp"
+#include "random_operands.hpp"
 
 namespace {
 

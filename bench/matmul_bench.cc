@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "berth/berth.hpp"
-#include "cpu_client_fixture.hpp"
 #include "isa/isa.hpp"
+#include "random_operands.hpp"
 
 // Eigen's GEMM per variant (eigen_gemm_baseline.cc).
 #define BERTH_CPU_ISA_VARIANT(name)                                                     \

@@ -42,12 +42,6 @@ int64_t SourceIndex(const std::vector<int64_t>& index, const std::vector<int64_t
   return Flatten(at, dims);
 }
 
-std::vector<int64_t> Iota64(size_t n, int64_t first) {
-  std::vector<int64_t> v(n);
-  std::iota(v.begin(), v.end(), first);
-  return v;
-}
-
 template <typename T>
 std::vector<T> RandomValues(size_t n, uint64_t seed, int64_t lo, int64_t hi) {
   std::mt19937_64 random(seed);

@@ -452,7 +452,9 @@ TEST(RngTest, NormalIsBoxMullerOfPairsOfUniforms) {
     float radius = std::sqrt(-2.0f * std::log(u0));
     float angle = 6.28318530717958647692f * u1;
     ASSERT_EQ(got[i], std::sin(angle) * radius * 2.0f + 10.0f) << i;
-    if (i + 1 < got.size()) ASSERT_EQ(got[i + 1], std::cos(angle) * radius * 2.0f + 10.0f) << i;
+    if (i + 1 < got.size()) {
+      ASSERT_EQ(got[i + 1], std::cos(angle) * radius * 2.0f + 10.0f) << i;
+    }
   }
   for (float v : got) {
     sum += v;

@@ -81,7 +81,8 @@ Result<std::unique_ptr<FfiCallSite>> FfiCallSite::Resolve(const Operation& op,
   }
   BERTH_RETURN_IF_ERROR(CheckTensorTypes(op, site->what_));
 
-  // Typed attributes, with a backend_config dictionary flattened in.
+  // Typed attributes, with a backend_config dictionary flattened in (JAX
+  // writes it as mhlo.backend_config next to api_version = 4).
   auto add = [&](std::string_view name, const Attribute& value) {
     BERTH_NamedValue named{};
     named.struct_size = BERTH_NamedValue_STRUCT_SIZE;
@@ -126,7 +127,7 @@ Result<std::unique_ptr<FfiCallSite>> FfiCallSite::Resolve(const Operation& op,
   };
   for (const stablehlo::NamedAttribute& attr : op.attributes()) {
     if (IsStructuralAttribute(attr.name) || attr.value == nullptr) continue;
-    if (attr.name == "backend_config") {
+    if (attr.name == "backend_config" || attr.name == "mhlo.backend_config") {
       if (const auto* dict = attr.value->dyn_cast<stablehlo::DictionaryAttr>()) {
         for (const stablehlo::NamedAttribute& entry : dict->entries()) {
           if (entry.value != nullptr) add(entry.name, *entry.value);

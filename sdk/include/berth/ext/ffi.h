@@ -65,8 +65,9 @@ typedef struct BERTH_Ffi_CallFrame {
   const BERTH_Ffi_Buffer* results; /* borrowed; handler writes their data */
   size_t num_results;
   /* The custom call's attributes other than call_target_name, with the
-   * entries of a `backend_config` dictionary flattened in (a backend_config
-   * string stays one String attribute "backend_config"). Integers are Int64,
+   * entries of a `backend_config` dictionary (or `mhlo.backend_config`, as
+   * JAX writes it) flattened in (a backend_config string stays one String
+   * attribute "backend_config"). Integers are Int64,
    * floats Float64, bools Bool, strings String, integer arrays Int64List.
    * Borrowed for the call. */
   const BERTH_NamedValue* attributes;

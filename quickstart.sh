@@ -21,7 +21,7 @@ packages=(
   nlohmann-json3-dev libffi-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  libgloo-dev libeigen3-dev
+  libgloo-dev libeigen3-dev liblapack-dev libblas-dev
 )
 # The tests also run the build as older CPUs would (qemu-x86_64 -cpu Nehalem).
 [ "$mode" = test ] && packages+=(qemu-user)

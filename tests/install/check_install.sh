@@ -4,7 +4,8 @@
 # Installs BUILD_DIR into a temporary folder (DESTDIR; the installed tree is
 # relocatable) and proves the installed files work on their own:
 # - no installed .pc, manifest or run path names the build or source tree;
-# - plugins export one symbol, BERTH_GetApi; libberth exports only the
+# - plugins export one symbol, BERTH_GetApi, the LAPACK module one,
+#   BERTH_Ffi_GetModule; libberth exports only the
 #   classes and functions the installed headers mark BERTH_API;
 # - the installed `berth` finds the installed plugins with no environment set;
 # - sdk/template and examples/embed build against the installed pkg-config
@@ -52,17 +53,19 @@ for file in "$prefix/bin/berth" "$prefix/$libdir"/libberth.so.* "$prefix/$libdir
 done
 
 # A plugin exports exactly one symbol, BERTH_GetApi (sdk/include/berth/c_api.h,
-# first rule; docs/abi.md, "Loading"): no other C name and no C++ one (the
-# SDK's version script, sdk/plugin/berth_plugin.map).
-only_get_api() {
+# first rule; docs/abi.md, "Loading"), and an FFI module BERTH_Ffi_GetModule
+# (berth/ext/ffi.h): no other C name and no C++ one (the SDK's version
+# script, sdk/plugin/berth_plugin.map).
+only_exports() {
   local exported
-  exported="$(nm -D --defined-only "$1" | awk 'NF == 3 {print $3}')"
-  if [ "$exported" != "BERTH_GetApi" ]; then
-    echo "install: $1 exports symbols other than BERTH_GetApi:" $exported >&2
+  exported="$(nm -D --defined-only "$2" | awk 'NF == 3 {print $3}')"
+  if [ "$exported" != "$1" ]; then
+    echo "install: $2 exports symbols other than $1:" $exported >&2
     exit 1
   fi
 }
-only_get_api "$prefix/$libdir/berth/libberth_cpu.so"
+only_exports BERTH_GetApi "$prefix/$libdir/berth/libberth_cpu.so"
+only_exports BERTH_Ffi_GetModule "$prefix/$libdir/berth/libberth_lapack.so"
 
 echo "== libberth exports only the public API of the installed headers"
 python3 "$root/tests/install/check_exports.py" "$(ls "$prefix/$libdir"/libberth.so.* | head -n 1)" \
@@ -82,6 +85,15 @@ import json, sys
 found = {p['name']: p for p in json.load(sys.stdin)['plugins']}
 assert 'cpu' in found, 'the installed cpu plugin was not found'
 assert found['cpu']['manifest'].startswith('$prefix'), found['cpu']['manifest']
+"
+echo "== installed berth loads the bundled LAPACK module for the cpu plugin"
+"$berth" plugins --load --json | python3 -c "
+import json, sys
+found = {p['name']: p for p in json.load(sys.stdin)['plugins']}
+lapack = found.get('lapack')
+assert lapack is not None, 'the installed LAPACK module was not found'
+assert lapack['status'] == 'ok', lapack
+assert 'lapack_dgetrf_ffi' in lapack['attributes']['ffi_targets'].split(','), lapack
 "
 
 echo "== the pkg-config files set no language standard; the author's guide is installed"
@@ -112,7 +124,7 @@ meson setup "$tmp/embed" "$root/examples/embed" >/dev/null
 ninja -C "$tmp/embed" >/dev/null
 "$tmp/embed/berth_embed"
 
-only_get_api "$tmp/template/libberth_template.so"
+only_exports BERTH_GetApi "$tmp/template/libberth_template.so"
 
 echo "== the tutorial: a renamed copy of the template, found through BERTH_ADD_PLUGIN_PATH"
 cp -r "$root/sdk/template" "$tmp/myplugin-src"
@@ -140,7 +152,7 @@ echo "== examples/c_plugin: plain C11, cc against berth-sdk.pc (no meson, no C++
 c_plugin="$tmp/c_plugin"
 # The copy installed with the documentation, as a vendor would take it.
 make -s -C "$prefix/share/doc/berth/examples/c_plugin" BUILD="$c_plugin" all check
-only_get_api "$c_plugin/libberth_c_plugin.so"
+only_exports BERTH_GetApi "$c_plugin/libberth_c_plugin.so"
 "$berth" conformance --manifest "$c_plugin/c_plugin.json"
 c_run() {
   BERTH_ADD_PLUGIN_PATH="$c_plugin/c_plugin.json" "$@" run "$root/examples/c_plugin/program.mlir" \

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "berth/berth.hpp"
@@ -85,6 +86,13 @@ class CpuRunner {
     return *runner;
   }
 
+  // A runner whose host also finds `extra_manifests` (file name -> JSON
+  // text), e.g. an extension module; Get() is the one without.
+  explicit CpuRunner(const std::vector<std::pair<std::string, std::string>>& extra_manifests) {
+    for (const auto& [file, text] : extra_manifests) dir_.Write(file, text);
+    Start();
+  }
+
   Client& client() { return *client_; }
 
   // Compiles `program` and runs it once on device 0 (or on every device of
@@ -131,7 +139,9 @@ class CpuRunner {
   }
 
  private:
-  CpuRunner() {
+  CpuRunner() { Start(); }
+
+  void Start() {
     dir_.Write("cpu.json", PluginManifest("cpu", BERTH_CPU_PLUGIN));
     ScopedEnv path("BERTH_PLUGIN_PATH", dir_.path().string());
     Result<Host> host = Host::Create();

@@ -1,0 +1,83 @@
+// ?geqrf: x = Q * R, Q kept as Householder reflectors below R's diagonal
+// and their scalars in tau; ?orgqr: the first n columns of Q from them.
+// JAX's qr lowering calls the two in turn (padding x to m x m first for
+// full_matrices).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "column_major.hpp"
+#include "routines.hpp"
+
+namespace berth::ext::lapack {
+
+template <typename T>
+Status QrFactorization(const LapackCall& call) {
+  constexpr ElementType kType = ElementTypeOf<T>();
+  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 2, "(x) -> (qr, tau)"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
+  const int64_t reflectors = std::min(x.rows, x.cols);
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "qr", kType, x.With({x.rows, x.cols})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "tau", kType, x.With({reflectors})));
+  if (call.preparing()) return OkStatus();
+
+  lapack_int m = static_cast<lapack_int>(x.rows);
+  lapack_int n = static_cast<lapack_int>(x.cols);
+  lapack_int lda = LeadingDim(x.rows);
+  lapack_int info = 0;
+  T optimal{};
+  lapack_int query = -1;
+  Routines<T>::geqrf(&m, &n, nullptr, &lda, nullptr, &optimal, &query, &info);
+  lapack_int lwork = WorkspaceSize(optimal);
+  std::vector<T> work(lwork);
+
+  const T* in = call.operand<T>(0);
+  T* qr = call.result<T>(0);
+  T* tau = call.result<T>(1);
+  InColumnMajor(in, qr, x.batch, x.rows, x.cols, [&](T* a, int64_t i) {
+    Routines<T>::geqrf(&m, &n, a, &lda, tau + i * reflectors, work.data(), &lwork, &info);
+  });
+  return OkStatus();
+}
+
+template <typename T>
+Status OrthogonalQr(const LapackCall& call) {
+  constexpr ElementType kType = ElementTypeOf<T>();
+  BERTH_RETURN_IF_ERROR(call.ExpectArity(2, 1, "(qr, tau) -> (q)"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "qr", kType));
+  BERTH_ASSIGN_OR_RETURN(const int64_t reflectors, call.VectorOperand(1, "tau", kType, x));
+  if (!(x.rows >= x.cols && x.cols >= reflectors)) {
+    return call.Invalid("needs rows >= columns >= reflectors; qr is " + std::to_string(x.rows) +
+                        " x " + std::to_string(x.cols) + " and tau has " +
+                        std::to_string(reflectors) + " reflectors");
+  }
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "q", kType, x.With({x.rows, x.cols})));
+  if (call.preparing()) return OkStatus();
+
+  lapack_int m = static_cast<lapack_int>(x.rows);
+  lapack_int n = static_cast<lapack_int>(x.cols);
+  lapack_int k = static_cast<lapack_int>(reflectors);
+  lapack_int lda = LeadingDim(x.rows);
+  lapack_int info = 0;
+  T optimal{};
+  lapack_int query = -1;
+  Routines<T>::orthogonal_qr(&m, &n, &k, nullptr, &lda, nullptr, &optimal, &query, &info);
+  lapack_int lwork = WorkspaceSize(optimal);
+  std::vector<T> work(lwork);
+
+  const T* in = call.operand<T>(0);
+  const T* tau = call.operand<T>(1);
+  T* q = call.result<T>(0);
+  InColumnMajor(in, q, x.batch, x.rows, x.cols, [&](T* a, int64_t i) {
+    Routines<T>::orthogonal_qr(&m, &n, &k, a, &lda, tau + i * reflectors, work.data(), &lwork,
+                               &info);
+  });
+  return OkStatus();
+}
+
+template Status QrFactorization<float>(const LapackCall&);
+template Status QrFactorization<double>(const LapackCall&);
+template Status OrthogonalQr<float>(const LapackCall&);
+template Status OrthogonalQr<double>(const LapackCall&);
+
+}  // namespace berth::ext::lapack

@@ -1,0 +1,75 @@
+// ?gees: x = Z * T * Z^T with T quasi upper triangular (1 x 1 and 2 x 2
+// diagonal blocks, the latter for complex conjugate pairs) and Z orthogonal
+// (mode 'V'; 'N' leaves the vectors result zero). The eigenvalues come back
+// as real and imaginary parts. Ordering them (sort 'S') needs a selection
+// function the custom call cannot carry: UNIMPLEMENTED, as in jaxlib, so
+// `selected` (sdim) is always 0. info > 0: the QR algorithm did not
+// converge.
+#include <algorithm>
+#include <vector>
+
+#include "column_major.hpp"
+#include "routines.hpp"
+
+namespace berth::ext::lapack {
+
+template <typename T>
+Status Schur(const LapackCall& call) {
+  constexpr ElementType kType = ElementTypeOf<T>();
+  BERTH_RETURN_IF_ERROR(call.ExpectArity(
+      1, 6, "(x) -> (schur_form, schur_vectors, eigvals_real, eigvals_imag, selected, info)"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
+  BERTH_RETURN_IF_ERROR(call.ExpectSquare(x, "x"));
+  BERTH_ASSIGN_OR_RETURN(char mode, call.CharAttribute("mode", "VN"));
+  BERTH_ASSIGN_OR_RETURN(char sort, call.CharAttribute("sort", "NS"));
+  if (sort == 'S') {
+    return call.Error(StatusCode::kUnimplemented,
+                      "sort = 'S' needs a selection function, which a custom call cannot pass");
+  }
+  const int64_t n = x.rows;
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "schur_form", kType, x.With({n, n})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "schur_vectors", kType, x.With({n, n})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(2, "eigvals_real", kType, x.With({n})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(3, "eigvals_imag", kType, x.With({n})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(4, "selected", ElementType::kS32, x.batch_dims));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(5, "info", ElementType::kS32, x.batch_dims));
+  if (call.preparing()) return OkStatus();
+
+  lapack_int order = static_cast<lapack_int>(n);
+  lapack_int lda = LeadingDim(n);
+  lapack_int ldvs = mode == 'V' ? LeadingDim(n) : 1;
+  std::vector<T> vectors(mode == 'V' ? std::max<int64_t>(x.matrix_size(), 1) : 1);
+  // The query passes real buffers: gees asks hseqr, which is handed them.
+  std::vector<T> query_matrix(std::max<int64_t>(x.matrix_size(), 1));
+  std::vector<T> query_values(2 * std::max<int64_t>(n, 1));
+  lapack_int sdim = 0;
+  lapack_int info = 0;
+  T optimal{};
+  lapack_int query = -1;
+  Routines<T>::gees(&mode, &sort, nullptr, &order, query_matrix.data(), &lda, &sdim,
+                    query_values.data(), query_values.data() + query_values.size() / 2,
+                    vectors.data(), &ldvs, &optimal, &query, nullptr, &info, 1, 1);
+  lapack_int lwork = WorkspaceSize(optimal);
+  std::vector<T> work(lwork);
+
+  const T* in = call.operand<T>(0);
+  T* schur_form = call.result<T>(0);
+  T* vectors_out = call.result<T>(1);
+  T* real = call.result<T>(2);
+  T* imag = call.result<T>(3);
+  lapack_int* selected = call.result<lapack_int>(4);
+  lapack_int* infos = call.result<lapack_int>(5);
+  std::fill(vectors_out, vectors_out + x.batch * x.matrix_size(), T{0});
+  InColumnMajor(in, schur_form, x.batch, n, n, [&](T* a, int64_t i) {
+    Routines<T>::gees(&mode, &sort, nullptr, &order, a, &lda, &selected[i], real + i * n,
+                      imag + i * n, vectors.data(), &ldvs, work.data(), &lwork, nullptr, &infos[i],
+                      1, 1);
+    if (mode == 'V') FromColumnMajor(vectors.data(), n, n, vectors_out + i * x.matrix_size());
+  });
+  return OkStatus();
+}
+
+template Status Schur<float>(const LapackCall&);
+template Status Schur<double>(const LapackCall&);
+
+}  // namespace berth::ext::lapack

@@ -1,0 +1,129 @@
+// The LAPACK module as a bundled FFI module: its build-tree manifest is
+// found by the in-tree `berth` with no environment set, and a call site it
+// cannot serve (wrong rank, type or dims, a missing or bad attribute, a
+// complex target, a routine not written) fails the compile with a message
+// naming the target and the problem.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lapack_test_util.hpp"
+
+namespace berth::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Compiles `program` on the runner's client; the compile must fail with
+// `code` and a message holding each of `parts`.
+void ExpectCompileError(const std::string& program, StatusCode code,
+                        const std::vector<std::string>& parts) {
+  Result<Executable> executable = LapackRunner().client().Compile(program);
+  ASSERT_FALSE(executable.ok()) << program;
+  EXPECT_EQ(executable.status().code(), code) << executable.status().ToString();
+  for (const std::string& part : parts) {
+    EXPECT_THAT(executable.status().message(), HasSubstr(part)) << program;
+  }
+}
+
+const CallValue kMatrix{{3, 3}, "f32", true};
+const CallValue kInfo{{}, "i32"};
+
+TEST(LapackModuleTest, OperandOfRankOneIsRefusedNamingTargetAndOperand) {
+  ExpectCompileError(
+      JaxProgram("lapack_sgetrf_ffi", {{{3}, "f32"}}, {{{3}, "f32"}, {{1}, "i32"}, kInfo}, ""),
+      StatusCode::kInvalidArgument, {"lapack_sgetrf_ffi", "operand 0 (x)", "rank >= 2"});
+}
+
+TEST(LapackModuleTest, OperandOfTheOtherPrecisionIsRefused) {
+  ExpectCompileError(JaxProgram("lapack_sgetrf_ffi", {{{3, 3}, "f64", true}},
+                                {{{3, 3}, "f64", true}, {{3}, "i32"}, kInfo}, ""),
+                     StatusCode::kInvalidArgument, {"lapack_sgetrf_ffi", "is f64; expected f32"});
+}
+
+TEST(LapackModuleTest, ResultOfTheWrongDimsIsRefused) {
+  ExpectCompileError(JaxProgram("lapack_dgetrf_ffi", {{{2, 4, 3}, "f64", true}},
+                                {{{2, 4, 3}, "f64", true}, {{2, 4}, "i32"}, {{2}, "i32"}}, ""),
+                     StatusCode::kInvalidArgument,
+                     {"lapack_dgetrf_ffi", "result 1 (pivots) has dims [2, 4]; expected [2, 3]"});
+}
+
+TEST(LapackModuleTest, WrongNumberOfResultsIsRefusedWithTheSignature) {
+  ExpectCompileError(JaxProgram("lapack_spotrf_ffi", {kMatrix}, {kMatrix}, "uplo = 76 : ui8"),
+                     StatusCode::kInvalidArgument,
+                     {"lapack_spotrf_ffi", "(x) -> (factor, info)", "the call has 1 and 1"});
+}
+
+TEST(LapackModuleTest, MissingAttributeIsRefusedNamingIt) {
+  ExpectCompileError(JaxProgram("lapack_spotrf_ffi", {kMatrix}, {kMatrix, kInfo}, ""),
+                     StatusCode::kInvalidArgument,
+                     {"lapack_spotrf_ffi", "attribute 'uplo' is missing", "'L' (76)"});
+}
+
+TEST(LapackModuleTest, AttributeOutsideItsOptionsIsRefused) {
+  ExpectCompileError(JaxProgram("lapack_ssyevd_ffi", {kMatrix}, {kMatrix, {{3}, "f32"}, kInfo},
+                                "mode = 86 : ui8, uplo = 88 : ui8"),
+                     StatusCode::kInvalidArgument, {"lapack_ssyevd_ffi", "attribute 'uplo' is 88"});
+}
+
+TEST(LapackModuleTest, NonSquareMatrixIsRefusedWhereSquareIsNeeded) {
+  const CallValue wide{{3, 4}, "f32", true};
+  ExpectCompileError(JaxProgram("lapack_spotrf_ffi", {wide}, {wide, kInfo}, "uplo = 76 : ui8"),
+                     StatusCode::kInvalidArgument, {"lapack_spotrf_ffi", "3 x 4", "square"});
+}
+
+TEST(LapackModuleTest, OrgqrWithMoreReflectorsThanColumnsIsRefused) {
+  const CallValue tall{{5, 2}, "f32", true};
+  ExpectCompileError(JaxProgram("lapack_sorgqr_ffi", {tall, {{3}, "f32"}}, {tall}, ""),
+                     StatusCode::kInvalidArgument,
+                     {"lapack_sorgqr_ffi", "rows >= columns >= reflectors"});
+}
+
+TEST(LapackModuleTest, HessenbergBoundsOutsideTheMatrixAreRefused) {
+  ExpectCompileError(JaxProgram("lapack_sgehrd_ffi", {kMatrix}, {kMatrix, {{2}, "f32"}, kInfo},
+                                "high = 4 : i32, low = 1 : i32"),
+                     StatusCode::kInvalidArgument,
+                     {"lapack_sgehrd_ffi", "low = 1, high = 4", "<= 3"});
+}
+
+TEST(LapackModuleTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
+  for (const char* target : {"lapack_cgetrf_ffi", "lapack_zpotrf_ffi", "lapack_zheevd_ffi",
+                             "blas_ctrsm_ffi", "lapack_cgesdd_ffi"}) {
+    ExpectCompileError(JaxProgram(target, {kMatrix}, {kMatrix}, ""), StatusCode::kUnimplemented,
+                       {target, "complex"});
+  }
+}
+
+TEST(LapackModuleTest, RoutinesNotWrittenAreUnimplementedNamingTheTarget) {
+  ExpectCompileError(JaxProgram("lapack_sgeev_ffi", {kMatrix}, {kMatrix}, ""),
+                     StatusCode::kUnimplemented, {"lapack_sgeev_ffi", "complex eigenvectors"});
+  ExpectCompileError(JaxProgram("lapack_dsytrd_ffi", {kMatrix}, {kMatrix}, ""),
+                     StatusCode::kUnimplemented, {"lapack_dsytrd_ffi", "not implemented"});
+  ExpectCompileError(JaxProgram("lapack_sgees_ffi", {kMatrix},
+                                {kMatrix, kMatrix, {{3}, "f32"}, {{3}, "f32"}, kInfo, kInfo},
+                                "mode = 86 : ui8, sort = 83 : ui8"),
+                     StatusCode::kUnimplemented, {"lapack_sgees_ffi", "sort = 'S'"});
+  const CallValue square{{2, 2}, "f32", true};
+  ExpectCompileError(JaxProgram("lapack_sgesdd_ffi", {square},
+                                {square, {{2}, "f32"}, square, square, kInfo}, "mode = 79 : ui8"),
+                     StatusCode::kUnimplemented, {"lapack_sgesdd_ffi", "mode 'O'"});
+}
+
+// The in-tree `berth` finds build/configs/plugins.d/lapack.json by itself
+// and runs a program JAX exported for jnp.linalg.cholesky's factorization.
+TEST(LapackModuleTest, InTreeBerthRunsACustomCallWithTheBundledModule) {
+  TempDir dir;
+  const std::string program = JaxProgram("lapack_spotrf_ffi", {{{2, 2}, "f32", true}},
+                                         {{{2, 2}, "f32", true}, kInfo}, "uplo = 76 : ui8");
+  dir.Write("cholesky.mlir", program);
+  CommandResult result =
+      RunCommand("env -u BERTH_PLUGIN_PATH -u BERTH_ADD_PLUGIN_PATH " + std::string(BERTH_EXE) +
+                 " run " + (dir.path() / "cholesky.mlir").string() +
+                 " --arg 'dense<[[4.0, 2.0], [2.0, 5.0]]> : tensor<2x2xf32>' 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  // L = [[2, 0], [1, 2]]; the upper triangle keeps x's 2.
+  EXPECT_THAT(result.out, HasSubstr("dense<[[2.0, 2.0], [1.0, 2.0]]> : tensor<2x2xf32>"));
+  EXPECT_THAT(result.out, HasSubstr("dense<0> : tensor<i32>"));
+}
+
+}  // namespace
+}  // namespace berth::testing

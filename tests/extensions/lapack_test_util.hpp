@@ -1,0 +1,255 @@
+// Helpers of the LAPACK module's tests: a cpu runner whose host finds the
+// bundled module's build-tree manifest, programs written the way JAX exports
+// jnp.linalg (one custom call with mhlo.backend_config, column-major
+// operand_layouts and result_layouts, the first result aliasing an
+// operand), seeded random matrices, and the row-major arithmetic the checks
+// use (each test reconstructs its input from the factors it got back).
+#ifndef BERTH_TESTS_EXTENSIONS_LAPACK_TEST_UTIL_HPP_
+#define BERTH_TESTS_EXTENSIONS_LAPACK_TEST_UTIL_HPP_
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "program_runner.hpp"
+
+namespace berth::testing {
+
+// The cpu runner of this process, its host finding the module through the
+// manifest configs/ writes for the build tree.
+inline CpuRunner& LapackRunner() {
+  static CpuRunner* runner = [] {
+    std::ifstream in(BERTH_LAPACK_MANIFEST);
+    std::stringstream text;
+    text << in.rdbuf();
+    return new CpuRunner({{"lapack.json", text.str()}});
+  }();
+  return *runner;
+}
+
+// The matrix sizes every routine is tested at: around the 4-, 8- and
+// 16-lane vector widths, 1 and empty.
+inline const std::vector<int64_t> kSizes = {0, 1, 2, 3, 7, 8, 9, 16, 17, 33};
+// Every size of kSizes with each batch shape tried at it: no batch dims,
+// one, and, for the small sizes, two and an empty batch.
+inline std::vector<std::pair<int64_t, std::vector<int64_t>>> SizesAndBatches() {
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> shapes;
+  for (int64_t n : kSizes) {
+    const std::vector<std::vector<int64_t>> batches =
+        n > 9 ? std::vector<std::vector<int64_t>>{{}, {2}}
+              : std::vector<std::vector<int64_t>>{{}, {3}, {2, 2}, {0}};
+    for (const std::vector<int64_t>& batch : batches) shapes.emplace_back(n, batch);
+  }
+  return shapes;
+}
+
+template <typename T>
+constexpr const char* MlirType() {
+  return std::is_same_v<T, float> ? "f32" : "f64";
+}
+template <typename T>
+constexpr char Prefix() {
+  return std::is_same_v<T, float> ? 's' : 'd';
+}
+
+// One operand or result of a custom call: dims, element type, and whether
+// JAX gives it a matrix layout (the last two dims column-major) or a
+// vector/scalar one.
+struct CallValue {
+  std::vector<int64_t> dims;
+  std::string element;
+  bool matrix = false;
+};
+
+inline std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+inline std::string TensorType(const CallValue& value) {
+  std::string text = "tensor<";
+  for (int64_t dim : value.dims) text += std::to_string(dim) + "x";
+  return text + value.element + ">";
+}
+
+// minor_to_major as jaxlib writes it: (r-2, r-1, r-3, ..., 0) for a matrix,
+// (r-1, ..., 0) otherwise.
+inline std::string JaxLayout(const CallValue& value) {
+  const int64_t rank = static_cast<int64_t>(value.dims.size());
+  std::vector<int64_t> order;
+  if (value.matrix) {
+    order = {rank - 2, rank - 1};
+    for (int64_t d = rank - 3; d >= 0; --d) order.push_back(d);
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d) order.push_back(d);
+  }
+  std::string text = "dense<";
+  if (order.size() == 1) {
+    text += std::to_string(order[0]);
+  } else if (order.size() > 1) {
+    text += "[";
+    for (size_t i = 0; i < order.size(); ++i) text += (i ? ", " : "") + std::to_string(order[i]);
+    text += "]";
+  }
+  return text + "> : tensor<" + std::to_string(order.size()) + "xindex>";
+}
+
+inline std::string TypeList(const std::vector<CallValue>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + TensorType(values[i]);
+  return text;
+}
+
+// `%<name>:<count> = stablehlo.custom_call @target(<operands>) {...}` as
+// jaxlib's lowering writes it; `backend_config` is the text inside
+// mhlo.backend_config's braces (`uplo = 76 : ui8`); `aliased` the operand
+// the first result aliases, when any.
+inline std::string JaxCustomCall(const std::string& name, const std::string& target,
+                                 const std::vector<std::string>& operand_names,
+                                 const std::vector<CallValue>& operands,
+                                 const std::vector<CallValue>& results,
+                                 const std::string& backend_config,
+                                 std::optional<int> aliased = 0) {
+  std::string text = "  %" + name +
+                     (results.size() > 1 ? ":" + std::to_string(results.size()) : "") +
+                     " = stablehlo.custom_call @" + target + "(";
+  for (size_t i = 0; i < operand_names.size(); ++i) text += (i ? ", %" : "%") + operand_names[i];
+  text += ") {api_version = 4 : i32, mhlo.backend_config = {" + backend_config +
+          "}, operand_layouts = [";
+  for (size_t i = 0; i < operands.size(); ++i) text += (i ? ", " : "") + JaxLayout(operands[i]);
+  text += "]";
+  if (aliased) {
+    text += ", output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = "
+            "[0], operand_index = " +
+            std::to_string(*aliased) + ", operand_tuple_indices = []>]";
+  }
+  text += ", result_layouts = [";
+  for (size_t i = 0; i < results.size(); ++i) text += (i ? ", " : "") + JaxLayout(results[i]);
+  text += "]} : (" + TypeList(operands) + ") -> (" + TypeList(results) + ")\n";
+  return text;
+}
+
+// A program whose arguments are the call's operands and whose results are
+// the call's results.
+inline std::string JaxProgram(const std::string& target, const std::vector<CallValue>& operands,
+                              const std::vector<CallValue>& results,
+                              const std::string& backend_config, std::optional<int> aliased = 0) {
+  std::string text = "func.func public @main(";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    names.push_back("arg" + std::to_string(i));
+    text += (i ? ", %" : "%") + names.back() + ": " + TensorType(operands[i]);
+  }
+  text += ") -> (" + TypeList(results) + ") {\n";
+  text += JaxCustomCall("0", target, names, operands, results, backend_config, aliased);
+  text += "  return ";
+  for (size_t i = 0; i < results.size(); ++i) {
+    text += (i ? ", %0" : "%0") + (results.size() > 1 ? "#" + std::to_string(i) : "");
+  }
+  text += " : " + TypeList(results) + "\n}\n";
+  return text;
+}
+
+inline int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t product = 1;
+  for (int64_t dim : dims) product *= dim;
+  return product;
+}
+
+// Uniform values in [-1, 1) from a seed.
+template <typename T>
+std::vector<T> RandomValues(int64_t count, uint32_t seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<T> values(count);
+  for (T& value : values) value = static_cast<T>(uniform(engine));
+  return values;
+}
+
+// Row-major m x k times k x n, accumulated in double.
+template <typename T>
+std::vector<double> MatMul(const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  std::vector<double> out(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      const double a_ip = a[i * k + p];
+      for (int64_t j = 0; j < n; ++j) out[i * n + j] += a_ip * static_cast<double>(b[p * n + j]);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<T> Transpose(const T* a, int64_t rows, int64_t cols) {
+  std::vector<T> out(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = a[r * cols + c];
+  }
+  return out;
+}
+
+template <typename T>
+double FrobeniusNorm(const T* a, int64_t count) {
+  double sum = 0;
+  for (int64_t i = 0; i < count; ++i) sum += static_cast<double>(a[i]) * a[i];
+  return std::sqrt(sum);
+}
+
+// The largest |a[i] - b[i]|.
+template <typename A, typename B>
+double MaxDifference(const A* a, const B* b, int64_t count) {
+  double worst = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
+  }
+  return worst;
+}
+
+// How far a reconstruction of an n-sized problem may stray: n * eps * norm,
+// with a constant that leaves room for LAPACK's backward-error bounds.
+template <typename T>
+double Tolerance(int64_t n, double norm) {
+  return 32.0 * static_cast<double>(std::max<int64_t>(n, 1)) * std::numeric_limits<T>::epsilon() *
+         std::max(norm, 1.0);
+}
+
+// Q^T Q = I for the rows x cols row-major q (orthonormal columns).
+template <typename T>
+void ExpectOrthonormalColumns(const T* q, int64_t rows, int64_t cols, const std::string& what) {
+  std::vector<T> qt = Transpose(q, rows, cols);
+  std::vector<double> gram = MatMul(qt.data(), q, cols, rows, cols);
+  std::vector<double> identity(cols * cols, 0.0);
+  for (int64_t d = 0; d < cols; ++d) identity[d * cols + d] = 1.0;
+  EXPECT_LE(MaxDifference(gram.data(), identity.data(), cols * cols),
+            Tolerance<T>(std::max(rows, cols), std::sqrt(static_cast<double>(cols))))
+      << what << ": Q^T Q is not the identity";
+}
+
+// Runs `program` on `args`, failing the test on any error.
+inline std::vector<Literal> MustRun(const std::string& program, const std::vector<Literal>& args) {
+  Result<std::vector<Literal>> out = LapackRunner().Run(program, args);
+  EXPECT_TRUE(out.ok()) << out.status().ToString() << "\n" << program;
+  return out.ok() ? std::move(out).value() : std::vector<Literal>();
+}
+
+inline std::string DimsText(const std::vector<int64_t>& dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+using RealTypes = ::testing::Types<float, double>;
+
+}  // namespace berth::testing
+
+#endif  // BERTH_TESTS_EXTENSIONS_LAPACK_TEST_UTIL_HPP_

@@ -108,6 +108,40 @@ TEST(LapackModuleTest, RoutinesNotWrittenAreUnimplementedNamingTheTarget) {
                      StatusCode::kUnimplemented, {"lapack_sgesdd_ffi", "mode 'O'"});
 }
 
+// jnp.linalg.eigh(x) as jax.jit(...).lower(x).as_text() gives it for a
+// 2 x 2 f32: the custom call, then the check of info that turns a failed
+// matrix into NaN, then the results.
+constexpr char kJaxEigh[] = R"(
+module @jit_eigh attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x2xf32> {mhlo.layout_mode = "default"}) -> (tensor<2x2xf32> {jax.result_info = "[0]", mhlo.layout_mode = "default"}, tensor<2xf32> {jax.result_info = "[1]", mhlo.layout_mode = "default"}) {
+    %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%arg0) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<i32>)
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.compare  EQ, %0#2, %c,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<i1>) -> tensor<2x2xi1>
+    %cst = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+    %3 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x2xf32>
+    %4 = stablehlo.select %2, %0#0, %3 : tensor<2x2xi1>, tensor<2x2xf32>
+    %5 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<i1>) -> tensor<2xi1>
+    %6 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %7 = stablehlo.select %5, %0#1, %6 : tensor<2xi1>, tensor<2xf32>
+    return %4, %7 : tensor<2x2xf32>, tensor<2xf32>
+  }
+}
+)";
+
+TEST(LapackModuleTest, EighAsJaxExportsItRunsWithItsInfoCheck) {
+  // [[2, 1], [1, 2]]: eigenvalues 1 and 3, eigenvectors (1, -1) and (1, 1) / sqrt(2).
+  std::vector<Literal> out = MustRun(kJaxEigh, {Literal::Of<float>({2, 1, 1, 2}, {2, 2})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(out[1].Values<float>(),
+              ::testing::ElementsAre(::testing::FloatNear(1, 1e-6), ::testing::FloatNear(3, 1e-6)));
+  std::vector<float> v = out[0].Values<float>();
+  const float half = 0.5f;
+  EXPECT_NEAR(v[0] * v[0], half, 1e-6);  // column 0 is (1, -1) / sqrt(2) up to sign
+  EXPECT_NEAR(v[0] * v[2], -half, 1e-6);
+  EXPECT_NEAR(v[1] * v[3], half, 1e-6);  // column 1 is (1, 1) / sqrt(2) up to sign
+}
+
 // The in-tree `berth` finds build/configs/plugins.d/lapack.json by itself
 // and runs a program JAX exported for jnp.linalg.cholesky's factorization.
 TEST(LapackModuleTest, InTreeBerthRunsACustomCallWithTheBundledModule) {

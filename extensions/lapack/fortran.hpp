@@ -56,6 +56,8 @@ using berth::ext::lapack::lapack_int;
 
 #define BERTH_LAPACK_DECLARE_REAL(P, T)                                                            \
   BERTH_LAPACK_DECLARE_COMMON(P, T, T)                                                             \
+  void P##geqp3_(const lapack_int* m, const lapack_int* n, T* a, const lapack_int* lda,            \
+                 lapack_int* jpvt, T* tau, T* work, const lapack_int* lwork, lapack_int* info);    \
   void P##orgqr_(const lapack_int* m, const lapack_int* n, const lapack_int* k, T* a,              \
                  const lapack_int* lda, const T* tau, T* work, const lapack_int* lwork,            \
                  lapack_int* info);                                                                \
@@ -120,7 +122,9 @@ namespace berth::ext::lapack {
 // and complex types share the names where LAPACK's arguments agree;
 // `orthogonal_qr` is orgqr or ungqr, `hermitian_eigen` syevd or heevd,
 // `tridiagonal_reduction` sytrd or hetrd. The rest differ (complex routines
-// take real workspace) and are called under `if constexpr (kIsComplex<T>)`.
+// take real workspace); `pivoted_qr` (geqp3) is declared for the real types
+// only. The module calls the real routines alone: Berth has no complex
+// tensors yet.
 template <typename T>
 struct Routines;
 
@@ -139,6 +143,7 @@ template <>
 struct Routines<float> {
   BERTH_LAPACK_COMMON_ROUTINES(s)
   static constexpr auto orthogonal_qr = &sorgqr_;
+  static constexpr auto pivoted_qr = &sgeqp3_;
   static constexpr auto hermitian_eigen = &ssyevd_;
   static constexpr auto tridiagonal_reduction = &ssytrd_;
 };
@@ -146,6 +151,7 @@ template <>
 struct Routines<double> {
   BERTH_LAPACK_COMMON_ROUTINES(d)
   static constexpr auto orthogonal_qr = &dorgqr_;
+  static constexpr auto pivoted_qr = &dgeqp3_;
   static constexpr auto hermitian_eigen = &dsyevd_;
   static constexpr auto tridiagonal_reduction = &dsytrd_;
 };

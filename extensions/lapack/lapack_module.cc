@@ -63,6 +63,7 @@ constexpr char kNotWritten[] = "this routine is not implemented by Berth's LAPAC
 #define BERTH_LAPACK_REAL_TARGETS(P, T)                                      \
   {"lapack_" #P "getrf_ffi", Run<LuFactorization<T>>, nullptr},              \
   {"lapack_" #P "geqrf_ffi", Run<QrFactorization<T>>, nullptr},              \
+  {"lapack_" #P "geqp3_ffi", Run<PivotedQrFactorization<T>>, nullptr},       \
   {"lapack_" #P "orgqr_ffi", Run<OrthogonalQr<T>>, nullptr},                 \
   {"lapack_" #P "potrf_ffi", Run<Cholesky<T>>, nullptr},                     \
   {"lapack_" #P "trsm_ffi", Run<TriangularSolve<T>>, nullptr},               \
@@ -73,8 +74,7 @@ constexpr char kNotWritten[] = "this routine is not implemented by Berth's LAPAC
   {"lapack_" #P "gees_ffi", Run<Schur<T>>, nullptr},                         \
   {"lapack_" #P "gtsv_ffi", Run<TridiagonalSolve<T>>, nullptr},              \
   {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>>, nullptr},     \
-  {"lapack_" #P "sytrd_ffi", Run<Unavailable<kNotWritten>>, nullptr},        \
-  {"lapack_" #P "geqp3_ffi", Run<Unavailable<kNotWritten>>, nullptr}
+  {"lapack_" #P "sytrd_ffi", Run<Unavailable<kNotWritten>>, nullptr}
 
 #define BERTH_LAPACK_COMPLEX_TARGETS(P)                                      \
   {"lapack_" #P "getrf_ffi", Run<Unavailable<kComplex>>, nullptr},           \

@@ -1,7 +1,8 @@
 // ?geqrf: x = Q * R, Q kept as Householder reflectors below R's diagonal
-// and their scalars in tau; ?orgqr: the first n columns of Q from them.
-// JAX's qr lowering calls the two in turn (padding x to m x m first for
-// full_matrices).
+// and their scalars in tau; ?geqp3: the same with column pivoting, x * P =
+// Q * R, P given by 1-based pivots (|R|'s diagonal non-increasing); ?orgqr:
+// the first n columns of Q from the reflectors. JAX's qr lowering calls
+// geqrf or geqp3, then orgqr (padding x to m x m first for full_matrices).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -75,9 +76,46 @@ Status OrthogonalQr(const LapackCall& call) {
   return OkStatus();
 }
 
+template <typename T>
+Status PivotedQrFactorization(const LapackCall& call) {
+  constexpr ElementType kType = ElementTypeOf<T>();
+  BERTH_RETURN_IF_ERROR(call.ExpectArity(2, 3, "(x, pivots) -> (qr, pivots, tau)"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
+  const int64_t reflectors = std::min(x.rows, x.cols);
+  BERTH_RETURN_IF_ERROR(call.ExpectOperand(1, "pivots", ElementType::kS32, x.With({x.cols})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "qr", kType, x.With({x.rows, x.cols})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "pivots", ElementType::kS32, x.With({x.cols})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(2, "tau", kType, x.With({reflectors})));
+  if (call.preparing()) return OkStatus();
+
+  lapack_int m = static_cast<lapack_int>(x.rows);
+  lapack_int n = static_cast<lapack_int>(x.cols);
+  lapack_int lda = LeadingDim(x.rows);
+  lapack_int info = 0;
+  T optimal{};
+  lapack_int query = -1;
+  Routines<T>::pivoted_qr(&m, &n, nullptr, &lda, nullptr, nullptr, &optimal, &query, &info);
+  lapack_int lwork = WorkspaceSize(optimal);
+  std::vector<T> work(lwork);
+
+  // geqp3 reads the pivots (non-zero: a column to move first) and writes
+  // the permutation over them.
+  lapack_int* pivots = call.result<lapack_int>(1);
+  std::copy_n(call.operand<lapack_int>(1), x.batch * x.cols, pivots);
+  T* tau = call.result<T>(2);
+  InColumnMajor(call.operand<T>(0), call.result<T>(0), x.batch, x.rows, x.cols,
+                [&](T* a, int64_t i) {
+                  Routines<T>::pivoted_qr(&m, &n, a, &lda, pivots + i * x.cols,
+                                          tau + i * reflectors, work.data(), &lwork, &info);
+                });
+  return OkStatus();
+}
+
 template Status QrFactorization<float>(const LapackCall&);
 template Status QrFactorization<double>(const LapackCall&);
 template Status OrthogonalQr<float>(const LapackCall&);
 template Status OrthogonalQr<double>(const LapackCall&);
+template Status PivotedQrFactorization<float>(const LapackCall&);
+template Status PivotedQrFactorization<double>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

@@ -17,9 +17,12 @@ namespace berth::ext::lapack {
 template <typename T>
 Status LuFactorization(const LapackCall& call);
 
-// ?geqrf: (x) -> (qr, tau); ?orgqr: (qr, tau) -> (q). qr_factorization.cc
+// ?geqrf: (x) -> (qr, tau); ?geqp3: (x, pivots) -> (qr, pivots, tau);
+// ?orgqr: (qr, tau) -> (q). qr_factorization.cc
 template <typename T>
 Status QrFactorization(const LapackCall& call);
+template <typename T>
+Status PivotedQrFactorization(const LapackCall& call);
 template <typename T>
 Status OrthogonalQr(const LapackCall& call);
 

@@ -1,6 +1,7 @@
 // The LAPACK module's factorizations end to end on the cpu plugin: LU
-// (lapack_?getrf_ffi), QR (lapack_?geqrf_ffi then lapack_?orgqr_ffi, as JAX's
-// qr lowering chains them) and Cholesky (lapack_?potrf_ffi), at every size
+// (lapack_?getrf_ffi), QR (lapack_?geqrf_ffi, or lapack_?geqp3_ffi with
+// column pivoting, then lapack_?orgqr_ffi, as JAX's qr lowering chains them)
+// and Cholesky (lapack_?potrf_ffi), at every size
 // of kSizes and several batch shapes, each checked by rebuilding the input
 // from the factors.
 #include <gmock/gmock.h>
@@ -87,58 +88,89 @@ TYPED_TEST(LapackFactorizationTest, LuOfASingularMatrixReportsTheZeroPivotInInfo
   EXPECT_THAT(out[2].Values<int32_t>(), ::testing::ElementsAre(1, 0));
 }
 
-// geqrf, the reflectors of qr[..., :, :k] through orgqr: Q (m x k), and
-// R = the upper triangle of qr (k x n).
+// geqrf (or geqp3 with zero pivots: every column free), the reflectors of
+// qr[..., :, :k] through orgqr: Q (m x k), and R = the upper triangle of qr
+// (k x n); Q * R is x, its columns permuted by the pivots for geqp3.
 template <typename T>
-void CheckQr(int64_t m, int64_t n, const std::vector<int64_t>& batch, uint32_t seed) {
-  const std::string what =
-      std::to_string(m) + "x" + std::to_string(n) + " batch " + DimsText(batch);
+void CheckQr(int64_t m, int64_t n, const std::vector<int64_t>& batch, bool pivoted, uint32_t seed) {
+  const std::string what = std::string(pivoted ? "geqp3 " : "geqrf ") + std::to_string(m) + "x" +
+                           std::to_string(n) + " batch " + DimsText(batch);
   const int64_t k = std::min(m, n);
   const std::string type = MlirType<T>();
   const CallValue x_value{Concat(batch, {m, n}), type, true};
+  const CallValue pivots_value{Concat(batch, {n}), "i32"};
   const CallValue tau_value{Concat(batch, {k}), type};
   const CallValue q_value{Concat(batch, {m, k}), type, true};
   std::string slice_bounds;
   for (int64_t dim : batch) slice_bounds += "0:" + std::to_string(dim) + ", ";
   slice_bounds += "0:" + std::to_string(m) + ", 0:" + std::to_string(k);
   std::string program = "func.func public @main(%x: " + TensorType(x_value) + ") -> (" +
-                        TypeList({x_value, q_value}) + ") {\n";
-  program += JaxCustomCall("qr", std::string("lapack_") + Prefix<T>() + "geqrf_ffi", {"x"},
-                           {x_value}, {x_value, tau_value}, "");
+                        TypeList({x_value, pivots_value, q_value}) + ") {\n";
+  std::string tau = "qr#1";
+  std::string pivots = "pivots";
+  program += "  %pivots = stablehlo.constant dense<0> : " + TensorType(pivots_value) + "\n";
+  if (pivoted) {
+    program +=
+        JaxCustomCall("qr", std::string("lapack_") + Prefix<T>() + "geqp3_ffi", {"x", "pivots"},
+                      {x_value, pivots_value}, {x_value, pivots_value, tau_value}, "");
+    tau = "qr#2";
+    pivots = "qr#1";
+  } else {
+    program += JaxCustomCall("qr", std::string("lapack_") + Prefix<T>() + "geqrf_ffi", {"x"},
+                             {x_value}, {x_value, tau_value}, "");
+  }
   program += "  %reflectors = stablehlo.slice %qr#0 [" + slice_bounds + "] : (" +
              TensorType(x_value) + ") -> " + TensorType(q_value) + "\n";
   program += JaxCustomCall("q", std::string("lapack_") + Prefix<T>() + "orgqr_ffi",
-                           {"reflectors", "qr#1"}, {q_value, tau_value}, {q_value}, "");
-  program += "  return %qr#0, %q : " + TypeList({x_value, q_value}) + "\n}\n";
+                           {"reflectors", tau}, {q_value, tau_value}, {q_value}, "");
+  program += "  return %qr#0, %" + pivots + ", %q : " + TypeList({x_value, pivots_value, q_value}) +
+             "\n}\n";
 
   const int64_t count = Product(batch);
   std::vector<T> x = RandomValues<T>(count * m * n, seed);
   std::vector<Literal> out = MustRun(program, {Literal::Of<T>(x, x_value.dims)});
-  ASSERT_EQ(out.size(), 2u) << what;
+  ASSERT_EQ(out.size(), 3u) << what;
   std::vector<T> qr = out[0].Values<T>();
-  std::vector<T> q = out[1].Values<T>();
+  std::vector<int32_t> permutation = out[1].Values<int32_t>();
+  std::vector<T> q = out[2].Values<T>();
   ASSERT_EQ(q.size(), static_cast<size_t>(count * m * k)) << what;
   for (int64_t b = 0; b < count; ++b) {
     std::vector<T> r(k * n, T{0});
     for (int64_t i = 0; i < k; ++i) {
       for (int64_t j = i; j < n; ++j) r[i * n + j] = qr[b * m * n + i * n + j];
     }
+    // Column j of x * P is column pivots[j] - 1 of x (the identity for geqrf).
+    std::vector<T> permuted(m * n);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t from = pivoted ? permutation[b * n + j] - 1 : j;
+      ASSERT_TRUE(from >= 0 && from < n) << what << ": pivot " << from + 1;
+      for (int64_t i = 0; i < m; ++i) permuted[i * n + j] = x[b * m * n + i * n + from];
+    }
+    if (pivoted) {
+      for (int64_t i = 0; i + 1 < k; ++i) {
+        EXPECT_GE(std::abs(r[i * n + i]), std::abs(r[(i + 1) * n + i + 1]))
+            << what << ": |R|'s diagonal increases at " << i;
+      }
+    }
     const T* q_b = q.data() + b * m * k;
     std::vector<double> product = MatMul(q_b, r.data(), m, k, n);
-    const T* x_b = x.data() + b * m * n;
-    EXPECT_LE(MaxDifference(product.data(), x_b, m * n),
-              Tolerance<T>(std::max(m, n), FrobeniusNorm(x_b, m * n)))
-        << what << " matrix " << b << ": Q * R differs from x";
+    EXPECT_LE(MaxDifference(product.data(), permuted.data(), m * n),
+              Tolerance<T>(std::max(m, n), FrobeniusNorm(permuted.data(), m * n)))
+        << what << " matrix " << b << ": Q * R differs from x * P";
     ExpectOrthonormalColumns(q_b, m, k, what + " matrix " + std::to_string(b));
   }
 }
 
 TYPED_TEST(LapackFactorizationTest, QrRebuildsTheInputWithOrthonormalQ) {
-  uint32_t seed = 100;
-  for (const auto& [n, batch] : SizesAndBatches()) CheckQr<TypeParam>(n, n, batch, seed++);
-  CheckQr<TypeParam>(9, 3, {2}, seed++);
-  CheckQr<TypeParam>(4, 17, {}, seed++);
-  CheckQr<TypeParam>(33, 8, {3}, seed++);
+  for (bool pivoted : {false, true}) {
+    uint32_t seed = pivoted ? 150 : 100;
+    for (const auto& [n, batch] : SizesAndBatches()) {
+      CheckQr<TypeParam>(n, n, batch, pivoted, seed++);
+    }
+    CheckQr<TypeParam>(9, 3, {2}, pivoted, seed++);
+    CheckQr<TypeParam>(4, 17, {}, pivoted, seed++);
+    CheckQr<TypeParam>(33, 8, {3}, pivoted, seed++);
+  }
 }
 
 // x = a * a^T + n * I, positive definite.

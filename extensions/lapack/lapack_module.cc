@@ -1,7 +1,7 @@
 // The LAPACK FFI module: the custom-call targets jaxlib's CPU lowering of
 // jnp.linalg / lax.linalg emits (lapack_<p><routine>_ffi), served by the
-// system's LAPACK and BLAS, exported through BERTH_Ffi_GetModule. Targets
-// of complex types and routines not written yet are registered too, so a
+// system's LAPACK and BLAS, exported through BERTH_Ffi_GetModule. The
+// targets of complex types and the real geev are registered too, so a
 // program calling them fails its compile with UNIMPLEMENTED naming the
 // target and the reason, rather than with "not registered".
 #include <exception>
@@ -57,7 +57,6 @@ constexpr char kComplex[] =
 constexpr char kComplexVectors[] =
     "the real nonsymmetric eigensolver returns complex eigenvectors, and Berth has no complex "
     "tensors yet";
-constexpr char kNotWritten[] = "this routine is not implemented by Berth's LAPACK module yet";
 
 // clang-format off
 #define BERTH_LAPACK_REAL_TARGETS(P, T)                                      \
@@ -73,8 +72,8 @@ constexpr char kNotWritten[] = "this routine is not implemented by Berth's LAPAC
   {"lapack_" #P "gehrd_ffi", Run<Hessenberg<T>>, nullptr},                   \
   {"lapack_" #P "gees_ffi", Run<Schur<T>>, nullptr},                         \
   {"lapack_" #P "gtsv_ffi", Run<TridiagonalSolve<T>>, nullptr},              \
-  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>>, nullptr},     \
-  {"lapack_" #P "sytrd_ffi", Run<Unavailable<kNotWritten>>, nullptr}
+  {"lapack_" #P "sytrd_ffi", Run<TridiagonalReduction<T>>, nullptr},        \
+  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>>, nullptr}
 
 #define BERTH_LAPACK_COMPLEX_TARGETS(P)                                      \
   {"lapack_" #P "getrf_ffi", Run<Unavailable<kComplex>>, nullptr},           \

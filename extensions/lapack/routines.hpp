@@ -51,6 +51,11 @@ Status Hessenberg(const LapackCall& call);
 template <typename T>
 Status Schur(const LapackCall& call);
 
+// ?sytrd {uplo}: (x) -> (x_out, diagonal, off_diagonal, tau, info).
+// tridiagonal_reduction.cc
+template <typename T>
+Status TridiagonalReduction(const LapackCall& call);
+
 // ?gtsv: (dl, d, du, b) -> (dl, d, du, x, info). tridiagonal_solve.cc
 template <typename T>
 Status TridiagonalSolve(const LapackCall& call);

@@ -1,8 +1,9 @@
 // The LAPACK module's spectral routines end to end on the cpu plugin:
 // symmetric eigendecomposition (lapack_?syevd_ffi), SVD (lapack_?gesdd_ffi,
-// modes 'A', 'S', 'N'), Hessenberg reduction (lapack_?gehrd_ffi) and Schur
-// decomposition (lapack_?gees_ffi), checked by V diag(w) V^T = x,
-// U diag(s) V^T = x, Q H Q^T = x, Z T Z^T = x and orthonormal factors.
+// modes 'A', 'S', 'N'), Hessenberg and tridiagonal reduction
+// (lapack_?gehrd_ffi, lapack_?sytrd_ffi) and Schur decomposition
+// (lapack_?gees_ffi), checked by V diag(w) V^T = x, U diag(s) V^T = x,
+// Q H Q^T = x, Q T Q^T = x, Z T Z^T = x and orthonormal factors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -169,6 +170,83 @@ std::vector<T> HessenbergQ(const T* h, const T* tau, int64_t n) {
     }
   }
   return std::vector<T>(q.begin(), q.end());
+}
+
+// Q from sytrd's reflectors: uplo 'L' stores them as gehrd does (Q =
+// H(0) ... H(n-2), v[i+1] = 1, v[i+2..] below the subdiagonal in column i);
+// uplo 'U' as Q = H(n-2) ... H(0), v[i] = 1, v[0..i-1] above the
+// superdiagonal in column i + 1.
+template <typename T>
+std::vector<T> TridiagonalQ(const T* a, const T* tau, int64_t n, char uplo) {
+  if (uplo == 'L') return HessenbergQ(a, tau, n);
+  std::vector<double> q(n * n, 0.0);
+  for (int64_t d = 0; d < n; ++d) q[d * n + d] = 1.0;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    std::vector<double> v(n, 0.0);
+    v[i] = 1.0;
+    for (int64_t j = 0; j < i; ++j) v[j] = a[j * n + i + 1];
+    // q = H(i) * q: q - tau v (v^T q), so q ends as H(n-2) ... H(0).
+    for (int64_t c = 0; c < n; ++c) {
+      double vq = 0;
+      for (int64_t j = 0; j < n; ++j) vq += v[j] * q[j * n + c];
+      for (int64_t j = 0; j < n; ++j) q[j * n + c] -= static_cast<double>(tau[i]) * v[j] * vq;
+    }
+  }
+  return std::vector<T>(q.begin(), q.end());
+}
+
+template <typename T>
+void CheckSytrd(int64_t n, const std::vector<int64_t>& batch, char uplo, uint32_t seed) {
+  const std::string what =
+      std::to_string(n) + "x" + std::to_string(n) + " uplo " + uplo + " batch " + DimsText(batch);
+  const int64_t off = std::max<int64_t>(n - 1, 0);
+  const std::string type = MlirType<T>();
+  const std::vector<int64_t> dims = Concat(batch, {n, n});
+  const std::string program =
+      JaxProgram(std::string("lapack_") + Prefix<T>() + "sytrd_ffi", {{dims, type, true}},
+                 {{dims, type, true},
+                  {Concat(batch, {n}), type},
+                  {Concat(batch, {off}), type},
+                  {Concat(batch, {off}), type},
+                  {batch, "i32"}},
+                 "uplo = " + std::to_string(int{uplo}) + " : ui8");
+  const int64_t count = Product(batch);
+  std::vector<T> x = RandomValues<T>(count * n * n, seed);
+  for (int64_t b = 0; b < count; ++b) {  // symmetric
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < r; ++c) x[b * n * n + c * n + r] = x[b * n * n + r * n + c];
+    }
+  }
+  std::vector<Literal> out = MustRun(program, {Literal::Of<T>(x, dims)});
+  ASSERT_EQ(out.size(), 5u) << what;
+  std::vector<T> reduced = out[0].Values<T>();
+  std::vector<T> d = out[1].Values<T>();
+  std::vector<T> e = out[2].Values<T>();
+  std::vector<T> tau = out[3].Values<T>();
+  std::vector<int32_t> info = out[4].Values<int32_t>();
+  for (int64_t b = 0; b < count; ++b) {
+    EXPECT_EQ(info[b], 0) << what << " matrix " << b;
+    std::vector<T> q = TridiagonalQ(reduced.data() + b * n * n, tau.data() + b * off, n, uplo);
+    std::vector<T> t(n * n, T{0});
+    for (int64_t i = 0; i < n; ++i) t[i * n + i] = d[b * n + i];
+    for (int64_t i = 0; i < off; ++i) t[(i + 1) * n + i] = t[i * n + i + 1] = e[b * off + i];
+    std::vector<double> qt_product = MatMul(q.data(), t.data(), n, n, n);
+    std::vector<T> qt(qt_product.begin(), qt_product.end());
+    std::vector<T> q_transposed = Transpose(q.data(), n, n);
+    std::vector<double> product = MatMul(qt.data(), q_transposed.data(), n, n, n);
+    const T* x_b = x.data() + b * n * n;
+    EXPECT_LE(MaxDifference(product.data(), x_b, n * n), Tolerance<T>(n, FrobeniusNorm(x_b, n * n)))
+        << what << " matrix " << b << ": Q T Q^T differs from x";
+    ExpectOrthonormalColumns(q.data(), n, n, what + " matrix " + std::to_string(b));
+  }
+}
+
+TYPED_TEST(LapackEigenTest, TridiagonalReductionRebuildsTheInputFromEitherTriangle) {
+  uint32_t seed = 850;
+  for (const auto& [n, batch] : SizesAndBatches()) {
+    CheckSytrd<TypeParam>(n, batch, 'L', seed++);
+    CheckSytrd<TypeParam>(n, batch, 'U', seed++);
+  }
 }
 
 template <typename T>

@@ -64,6 +64,16 @@ lapack_int WorkspaceSize(T reported) {
   return std::max<lapack_int>(static_cast<lapack_int>(reported), 1);
 }
 
+// Asks a routine for its optimal workspace: `query(optimal, lwork)` calls it
+// with *lwork = -1, and the routine writes the size into *optimal.
+template <typename T, typename Query>
+lapack_int QueryWorkspace(Query query) {
+  T optimal{};
+  const lapack_int lwork = -1;
+  query(&optimal, &lwork);
+  return WorkspaceSize(optimal);
+}
+
 }  // namespace berth::ext::lapack
 
 #endif  // BERTH_EXTENSIONS_LAPACK_COLUMN_MAJOR_HPP_

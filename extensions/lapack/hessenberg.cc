@@ -37,10 +37,9 @@ Status Hessenberg(const LapackCall& call) {
   lapack_int ihi = static_cast<lapack_int>(high);
   lapack_int lda = LeadingDim(n);
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::gehrd(&order, &ilo, &ihi, nullptr, &lda, nullptr, &optimal, &query, &info);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::gehrd(&order, &ilo, &ihi, nullptr, &lda, nullptr, optimal, query, &info);
+  });
   std::vector<T> work(lwork);
   // gehrd writes tau[0..low-2] and tau[high-1..n-2] as zero, and needs n - 1
   // entries even for n = 0.

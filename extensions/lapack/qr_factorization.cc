@@ -26,10 +26,9 @@ Status QrFactorization(const LapackCall& call) {
   lapack_int n = static_cast<lapack_int>(x.cols);
   lapack_int lda = LeadingDim(x.rows);
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::geqrf(&m, &n, nullptr, &lda, nullptr, &optimal, &query, &info);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::geqrf(&m, &n, nullptr, &lda, nullptr, optimal, query, &info);
+  });
   std::vector<T> work(lwork);
 
   const T* in = call.operand<T>(0);
@@ -60,10 +59,9 @@ Status OrthogonalQr(const LapackCall& call) {
   lapack_int k = static_cast<lapack_int>(reflectors);
   lapack_int lda = LeadingDim(x.rows);
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::orthogonal_qr(&m, &n, &k, nullptr, &lda, nullptr, &optimal, &query, &info);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::orthogonal_qr(&m, &n, &k, nullptr, &lda, nullptr, optimal, query, &info);
+  });
   std::vector<T> work(lwork);
 
   const T* in = call.operand<T>(0);
@@ -92,10 +90,9 @@ Status PivotedQrFactorization(const LapackCall& call) {
   lapack_int n = static_cast<lapack_int>(x.cols);
   lapack_int lda = LeadingDim(x.rows);
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::pivoted_qr(&m, &n, nullptr, &lda, nullptr, nullptr, &optimal, &query, &info);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::pivoted_qr(&m, &n, nullptr, &lda, nullptr, nullptr, optimal, query, &info);
+  });
   std::vector<T> work(lwork);
 
   // geqp3 reads the pivots (non-zero: a column to move first) and writes

@@ -44,12 +44,11 @@ Status Schur(const LapackCall& call) {
   std::vector<T> query_values(2 * std::max<int64_t>(n, 1));
   lapack_int sdim = 0;
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::gees(&mode, &sort, nullptr, &order, query_matrix.data(), &lda, &sdim,
-                    query_values.data(), query_values.data() + query_values.size() / 2,
-                    vectors.data(), &ldvs, &optimal, &query, nullptr, &info, 1, 1);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::gees(&mode, &sort, nullptr, &order, query_matrix.data(), &lda, &sdim,
+                      query_values.data(), query_values.data() + query_values.size() / 2,
+                      vectors.data(), &ldvs, optimal, query, nullptr, &info, 1, 1);
+  });
   std::vector<T> work(lwork);
 
   const T* in = call.operand<T>(0);

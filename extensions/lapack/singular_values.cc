@@ -52,11 +52,10 @@ Status SingularValueDecomposition(const LapackCall& call) {
   lapack_int ldu = vectors ? LeadingDim(x.rows) : 1;
   lapack_int ldvt = vectors ? LeadingDim(vt_rows) : 1;
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::gesdd(&mode, &m, &n, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt, &optimal,
-                     &query, nullptr, &info, 1);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::gesdd(&mode, &m, &n, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt,
+                       optimal, query, nullptr, &info, 1);
+  });
   std::vector<T> work(lwork);
   std::vector<lapack_int> iwork(std::max<int64_t>(8 * k, 1));
 

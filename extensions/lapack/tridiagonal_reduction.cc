@@ -31,11 +31,10 @@ Status TridiagonalReduction(const LapackCall& call) {
   lapack_int order = static_cast<lapack_int>(n);
   lapack_int lda = LeadingDim(n);
   lapack_int info = 0;
-  T optimal{};
-  lapack_int query = -1;
-  Routines<T>::tridiagonal_reduction(&uplo, &order, nullptr, &lda, nullptr, nullptr, nullptr,
-                                     &optimal, &query, &info, 1);
-  lapack_int lwork = WorkspaceSize(optimal);
+  lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
+    Routines<T>::tridiagonal_reduction(&uplo, &order, nullptr, &lda, nullptr, nullptr, nullptr,
+                                       optimal, query, &info, 1);
+  });
   std::vector<T> work(lwork);
 
   T* diagonal = call.result<T>(1);

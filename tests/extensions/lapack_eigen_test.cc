@@ -16,6 +16,18 @@ template <typename T>
 class LapackEigenTest : public ::testing::Test {};
 TYPED_TEST_SUITE(LapackEigenTest, RealTypes);
 
+// `count` random symmetric n x n matrices.
+template <typename T>
+std::vector<T> RandomSymmetric(int64_t n, int64_t count, uint32_t seed) {
+  std::vector<T> x = RandomValues<T>(count * n * n, seed);
+  for (int64_t b = 0; b < count; ++b) {
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < r; ++c) x[b * n * n + c * n + r] = x[b * n * n + r * n + c];
+    }
+  }
+  return x;
+}
+
 // a * diag(d) * b, a: m x k, b: k x n.
 template <typename T>
 std::vector<double> ScaledProduct(const T* a, const T* d, const T* b, int64_t m, int64_t k,
@@ -37,12 +49,7 @@ void CheckSyevd(int64_t n, const std::vector<int64_t>& batch, char uplo, uint32_
                  {{dims, MlirType<T>(), true}, {Concat(batch, {n}), MlirType<T>()}, {batch, "i32"}},
                  "mode = 86 : ui8, uplo = " + std::to_string(int{uplo}) + " : ui8");
   const int64_t count = Product(batch);
-  std::vector<T> x = RandomValues<T>(count * n * n, seed);
-  for (int64_t b = 0; b < count; ++b) {  // symmetric
-    for (int64_t r = 0; r < n; ++r) {
-      for (int64_t c = 0; c < r; ++c) x[b * n * n + c * n + r] = x[b * n * n + r * n + c];
-    }
-  }
+  std::vector<T> x = RandomSymmetric<T>(n, count, seed);
   std::vector<Literal> out = MustRun(program, {Literal::Of<T>(x, dims)});
   ASSERT_EQ(out.size(), 3u) << what;
   std::vector<T> v = out[0].Values<T>();
@@ -79,10 +86,7 @@ TYPED_TEST(LapackEigenTest, SymmetricEigenvaluesOnlyMatchTheFullDecomposition) {
                       {{{n, n}, type, true}, {{n}, type}, {{}, "i32"}},
                       "mode = " + std::to_string(int{mode}) + " : ui8, uplo = 76 : ui8");
   };
-  std::vector<T> x = RandomValues<T>(n * n, 650);
-  for (int64_t r = 0; r < n; ++r) {
-    for (int64_t c = 0; c < r; ++c) x[c * n + r] = x[r * n + c];
-  }
+  std::vector<T> x = RandomSymmetric<T>(n, 1, 650);
   std::vector<Literal> with_vectors = MustRun(program('V'), {Literal::Of<T>(x, {n, n})});
   std::vector<Literal> values_only = MustRun(program('N'), {Literal::Of<T>(x, {n, n})});
   ASSERT_EQ(with_vectors.size(), 3u);
@@ -211,12 +215,7 @@ void CheckSytrd(int64_t n, const std::vector<int64_t>& batch, char uplo, uint32_
                   {batch, "i32"}},
                  "uplo = " + std::to_string(int{uplo}) + " : ui8");
   const int64_t count = Product(batch);
-  std::vector<T> x = RandomValues<T>(count * n * n, seed);
-  for (int64_t b = 0; b < count; ++b) {  // symmetric
-    for (int64_t r = 0; r < n; ++r) {
-      for (int64_t c = 0; c < r; ++c) x[b * n * n + c * n + r] = x[b * n * n + r * n + c];
-    }
-  }
+  std::vector<T> x = RandomSymmetric<T>(n, count, seed);
   std::vector<Literal> out = MustRun(program, {Literal::Of<T>(x, dims)});
   ASSERT_EQ(out.size(), 5u) << what;
   std::vector<T> reduced = out[0].Values<T>();

@@ -1,7 +1,10 @@
 // berth compile PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]
+// berth compile PROGRAM.mlir --partitioned [--partitions N] -o FILE.mlir
 #include <fstream>
 #include <sstream>
 
+#include "berth/spmd/partitioner.hpp"
+#include "berth/stablehlo/parser.hpp"
 #include "cli/command.hpp"
 #include "cli/session.hpp"
 
@@ -9,20 +12,59 @@ namespace berth::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// --partitioned: the per-device program the SPMD partitioner writes, as
+// StableHLO text; no plugin is involved.
+int WritePartitioned(const std::string& code, const std::string& program_path, int64_t partitions,
+                     const std::string& out_path, Context& context) {
+  Result<stablehlo::Module> module =
+      stablehlo::ParseModule(code, program_path, stablehlo::ParseOptions{.verify = true});
+  spmd::PartitionOptions options;
+  if (partitions > 0) options.num_partitions = partitions;
+  Result<spmd::PartitionedProgram> program =
+      module.ok() ? spmd::Partition(*module, options) : Result<spmd::PartitionedProgram>(module.status());
+  if (!program.ok()) {
+    context.err << "berth compile: " << program.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out << program->text;
+  out.close();
+  if (!out) {
+    context.err << "berth compile: cannot write " << out_path << "\n";
+    return kExitFailure;
+  }
+  context.out << "wrote " << out_path << " (the per-device program of " << program->num_partitions
+              << " partitions)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunCompile(const std::vector<std::string>& args, Context& context) {
   po::options_description options("options");
   std::string program_path, out_path, plugin, entry;
+  bool partitioned = false;
+  int64_t partitions = 0;
   options.add_options()
       ("program", po::value<std::string>(&program_path)->required(), "program file (.mlir)")
       ("output,o", po::value<std::string>(&out_path)->required(),
        "the berth-executable file to write (run it with `berth run FILE`)")
       ("plugin", po::value<std::string>(&plugin), "plugin to compile for (default: highest priority)")
-      ("entry", po::value<std::string>(&entry), "function to run (default: main)");
+      ("entry", po::value<std::string>(&entry), "function to run (default: main)")
+      ("partitioned", po::bool_switch(&partitioned),
+       "write the per-device StableHLO program the SPMD partitioner makes of a sharded module")
+      ("partitions", po::value<int64_t>(&partitions),
+       "with --partitioned: the partition count (default: mhlo.num_partitions, else the mesh's size)");
   po::positional_options_description positional;
   positional.add("program", 1);
   po::variables_map vm;
   int exit_code = kExitOk;
-  if (!ParseArgs("compile", "PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]", options,
+  if (!ParseArgs("compile",
+                 "PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]\n"
+                 "       berth compile PROGRAM.mlir --partitioned [--partitions N] -o FILE.mlir",
+                 options,
                  &positional, args, vm, context, exit_code)) {
     return exit_code;
   }
@@ -33,6 +75,7 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
   }
   std::stringstream code;
   code << in.rdbuf();
+  if (partitioned) return WritePartitioned(code.str(), program_path, partitions, out_path, context);
   Result<Session> session = Session::Open(plugin);
   if (!session.ok()) {
     context.err << "berth compile: " << session.status().ToString() << "\n";

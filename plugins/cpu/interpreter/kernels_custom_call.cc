@@ -1,5 +1,6 @@
 // The custom_call kernel: dispatch on call_target_name. Built-in targets are
-// the check.* calls that JAX-generated tests use.
+// the check.* calls that JAX-generated tests use and GSPMD's @Sharding
+// annotation.
 #include <cstring>
 
 #include "interpreter/check.hpp"
@@ -60,6 +61,13 @@ Status Eq(KernelCall& call) {
   return OkStatus();
 }
 
+// @Sharding: GSPMD's annotation of a value's layout (jax.lax.with_sharding_constraint);
+// on one device, and in a program the SPMD partitioner wrote, the value itself.
+Status ShardingAnnotation(KernelCall& call) {
+  call.results.assign(call.operands.begin(), call.operands.end());
+  return OkStatus();
+}
+
 struct Target {
   std::string_view name;
   Handler handler;
@@ -70,6 +78,7 @@ constexpr Target kTargets[] = {
     {"check.expect_almost_eq", ExpectAlmostEq},
     {"check.expect_close", ExpectClose},
     {"check.eq", Eq},
+    {"Sharding", ShardingAnnotation},
 };
 
 Handler FindHandler(std::string_view target) {

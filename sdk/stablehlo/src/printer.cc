@@ -50,15 +50,17 @@ class Printer {
     PrintOp(op, 1);
   }
 
-  void PrintFunction(const Function& f) {
+  void PrintFunction(const Function& f, std::optional<std::string_view> name = std::nullopt,
+                     std::optional<Visibility> visibility = std::nullopt) {
     names_.clear();
     next_value_ = 0;
     next_arg_ = 0;
     Indent(1);
     out += "func.func ";
-    if (f.visibility() == Visibility::kPrivate) out += "private ";
-    if (f.visibility() == Visibility::kNested) out += "nested ";
-    AppendSymbol(out, f.name());
+    Visibility shown = visibility.value_or(f.visibility());
+    if (shown == Visibility::kPrivate) out += "private ";
+    if (shown == Visibility::kNested) out += "nested ";
+    AppendSymbol(out, name.value_or(f.name()));
     out += '(';
     std::span<const Type> args = f.argument_types();
     for (size_t i = 0; i < args.size(); ++i) {
@@ -214,6 +216,13 @@ std::string Print(const Operation& op) {
   Printer p;
   p.PrintOp(op, 0);
   return std::move(p.out);
+}
+
+std::string Print(const Function& function, std::optional<std::string_view> name,
+                  std::optional<Visibility> visibility) {
+  Printer printer;
+  printer.PrintFunction(function, name, visibility);
+  return std::move(printer.out);
 }
 
 std::string Print(Type type) { return type.ToString(); }

@@ -1,0 +1,103 @@
+// What a module's entry function declares: GSPMD and Shardy shardings on
+// arguments and results, meshes, the partition count, and errors naming the
+// argument or result.
+#include "berth/spmd/entry_shardings.hpp"
+
+#include <gtest/gtest.h>
+
+#include "berth/spmd/gspmd.hpp"
+#include "berth/stablehlo/parser.hpp"
+
+namespace berth::spmd {
+namespace {
+
+namespace shlo = berth::stablehlo;
+
+Result<EntryShardings> Read(const std::string& text) {
+  Result<shlo::Module> module = shlo::ParseModule(text, "test.mlir", shlo::ParseOptions{.verify = true});
+  if (!module.ok()) return module.status();
+  return ReadEntryShardings(*module);
+}
+
+std::string Gspmd(const std::optional<Sharding>& sharding) {
+  return sharding ? PrintGspmdSharding(*sharding) : "none";
+}
+
+TEST(EntryShardingsTest, ReadsGspmdShardings) {
+  Result<EntryShardings> entry = Read(R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %arg1: tensor<4xf32>)
+      -> (tensor<8x4xf32> {jax.result_info = "", mhlo.sharding = "{replicated}"}) {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<4xf32>) -> tensor<8x4xf32>
+    %1 = stablehlo.add %arg0, %0 : tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 4);
+  ASSERT_EQ(entry->arguments.size(), 2u);
+  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[4,1]<=[4]}");
+  EXPECT_EQ(Gspmd(entry->arguments[1]), "none");
+  EXPECT_EQ(Gspmd(entry->results[0]), "{replicated}");
+  EXPECT_TRUE(entry->IsPartitioned());
+}
+
+TEST(EntryShardingsTest, ReadsShardyShardingsThroughTheModulesMesh) {
+  Result<EntryShardings> entry = Read(R"(
+module @jit_f {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {"x"}]>})
+      -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {}]>}) {
+    return %arg0 : tensor<8x4xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 4);  // the mesh's device count
+  ASSERT_EQ(entry->meshes.count("mesh"), 1u);
+  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,2]0,2,1,3}");
+  EXPECT_EQ(Gspmd(entry->results[0]), "{devices=[4,1]<=[4]}");
+}
+
+TEST(EntryShardingsTest, AnUnshardedModuleIsNotPartitioned) {
+  Result<EntryShardings> entry = Read(R"(
+func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  return %arg0 : tensor<4xi32>
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 1);
+  EXPECT_FALSE(entry->IsPartitioned());
+}
+
+TEST(EntryShardingsTest, ErrorsNameTheValue) {
+  struct Case {
+    const char* attrs;  // module attributes
+    const char* arg;    // argument attributes
+    const char* message;
+  };
+  const Case cases[] = {
+      {"{mhlo.num_partitions = 2 : i32}", "{mhlo.sharding = \"{devices=[2]<=[2]}\"}",
+       "@main argument 0: a sharding tiling 1 dimension(s) cannot lay out an array of rank 2"},
+      {"{mhlo.num_partitions = 2 : i32}", "{mhlo.sharding = \"{devices=[4,1]<=[4]}\"}",
+       "@main argument 0: device 3 is beyond the 2 partition(s)"},
+      {"{mhlo.num_partitions = 2 : i32}", "{mhlo.sharding = \"{maximal device=2}\"}",
+       "@main argument 0: device 2 is beyond the 2 partition(s)"},
+      {"{mhlo.num_partitions = 2 : i32}", "{mhlo.sharding = \"{devices=[2,1]0,1\"}",
+       "@main argument 0: GSPMD sharding at offset"},
+      {"{mhlo.num_partitions = 2 : i32}", "{mhlo.sharding = 3 : i32}", "mhlo.sharding is not a string"},
+      {"{mhlo.num_partitions = 2 : i32}", "{sdy.sharding = #sdy.sharding<@nowhere, [{}, {}]>}",
+       "names mesh @nowhere, which the module lacks"},
+      {"{mhlo.num_partitions = 0 : i32}", "{}", "num_partitions = 0 is out of range"},
+      {"{}", "{sdy.sharding = #sdy.sharding<mesh<[\"x\"=2]>, [{\"x\"}]>}",
+       "@main argument 0: sdy.sharding lists 1 dimension(s) for a value of type tensor<4x4xf32>"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string("module attributes ") + c.attrs + " {\n  func.func @main(%arg0: tensor<4x4xf32> " +
+                       c.arg + ") -> tensor<4x4xf32> {\n    return %arg0 : tensor<4x4xf32>\n  }\n}\n";
+    Result<EntryShardings> entry = Read(text);
+    ASSERT_FALSE(entry.ok()) << text;
+    EXPECT_NE(entry.status().message().find(c.message), std::string::npos) << entry.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace berth::spmd

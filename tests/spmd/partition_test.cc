@@ -1,0 +1,346 @@
+// The SPMD partitioner, differentially: each program runs once unpartitioned
+// on one device, and once partitioned over 2 or 4 devices with each argument
+// split by its sharding; the shards the devices return, put together by
+// their result shardings, must equal the unpartitioned results. Inputs are
+// seeded random values; shapes are chosen so that some shardings divide
+// and some do not (10 rows over 4 devices).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <random>
+
+#include "berth/spmd/partitioner.hpp"
+#include "berth/stablehlo/parser.hpp"
+#include "program_runner.hpp"
+#include "temp_dir.hpp"
+
+namespace berth {
+namespace {
+
+using testing::CpuRunner;
+using testing::Literal;
+namespace shlo = berth::stablehlo;
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+}
+
+// Copies the block `sizes` at `from` in `src` to `to` in `dst` (row-major
+// arrays of `element` bytes per value).
+void CopyBlock(const std::byte* src, const std::vector<int64_t>& src_dims, std::vector<int64_t> from, std::byte* dst,
+               const std::vector<int64_t>& dst_dims, std::vector<int64_t> to, const std::vector<int64_t>& sizes,
+               size_t element) {
+  if (Elements(sizes) == 0) return;
+  std::vector<int64_t> index(sizes.size(), 0);
+  while (true) {
+    int64_t s = 0, d = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      s = s * src_dims[i] + from[i] + index[i];
+      d = d * dst_dims[i] + to[i] + index[i];
+    }
+    std::memcpy(dst + d * static_cast<int64_t>(element), src + s * static_cast<int64_t>(element), element);
+    size_t i = sizes.size();
+    while (i > 0 && ++index[i - 1] == sizes[i - 1]) index[--i] = 0;
+    if (i == 0) return;
+  }
+}
+
+size_t ElementBytes(const Literal& literal) {
+  int64_t n = Elements(literal.dims);
+  return n == 0 ? 0 : literal.bytes.size() / static_cast<size_t>(n);
+}
+
+Literal RandomLiteral(ElementType type, std::vector<int64_t> dims, std::mt19937_64& rng) {
+  int64_t n = Elements(dims);
+  if (type == ElementType::kF32) {
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> values(static_cast<size_t>(n));
+    for (float& v : values) v = value(rng);
+    return Literal::Of(values, std::move(dims));
+  }
+  std::uniform_int_distribution<int32_t> value(-50, 50);
+  std::vector<int32_t> values(static_cast<size_t>(n));
+  for (int32_t& v : values) v = value(rng);
+  return Literal::Of(values, std::move(dims));
+}
+
+struct Value {
+  ElementType type;
+  std::vector<int64_t> dims;
+};
+
+std::string TypeText(const Value& value) {
+  std::string text = "tensor<";
+  for (int64_t d : value.dims) text += std::to_string(d) + "x";
+  return text + (value.type == ElementType::kF32 ? "f32>" : "i32>");
+}
+
+struct Program {
+  const char* name;
+  std::vector<Value> args;
+  std::vector<Value> results;
+  const char* body;  // uses %a0, %a1, ...; ends with a return
+};
+
+const Program kPrograms[] = {
+    {"add", {{ElementType::kF32, {10, 6}}, {ElementType::kF32, {10, 6}}}, {{ElementType::kF32, {10, 6}}},
+     "%0 = stablehlo.add %a0, %a1 : tensor<10x6xf32>\n return %0 : tensor<10x6xf32>"},
+    {"dot", {{ElementType::kF32, {10, 8}}, {ElementType::kF32, {8, 6}}}, {{ElementType::kF32, {10, 6}}},
+     "%0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x8xf32>, tensor<8x6xf32>) -> "
+     "tensor<10x6xf32>\n return %0 : tensor<10x6xf32>"},
+    {"reduce_rows", {{ElementType::kS32, {10, 8}}}, {{ElementType::kS32, {10}}},
+     "%z = stablehlo.constant dense<0> : tensor<i32>\n"
+     " %0 = stablehlo.reduce(%a0 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<10x8xi32>, "
+     "tensor<i32>) -> tensor<10xi32>\n return %0 : tensor<10xi32>"},
+    {"transpose_broadcast", {{ElementType::kS32, {6, 10}}, {ElementType::kS32, {6}}},
+     {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {6}}},
+     "%t = stablehlo.transpose %a0, dims = [1, 0] : (tensor<6x10xi32>) -> tensor<10x6xi32>\n"
+     " %b = stablehlo.broadcast_in_dim %a1, dims = [1] : (tensor<6xi32>) -> tensor<10x6xi32>\n"
+     " %0 = stablehlo.multiply %t, %b : tensor<10x6xi32>\n"
+     " %1 = stablehlo.negate %a1 : tensor<6xi32>\n return %0, %1 : tensor<10x6xi32>, tensor<6xi32>"},
+    {"mlp", {{ElementType::kF32, {10, 8}}, {ElementType::kF32, {8, 6}}, {ElementType::kF32, {6}}},
+     {{ElementType::kF32, {10, 6}}},
+     "%0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x8xf32>, tensor<8x6xf32>) -> "
+     "tensor<10x6xf32>\n"
+     " %1 = stablehlo.broadcast_in_dim %a2, dims = [1] : (tensor<6xf32>) -> tensor<10x6xf32>\n"
+     " %2 = stablehlo.add %0, %1 : tensor<10x6xf32>\n"
+     " %3 = stablehlo.tanh %2 : tensor<10x6xf32>\n return %3 : tensor<10x6xf32>"},
+    {"concatenate_slice", {{ElementType::kS32, {4, 6}}, {ElementType::kS32, {6, 6}}}, {{ElementType::kS32, {8, 6}}},
+     "%0 = stablehlo.concatenate %a0, %a1, dim = 0 : (tensor<4x6xi32>, tensor<6x6xi32>) -> tensor<10x6xi32>\n"
+     " %1 = stablehlo.slice %0 [1:9, 0:6] : (tensor<10x6xi32>) -> tensor<8x6xi32>\n return %1 : tensor<8x6xi32>"},
+};
+
+// Shardings worth trying on a value of `rank` dims over `n` devices.
+std::vector<std::string> ShardingsFor(size_t rank, int64_t n) {
+  std::vector<std::string> out = {"{replicated}"};
+  std::string nn = std::to_string(n);
+  if (rank == 1) {
+    out.push_back("{devices=[" + nn + "]<=[" + nn + "]}");
+    if (n == 4) out.push_back("{devices=[2,2]<=[4] last_tile_dim_replicate}");
+    return out;
+  }
+  out.push_back("{devices=[" + nn + ",1]<=[" + nn + "]}");
+  out.push_back("{devices=[1," + nn + "]<=[" + nn + "]}");
+  if (n == 4) {
+    out.push_back("{devices=[2,2]<=[4]}");
+    out.push_back("{devices=[2,2]0,2,1,3}");
+    out.push_back("{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+    out.push_back("{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  }
+  return out;
+}
+
+std::string ModuleText(const Program& program, int64_t n, const std::vector<std::string>& arg_shardings,
+                       const std::vector<std::string>& result_shardings) {
+  std::string text = "module @" + std::string(program.name) + " attributes {mhlo.num_partitions = " +
+                     std::to_string(n) + " : i32} {\n func.func public @main(";
+  for (size_t i = 0; i < program.args.size(); ++i) {
+    text += (i ? ", %a" : "%a") + std::to_string(i) + ": " + TypeText(program.args[i]) + " {mhlo.sharding = \"" +
+            arg_shardings[i] + "\"}";
+  }
+  text += ") -> (";
+  for (size_t i = 0; i < program.results.size(); ++i) {
+    text += (i ? ", " : "") + TypeText(program.results[i]) + " {mhlo.sharding = \"" + result_shardings[i] + "\"}";
+  }
+  return text + ") {\n " + program.body + "\n }\n}\n";
+}
+
+// Runs `global_text` unpartitioned and partitioned; compares.
+void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
+  SCOPED_TRACE(global_text);
+  CompileOptions single;
+  single.num_partitions = 1;
+  Result<std::vector<Literal>> expected = CpuRunner::Get().Run(global_text, args, single);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+
+  Result<shlo::Module> module = shlo::ParseModule(global_text, "global.mlir", shlo::ParseOptions{.verify = true});
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  SCOPED_TRACE(program->text);
+  const int64_t n = program->num_partitions;
+
+  std::vector<std::vector<Literal>> per_device(static_cast<size_t>(n));
+  for (int64_t p = 0; p < n; ++p) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::vector<int64_t>& local = program->local_argument_shapes[i];
+      Literal shard;
+      shard.type = args[i].type;
+      shard.dims = local;
+      shard.bytes.assign(static_cast<size_t>(Elements(local)) * ElementBytes(args[i]), std::byte{0});
+      Result<spmd::ShardRegion> region = program->argument_shardings[i].RegionOf(p, args[i].dims);
+      ASSERT_TRUE(region.ok());
+      CopyBlock(args[i].bytes.data(), args[i].dims, region->offsets, shard.bytes.data(), local,
+                std::vector<int64_t>(local.size(), 0), region->sizes, ElementBytes(args[i]));
+      per_device[static_cast<size_t>(p)].push_back(std::move(shard));
+    }
+  }
+  CompileOptions partitioned;
+  partitioned.num_partitions = n;
+  partitioned.num_replicas = 1;
+  Result<std::vector<std::vector<Literal>>> outputs = CpuRunner::Get().RunAll(program->text, per_device, partitioned);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  ASSERT_EQ(outputs->size(), static_cast<size_t>(n));
+
+  for (size_t r = 0; r < expected->size(); ++r) {
+    const Literal& want = (*expected)[r];
+    size_t element = ElementBytes(want);
+    ASSERT_EQ(program->local_result_shapes[r], (*outputs)[0][r].dims);
+    // Each device's shard, put where its sharding says; replicas of a tile
+    // must agree; padding past the array is zero.
+    for (int64_t p = 0; p < n; ++p) {
+      const Literal& got = (*outputs)[static_cast<size_t>(p)][r];
+      Result<spmd::ShardRegion> region = program->result_shardings[r].RegionOf(p, want.dims);
+      ASSERT_TRUE(region.ok());
+      Literal expected_shard;
+      expected_shard.bytes.assign(got.bytes.size(), std::byte{0});
+      CopyBlock(want.bytes.data(), want.dims, region->offsets, expected_shard.bytes.data(), got.dims,
+                std::vector<int64_t>(got.dims.size(), 0), region->sizes, element);
+      ASSERT_TRUE(got.bytes == expected_shard.bytes) << "result " << r << " on device " << p;
+    }
+  }
+}
+
+TEST(PartitionTest, EveryProgramAndShardingMatchesTheUnpartitionedRun) {
+  std::mt19937_64 rng(20261205);
+  int runs = 0;
+  for (const Program& program : kPrograms) {
+    for (int64_t n : {2, 4}) {
+      // Each argument and result takes each of its shardings in turn, the
+      // others the one after theirs (so combinations vary without a product).
+      size_t widest = 0;
+      for (const Value& v : program.args) widest = std::max(widest, ShardingsFor(v.dims.size(), n).size());
+      for (size_t choice = 0; choice < widest; ++choice) {
+        std::vector<std::string> arg_shardings, result_shardings;
+        for (size_t i = 0; i < program.args.size(); ++i) {
+          std::vector<std::string> options = ShardingsFor(program.args[i].dims.size(), n);
+          arg_shardings.push_back(options[(choice + i) % options.size()]);
+        }
+        for (size_t i = 0; i < program.results.size(); ++i) {
+          std::vector<std::string> options = ShardingsFor(program.results[i].dims.size(), n);
+          result_shardings.push_back(options[(choice + 2 * i + 1) % options.size()]);
+        }
+        std::vector<Literal> args;
+        for (const Value& v : program.args) args.push_back(RandomLiteral(v.type, v.dims, rng));
+        ExpectPartitionedRunMatches(ModuleText(program, n, arg_shardings, result_shardings), args);
+        if (::testing::Test::HasFatalFailure()) return;
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GE(runs, 40);
+}
+
+TEST(PartitionTest, ShardyShardingsPartitionLikeTheirGspmdLayouts) {
+  const std::string text = R"(module @shardy {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%a0: tensor<10x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>},
+                         %a1: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>})
+      -> (tensor<10x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y", "x"}, {}]>}) {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x8xf32>, tensor<8x6xf32>) -> tensor<10x6xf32>
+    %1 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<10x6xf32>) -> tensor<10x6xf32>
+    return %1 : tensor<10x6xf32>
+  }
+})";
+  std::mt19937_64 rng(5);
+  ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {10, 8}, rng),
+                                     RandomLiteral(ElementType::kF32, {8, 6}, rng)});
+}
+
+TEST(PartitionTest, TheEntryKeepsItsNameAndTakesLocalShapes) {
+  const std::string text = R"(module @rows attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a0: tensor<16x8xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %a1: tensor<8x8xf32>)
+      -> (tensor<16x8xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<16x8xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }
+})";
+  Result<shlo::Module> module = shlo::ParseModule(text, "rows.mlir");
+  ASSERT_TRUE(module.ok());
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->local_argument_shapes[0], (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(program->local_argument_shapes[1], (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(program->local_result_shapes[0], (std::vector<int64_t>{4, 8}));
+  Result<shlo::Module> partitioned = shlo::ParseModule(program->text, "partitioned.mlir",
+                                                       shlo::ParseOptions{.verify = true});
+  ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString() << "\n" << program->text;
+  const shlo::Function* main = partitioned->entry_function();
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->name(), "main");
+  EXPECT_EQ(main->argument_types()[0].ToString(), "tensor<4x8xf32>");
+  EXPECT_EQ(main->result_types()[0].ToString(), "tensor<4x8xf32>");
+  EXPECT_EQ(partitioned->num_partitions(), 4);
+}
+
+// `berth compile --partitioned` writes the partitioner's text: the entry's
+// arguments and results in per-device shapes, a module of 4 partitions that
+// the StableHLO library parses and verifies; --partitions overrides.
+TEST(PartitionTest, BerthCompilePartitionedWritesThePerDeviceProgram) {
+  testing::TempDir dir;
+  std::filesystem::path in = dir.Write("mesh.mlir", R"(module @mesh attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a0: tensor<8x6xf32> {mhlo.sharding = "{devices=[2,2]<=[4]}"},
+                         %a1: tensor<6x4xf32> {mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"})
+      -> (tensor<8x4xf32> {mhlo.sharding = "{devices=[2,2]<=[4]}"}) {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<8x6xf32>, tensor<6x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+})");
+  std::filesystem::path out = dir.path() / "mesh.part.mlir";
+  testing::CommandResult run = testing::RunCommand(std::string(BERTH_EXE) + " compile " + in.string() +
+                                                   " --partitioned -o " + out.string() + " 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("of 4 partitions"), std::string::npos) << run.out;
+  std::ifstream file(out);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Result<shlo::Module> module = shlo::ParseModule(text, out.string(), shlo::ParseOptions{.verify = true});
+  ASSERT_TRUE(module.ok()) << module.status().ToString() << "\n" << text;
+  const shlo::Function* main = module->entry_function();
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->name(), "main");
+  EXPECT_EQ(main->argument_types()[0].ToString(), "tensor<4x3xf32>");
+  EXPECT_EQ(main->argument_types()[1].ToString(), "tensor<3x4xf32>");
+  EXPECT_EQ(main->result_types()[0].ToString(), "tensor<4x2xf32>");
+  EXPECT_EQ(module->num_partitions(), 4);
+
+  testing::CommandResult too_few = testing::RunCommand(std::string(BERTH_EXE) + " compile " + in.string() +
+                                                       " --partitioned --partitions 2 -o " + out.string() + " 2>&1");
+  EXPECT_EQ(too_few.exit_code, 1) << too_few.out;
+  EXPECT_NE(too_few.out.find("device 3 is beyond the 2 partition(s)"), std::string::npos) << too_few.out;
+}
+
+TEST(PartitionTest, WhatTheFallbackCannotDoIsUnimplemented) {
+  struct Case {
+    const char* arg_attrs;
+    const char* body;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"{mhlo.sharding = \"{maximal device=1}\"}", "return %a0 : tensor<4x4xf32>",
+       "maximal shardings of entry values are not partitioned yet"},
+      {"{mhlo.sharding = \"{devices=[2,1]0,1}\"}", "return %a0 : tensor<4x4xf32>",
+       "the sharding covers 2 of the 4 partitions"},
+      {"{}",
+       "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{manual}\"} : (tensor<4x4xf32>) -> "
+       "tensor<4x4xf32>\n return %0 : tensor<4x4xf32>",
+       "manual (shard_map) regions are not partitioned yet"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string("module attributes {mhlo.num_partitions = 4 : i32} {\n func.func @main(%a0: "
+                                   "tensor<4x4xf32> ") +
+                       c.arg_attrs + ") -> tensor<4x4xf32> {\n " + c.body + "\n }\n}\n";
+    Result<shlo::Module> module = shlo::ParseModule(text, "bad.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+    ASSERT_FALSE(program.ok()) << text;
+    EXPECT_EQ(program.status().code(), StatusCode::kUnimplemented) << program.status().ToString();
+    EXPECT_NE(program.status().message().find(c.message), std::string::npos) << program.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace berth

@@ -108,9 +108,13 @@ class Printer {
     out += "}\n";
   }
 
-  void PrintOp(const Operation& op, int depth) {
+  void PrintOp(const Operation& op, int depth) { PrintOp(op, depth, nullptr); }
+
+  // With `rewrite`, the op's own operand and result names and types give way
+  // to the rewrite's (see OpRewrite); its regions print as usual.
+  void PrintOp(const Operation& op, int depth, const OpRewrite* rewrite) {
     if (op.num_results() > 0) {
-      std::string base = "%" + std::to_string(next_value_++);
+      std::string base = rewrite ? rewrite->result_name : NextValueName();
       out += base;
       if (op.num_results() > 1) {
         out += ':';
@@ -128,7 +132,7 @@ class Printer {
     out += "\"(";
     for (size_t i = 0; i < op.num_operands(); ++i) {
       if (i) out += ", ";
-      out += NameOf(op.operand(i));
+      out += rewrite ? rewrite->operand_names.at(i) : NameOf(op.operand(i));
     }
     out += ')';
     if (op.num_regions() > 0) {
@@ -143,22 +147,34 @@ class Printer {
       out += ' ';
       AppendAttrDict(out, op.attributes());
     }
+    auto type_of = [&](const std::vector<std::string>* replaced, size_t i, const Value* v) {
+      return replaced && !replaced->empty() ? replaced->at(i) : v->type().ToString();
+    };
     out += " : (";
     for (size_t i = 0; i < op.num_operands(); ++i) {
       if (i) out += ", ";
-      out += op.operand(i)->type().ToString();
+      out += type_of(rewrite ? &rewrite->operand_types : nullptr, i, op.operand(i));
     }
     out += ") -> ";
+    const std::vector<std::string>* result_types = rewrite ? &rewrite->result_types : nullptr;
     if (op.num_results() == 1 && !op.result(0)->type().IsFunction()) {
-      out += op.result(0)->type().ToString();
+      out += type_of(result_types, 0, op.result(0));
     } else {
       out += '(';
       for (size_t i = 0; i < op.num_results(); ++i) {
         if (i) out += ", ";
-        out += op.result(i)->type().ToString();
+        out += type_of(result_types, i, op.result(i));
       }
       out += ')';
     }
+  }
+
+  // A rewritten op's names: its outer values as given, its inner ones
+  // prefixed.
+  void StartRewrite(const OpRewrite& rewrite) {
+    names_.insert(rewrite.outer_names.begin(), rewrite.outer_names.end());
+    value_prefix_ = rewrite.inner_prefix;
+    arg_prefix_ = rewrite.inner_prefix + "a";
   }
 
   void PrintRegion(const Region& region, int depth) {
@@ -195,13 +211,16 @@ class Printer {
 
  private:
   const std::string& NameArg(const Value* v) {
-    return names_[v] = "%arg" + std::to_string(next_arg_++);
+    return names_[v] = "%" + arg_prefix_ + std::to_string(next_arg_++);
   }
+  std::string NextValueName() { return "%" + value_prefix_ + std::to_string(next_value_++); }
   void Indent(int depth) { out.append(static_cast<size_t>(depth) * 2, ' '); }
 
   std::unordered_map<const Value*, std::string> names_;
   int next_value_ = 0;
   int next_arg_ = 0;
+  std::string value_prefix_;
+  std::string arg_prefix_ = "arg";
 };
 
 }  // namespace
@@ -215,6 +234,13 @@ std::string Print(const Module& module) {
 std::string Print(const Operation& op) {
   Printer p;
   p.PrintOp(op, 0);
+  return std::move(p.out);
+}
+
+std::string Print(const Operation& op, const OpRewrite& rewrite) {
+  Printer p;
+  p.StartRewrite(rewrite);
+  p.PrintOp(op, rewrite.depth, &rewrite);
   return std::move(p.out);
 }
 

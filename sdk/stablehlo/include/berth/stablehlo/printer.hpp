@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "berth/stablehlo/ir.hpp"
 
@@ -21,6 +23,23 @@ std::string Print(const Operation& op);
 std::string Print(const Function& function, std::optional<std::string_view> name = std::nullopt,
                   std::optional<Visibility> visibility = std::nullopt);
 std::string Print(Type type);
+
+// How to print one op into another function (the SPMD partitioner's
+// per-device ops): its operands' names and types, its results' name and
+// types, replaced; empty lists keep the op's own types. Values its regions
+// use from outside the op are named by `outer_names`; values and block
+// arguments its regions define are named `%<inner_prefix>N` and
+// `%<inner_prefix>aN`, so that they cannot clash with the caller's names.
+struct OpRewrite {
+  std::vector<std::string> operand_names;
+  std::vector<std::string> operand_types;
+  std::string result_name;  // "%v7"; printed "%v7:2" for two results
+  std::vector<std::string> result_types;
+  std::unordered_map<const Value*, std::string> outer_names;
+  std::string inner_prefix = "r";
+  int depth = 0;  // the op's indentation, in steps of two spaces, for its regions
+};
+std::string Print(const Operation& op, const OpRewrite& rewrite);
 
 }  // namespace berth::stablehlo
 

@@ -1,0 +1,244 @@
+#include "src/device_program.hpp"
+
+#include <algorithm>
+
+#include "src/tile_math.hpp"
+
+namespace berth::spmd::internal {
+namespace {
+
+namespace shlo = berth::stablehlo;
+
+std::string Join(std::span<const int64_t> values, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? separator : "") + std::to_string(values[i]);
+  return out;
+}
+
+std::string I64Array(std::span<const int64_t> values) {
+  return values.empty() ? "array<i64>" : "array<i64: " + Join(values, ", ") + ">";
+}
+
+std::string ZeroLiteral(shlo::ElementType type) {
+  if (shlo::IsBool(type)) return "false";
+  if (shlo::IsComplex(type)) return "(0.0, 0.0)";
+  if (shlo::IsFloat(type)) return "0.0";
+  return "0";
+}
+
+// `groups` as a replica_groups attribute.
+std::string ReplicaGroups(const std::vector<std::vector<int64_t>>& groups) {
+  std::string text;
+  for (size_t g = 0; g < groups.size(); ++g) text += (g ? ", [" : "[") + Join(groups[g], ", ") + "]";
+  return "replica_groups = dense<[" + text + "]> : tensor<" + std::to_string(groups.size()) + "x" +
+         std::to_string(groups.empty() ? 0 : groups[0].size()) + "xi64>";
+}
+
+}  // namespace
+
+std::string TensorType(std::span<const int64_t> dims, shlo::ElementType type) {
+  std::string out = "tensor<";
+  for (int64_t dim : dims) out += std::to_string(dim) + "x";
+  return out + std::string(shlo::ElementTypeName(type)) + ">";
+}
+
+std::vector<int64_t> DeviceValue::GlobalShape() const {
+  if (!global_type.IsTensor()) return {};
+  return std::vector<int64_t>(global_type.shape().begin(), global_type.shape().end());
+}
+
+std::vector<int64_t> DeviceValue::LocalShape() const {
+  std::vector<int64_t> global = GlobalShape();
+  return sharding.IsTiled() ? *sharding.ShardShape(global) : global;
+}
+
+std::string DeviceValue::LocalType() const {
+  return sharding.IsTiled() ? TensorType(LocalShape(), global_type.element_type()) : global_type.ToString();
+}
+
+bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global) {
+  if (!sharding.IsTiled()) return true;
+  for (size_t d = 0; d < global.size(); ++d) {
+    if (global[d] % sharding.tile_dims()[d] != 0) return false;
+  }
+  return true;
+}
+
+std::string DeviceProgram::Emit(const std::string& op) {
+  std::string name = "%v" + std::to_string(next_value_++);
+  body_ += "    " + name + " = " + op + "\n";
+  return name;
+}
+
+std::vector<std::string> DeviceProgram::Emit(const std::string& op, size_t count) {
+  if (count == 1) return {Emit(op)};
+  std::string name = "%v" + std::to_string(next_value_++);
+  body_ += "    " + name + ":" + std::to_string(count) + " = " + op + "\n";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) names.push_back(name + "#" + std::to_string(i));
+  return names;
+}
+
+void DeviceProgram::EmitLine(const std::string& line) { body_ += "    " + line + "\n"; }
+
+std::vector<std::string> DeviceProgram::EmitRewritten(const shlo::Operation& op, shlo::OpRewrite rewrite) {
+  std::vector<std::string> names;
+  if (op.num_results() > 0) {
+    rewrite.result_name = "%v" + std::to_string(next_value_++);
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      names.push_back(op.num_results() == 1 ? rewrite.result_name : rewrite.result_name + "#" + std::to_string(i));
+    }
+  }
+  rewrite.inner_prefix = "r" + std::to_string(next_rewrite_++) + "_";
+  rewrite.depth = 2;
+  body_ += "    " + shlo::Print(op, rewrite) + "\n";
+  return names;
+}
+
+std::string DeviceProgram::I64Constant(std::span<const int64_t> values) {
+  return Emit("\"stablehlo.constant\"() {value = dense<[" + Join(values, ", ") + "]> : tensor<" +
+              std::to_string(values.size()) + "xi64>} : () -> tensor<" + std::to_string(values.size()) + "xi64>");
+}
+
+const std::string& DeviceProgram::PartitionId() {
+  if (partition_id_.empty()) {
+    std::string id = Emit("\"stablehlo.partition_id\"() : () -> tensor<ui32>");
+    partition_id_ = Emit("\"stablehlo.convert\"(" + id + ") : (tensor<ui32>) -> tensor<i64>");
+  }
+  return partition_id_;
+}
+
+std::string DeviceProgram::Lookup(std::span<const int64_t> table) {
+  std::string constant = I64Constant(table);
+  std::string element = Emit("\"stablehlo.dynamic_slice\"(" + constant + ", " + PartitionId() +
+                             ") {slice_sizes = array<i64: 1>} : (tensor<" + std::to_string(table.size()) +
+                             "xi64>, tensor<i64>) -> tensor<1xi64>");
+  return Emit("\"stablehlo.reshape\"(" + element + ") : (tensor<1xi64>) -> tensor<i64>");
+}
+
+std::string DeviceProgram::Channel() {
+  return "channel_handle = #stablehlo.channel_handle<handle = " + std::to_string(next_channel_++) + ", type = 1>";
+}
+
+// One all_gather per tiled dimension, among the devices that differ only in
+// that dimension's tile, then the padding sliced off.
+std::string DeviceProgram::GatherToGlobal(const DeviceValue& value) {
+  const Sharding& sharding = value.sharding;
+  const shlo::ElementType type = value.global_type.element_type();
+  const std::vector<int64_t> global = value.GlobalShape();
+  std::vector<int64_t> local = value.LocalShape();
+  std::string name = value.name;
+  const std::vector<int64_t>& tiles = sharding.tile_dims();
+  const int64_t count = static_cast<int64_t>(sharding.devices().size());
+  for (size_t d = 0; d < global.size(); ++d) {
+    if (tiles[d] == 1) continue;
+    std::vector<std::vector<int64_t>> groups;
+    for (int64_t position = 0; position < count; ++position) {
+      std::vector<int64_t> coords = Unravel(position, tiles);
+      if (coords[d] != 0) continue;
+      std::vector<int64_t> group;
+      for (int64_t t = 0; t < tiles[d]; ++t) {
+        coords[d] = t;
+        group.push_back(sharding.devices()[static_cast<size_t>(Ravel(coords, tiles))]);
+      }
+      groups.push_back(std::move(group));
+    }
+    std::vector<int64_t> gathered = local;
+    gathered[d] *= tiles[d];
+    name = Emit("\"stablehlo.all_gather\"(" + name + ") {all_gather_dim = " + std::to_string(d) + " : i64, " +
+                Channel() + ", " + ReplicaGroups(groups) + ", use_global_device_ids} : (" + TensorType(local, type) +
+                ") -> " + TensorType(gathered, type));
+    local = gathered;
+  }
+  if (local != global) {
+    std::vector<int64_t> zeros(global.size(), 0), ones(global.size(), 1);
+    name = Emit("\"stablehlo.slice\"(" + name + ") {limit_indices = " + I64Array(global) + ", start_indices = " +
+                I64Array(zeros) + ", strides = " + I64Array(ones) + "} : (" + TensorType(local, type) + ") -> " +
+                TensorType(global, type));
+  }
+  return name;
+}
+
+// Padded to whole tiles with zeros, then a dynamic slice at offsets looked
+// up by partition_id.
+std::string DeviceProgram::SliceToShard(const std::string& global_value, const DeviceValue& shape_of,
+                                        const Sharding& target) {
+  const shlo::ElementType type = shape_of.global_type.element_type();
+  const std::vector<int64_t> global = shape_of.GlobalShape();
+  const std::vector<int64_t> local = *target.ShardShape(global);
+  std::string value = global_value;
+  std::vector<int64_t> padded(global.size());
+  for (size_t d = 0; d < global.size(); ++d) padded[d] = local[d] * target.tile_dims()[d];
+  if (padded != global) {
+    std::string zero = Emit("\"stablehlo.constant\"() {value = dense<" + ZeroLiteral(type) + "> : " +
+                            TensorType({}, type) + "} : () -> " + TensorType({}, type));
+    std::vector<int64_t> low(global.size(), 0), high(global.size());
+    for (size_t d = 0; d < global.size(); ++d) high[d] = padded[d] - global[d];
+    value = Emit("\"stablehlo.pad\"(" + value + ", " + zero + ") {edge_padding_high = " + I64Array(high) +
+                 ", edge_padding_low = " + I64Array(low) + ", interior_padding = " + I64Array(low) + "} : (" +
+                 TensorType(global, type) + ", " + TensorType({}, type) + ") -> " + TensorType(padded, type));
+  }
+  std::string offsets, index_types;
+  for (size_t d = 0; d < global.size(); ++d) {
+    std::vector<int64_t> table(static_cast<size_t>(num_partitions_), 0);
+    for (int64_t p = 0; p < num_partitions_; ++p) {
+      table[static_cast<size_t>(p)] = (*target.TileIndexOf(p))[d] * local[d];
+    }
+    offsets += ", " + Lookup(table);
+    index_types += ", tensor<i64>";
+  }
+  return Emit("\"stablehlo.dynamic_slice\"(" + value + offsets + ") {slice_sizes = " + I64Array(local) + "} : (" +
+              TensorType(padded, type) + index_types + ") -> " + TensorType(local, type));
+}
+
+DeviceValue DeviceProgram::Reshard(const DeviceValue& value, const Sharding& target) {
+  DeviceValue out{value.name, value.global_type, target.Canonical()};
+  if (out.sharding == value.sharding) return out;
+  const std::vector<int64_t> global = value.GlobalShape();
+  const std::vector<int64_t> from_local = value.LocalShape();
+  const std::vector<int64_t> to_local = out.LocalShape();
+
+  // Where every device already holds its target part, a local slice.
+  if (DividesEvenly(value.sharding, global) && DividesEvenly(out.sharding, global)) {
+    std::vector<std::vector<int64_t>> tables(global.size(), std::vector<int64_t>(static_cast<size_t>(num_partitions_)));
+    bool inside = true;
+    for (int64_t p = 0; p < num_partitions_ && inside; ++p) {
+      ShardRegion from = *value.sharding.RegionOf(p, global);
+      ShardRegion to = *out.sharding.RegionOf(p, global);
+      for (size_t d = 0; d < global.size(); ++d) {
+        int64_t offset = to.offsets[d] - from.offsets[d];
+        if (offset < 0 || offset + to.sizes[d] > from.sizes[d]) inside = false;
+        tables[d][static_cast<size_t>(p)] = offset;
+      }
+    }
+    if (inside) {
+      std::string offsets, index_types;
+      for (const std::vector<int64_t>& table : tables) {
+        offsets += ", " + Lookup(table);
+        index_types += ", tensor<i64>";
+      }
+      const shlo::ElementType type = value.global_type.element_type();
+      out.name = Emit("\"stablehlo.dynamic_slice\"(" + value.name + offsets + ") {slice_sizes = " +
+                      I64Array(to_local) + "} : (" + TensorType(from_local, type) + index_types + ") -> " +
+                      TensorType(to_local, type));
+      return out;
+    }
+  }
+  std::string whole = value.sharding.IsTiled() ? GatherToGlobal(value) : value.name;
+  out.name = out.sharding.IsTiled() ? SliceToShard(whole, value, out.sharding) : whole;
+  return out;
+}
+
+std::string DeviceProgram::AllReduceSum(const std::string& local, std::span<const int64_t> shape,
+                                        shlo::ElementType type, const std::vector<std::vector<int64_t>>& groups) {
+  const std::string scalar = TensorType({}, type);
+  const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";
+  const std::string add = shlo::IsBool(type) ? "stablehlo.or" : "stablehlo.add";
+  return Emit("\"stablehlo.all_reduce\"(" + local + ") ({\n    ^bb0(" + prefix + "a0: " + scalar + ", " + prefix +
+              "a1: " + scalar + "):\n      " + prefix + "0 = \"" + add + "\"(" + prefix + "a0, " + prefix +
+              "a1) : (" + scalar + ", " + scalar + ") -> " + scalar + "\n      \"stablehlo.return\"(" + prefix +
+              "0) : (" + scalar + ") -> ()\n    }) {" + Channel() + ", " + ReplicaGroups(groups) +
+              ", use_global_device_ids} : (" + TensorType(shape, type) + ") -> " + TensorType(shape, type));
+}
+
+}  // namespace berth::spmd::internal

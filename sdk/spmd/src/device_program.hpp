@@ -1,0 +1,85 @@
+// Writing the per-device entry function: generic-form ops, one per line,
+// values named %v0, %v1, ..., and the data movement between layouts
+// (all-gathers, partition_id-indexed slices, all-reduces) the partitioner's
+// rules ask for.
+#ifndef BERTH_SPMD_SRC_DEVICE_PROGRAM_HPP_
+#define BERTH_SPMD_SRC_DEVICE_PROGRAM_HPP_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "berth/spmd/sharding.hpp"
+#include "berth/stablehlo/ir.hpp"
+#include "berth/stablehlo/printer.hpp"
+#include "berth/stablehlo/types.hpp"
+
+namespace berth::spmd::internal {
+
+std::string TensorType(std::span<const int64_t> dims, stablehlo::ElementType type);
+
+// A value of the per-device program: its name, the global array it is a
+// part of, and how it is laid out over the partitions. Replicated values
+// are whole on every device; tiled ones hold ShardShape(global) (padded
+// where a dimension does not divide).
+struct DeviceValue {
+  std::string name;
+  stablehlo::Type global_type;
+  Sharding sharding;
+
+  std::vector<int64_t> GlobalShape() const;
+  std::vector<int64_t> LocalShape() const;
+  std::string LocalType() const;
+};
+
+// Whether a tiled sharding cuts every dimension of `global` evenly (no
+// padding); true for a replicated one.
+bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global);
+
+class DeviceProgram {
+ public:
+  explicit DeviceProgram(int64_t num_partitions) : num_partitions_(num_partitions) {}
+
+  int64_t num_partitions() const { return num_partitions_; }
+  const std::string& body() const { return body_; }
+
+  // Appends `op` (everything after "= ") and returns its result's name.
+  std::string Emit(const std::string& op);
+  // The same for an op of `count` results (%vN:count = ...): one name each.
+  std::vector<std::string> Emit(const std::string& op, size_t count);
+  // Appends a line with no result.
+  void EmitLine(const std::string& line);
+  // Appends `op` printed with `rewrite`'s operands and types; returns one
+  // name per result.
+  std::vector<std::string> EmitRewritten(const stablehlo::Operation& op, stablehlo::OpRewrite rewrite);
+
+  // `value` laid out as `target`: nothing when the layouts are equal, a
+  // local dynamic slice where each device's target part lies inside what it
+  // holds, else all-gathers to the global array and a slice.
+  DeviceValue Reshard(const DeviceValue& value, const Sharding& target);
+  // Sums `local` (of `shape`) over each group of devices.
+  std::string AllReduceSum(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
+                           const std::vector<std::vector<int64_t>>& groups);
+
+ private:
+  std::string I64Constant(std::span<const int64_t> values);
+  const std::string& PartitionId();
+  std::string Lookup(std::span<const int64_t> table);
+  std::string GatherToGlobal(const DeviceValue& value);
+  // `global` (the whole array on every device) cut to this device's part of
+  // `target`; padding past the array is zero.
+  std::string SliceToShard(const std::string& global, const DeviceValue& shape_of, const Sharding& target);
+  std::string Channel();
+
+  int64_t num_partitions_;
+  std::string body_;
+  int64_t next_value_ = 0;
+  int64_t next_rewrite_ = 0;
+  int64_t next_channel_ = 1;
+  std::string partition_id_;
+};
+
+}  // namespace berth::spmd::internal
+
+#endif  // BERTH_SPMD_SRC_DEVICE_PROGRAM_HPP_

@@ -1,0 +1,510 @@
+#include "src/op_rules.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "berth/spmd/gspmd.hpp"
+#include "berth/spmd/shardy.hpp"
+#include "berth/stablehlo/attributes.hpp"
+#include "src/tile_math.hpp"
+
+namespace berth::spmd::internal {
+namespace {
+
+namespace shlo = berth::stablehlo;
+using shlo::OpKind;
+using Coords = std::vector<int64_t>;
+
+bool SeesTheDevice(OpKind kind) {
+  switch (kind) {
+    case OpKind::kPartitionId:
+    case OpKind::kReplicaId:
+    case OpKind::kAllGather:
+    case OpKind::kAllReduce:
+    case OpKind::kAllToAll:
+    case OpKind::kCollectiveBroadcast:
+    case OpKind::kCollectivePermute:
+    case OpKind::kCollectiveReduce:
+    case OpKind::kCrossReplicaSum:
+    case OpKind::kReduceScatter:
+    case OpKind::kSend:
+    case OpKind::kRecv:
+    case OpKind::kInfeed:
+    case OpKind::kOutfeed:
+    case OpKind::kInterpreterRunParallel:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool AnySeesTheDevice(const shlo::Block& block) {
+  for (const shlo::Operation* op : block.operations()) {
+    if (SeesTheDevice(op->kind())) return true;
+    for (const shlo::Region* region : op->regions()) {
+      for (const shlo::Block* inner : region->blocks()) {
+        if (AnySeesTheDevice(*inner)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Ops computed element by element: operands of the result's shape (or
+// scalars, for clamp and select) give a result of the same shape.
+bool IsElementwise(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAbs: case OpKind::kAdd: case OpKind::kAnd: case OpKind::kAtan2: case OpKind::kCbrt:
+    case OpKind::kCeil: case OpKind::kClamp: case OpKind::kCompare: case OpKind::kComplex: case OpKind::kConvert:
+    case OpKind::kCosine: case OpKind::kCountLeadingZeros: case OpKind::kDivide: case OpKind::kExponential:
+    case OpKind::kExponentialMinusOne: case OpKind::kFloor: case OpKind::kImag: case OpKind::kIsFinite:
+    case OpKind::kLog: case OpKind::kLogPlusOne: case OpKind::kLogistic: case OpKind::kMaximum:
+    case OpKind::kMinimum: case OpKind::kMultiply: case OpKind::kNegate: case OpKind::kNot: case OpKind::kOr:
+    case OpKind::kPopcnt: case OpKind::kPower: case OpKind::kReal: case OpKind::kReducePrecision:
+    case OpKind::kRemainder: case OpKind::kRoundNearestAfz: case OpKind::kRoundNearestEven: case OpKind::kRsqrt:
+    case OpKind::kSelect: case OpKind::kShiftLeft: case OpKind::kShiftRightArithmetic:
+    case OpKind::kShiftRightLogical: case OpKind::kSign: case OpKind::kSine: case OpKind::kSqrt:
+    case OpKind::kSquare: case OpKind::kSubtract: case OpKind::kTan: case OpKind::kTanh: case OpKind::kXor:
+    case OpKind::kBitcastConvert: case OpKind::kChloAcos: case OpKind::kChloAcosh: case OpKind::kChloAsin:
+    case OpKind::kChloAsinh: case OpKind::kChloAtan: case OpKind::kChloAtanh: case OpKind::kChloConj:
+    case OpKind::kChloCosh: case OpKind::kChloSinh: case OpKind::kChloTan: case OpKind::kChloErf:
+    case OpKind::kChloErfInv: case OpKind::kChloErfc: case OpKind::kChloIsInf: case OpKind::kChloIsNegInf:
+    case OpKind::kChloIsPosInf: case OpKind::kChloLgamma: case OpKind::kChloDigamma: case OpKind::kChloSquare:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsStaticTensor(const shlo::Type& type) { return type.IsTensor() && type.HasStaticShape(); }
+
+// Each device's tile coordinates along the array's `rank` dimensions (all
+// zero for a replicated sharding).
+std::vector<Coords> DeviceCoords(const Sharding& sharding, size_t rank, int64_t num_partitions) {
+  std::vector<Coords> coords(static_cast<size_t>(num_partitions), Coords(rank, 0));
+  if (!sharding.IsTiled()) return coords;
+  for (int64_t p = 0; p < num_partitions; ++p) {
+    Coords tile = *sharding.TileIndexOf(p);
+    std::copy_n(tile.begin(), rank, coords[static_cast<size_t>(p)].begin());
+  }
+  return coords;
+}
+
+std::vector<int64_t> TilesOf(const Sharding& sharding, size_t rank) {
+  std::vector<int64_t> tiles(rank);
+  for (size_t d = 0; d < rank; ++d) tiles[d] = sharding.TilesAlong(static_cast<int64_t>(d));
+  return tiles;
+}
+
+// The sharding in which device p holds tile coords[p] of `tiles`, the
+// devices of one tile forming a replicated subgroup; nullopt unless every
+// tile is held by the same number of devices.
+std::optional<Sharding> FromDeviceCoords(const std::vector<int64_t>& tiles, const std::vector<Coords>& coords) {
+  const int64_t count = std::accumulate(tiles.begin(), tiles.end(), int64_t{1}, std::multiplies<>());
+  std::vector<std::vector<int64_t>> holders(static_cast<size_t>(count));
+  for (size_t p = 0; p < coords.size(); ++p) {
+    holders[static_cast<size_t>(Ravel(coords[p], tiles))].push_back(static_cast<int64_t>(p));
+  }
+  const size_t per_tile = holders[0].size();
+  std::vector<int64_t> devices;
+  for (const std::vector<int64_t>& group : holders) {
+    if (group.size() != per_tile || group.empty()) return std::nullopt;
+    devices.insert(devices.end(), group.begin(), group.end());
+  }
+  if (count == 1) return Sharding::Replicated();
+  std::vector<int64_t> dims = tiles;
+  std::vector<SubgroupKind> subgroups;
+  if (per_tile > 1) {
+    dims.push_back(static_cast<int64_t>(per_tile));
+    subgroups.push_back(SubgroupKind::kReplicated);
+  }
+  Result<Sharding> sharding = Sharding::Tiled(std::move(dims), std::move(devices), std::move(subgroups));
+  if (!sharding.ok()) return std::nullopt;
+  return sharding->Canonical();
+}
+
+// dot_general's operands split into batch, contracting and free dims.
+struct DotDims {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting, lhs_free, rhs_free;
+};
+
+DotDims DotDimsOf(const shlo::DotDimensionNumbers& numbers, int64_t lhs_rank, int64_t rhs_rank) {
+  DotDims dims{numbers.lhs_batching_dimensions, numbers.rhs_batching_dimensions,
+               numbers.lhs_contracting_dimensions, numbers.rhs_contracting_dimensions, {}, {}};
+  auto free = [](int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    std::vector<int64_t> out;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) {
+        out.push_back(d);
+      }
+    }
+    return out;
+  };
+  dims.lhs_free = free(lhs_rank, dims.lhs_batch, dims.lhs_contracting);
+  dims.rhs_free = free(rhs_rank, dims.rhs_batch, dims.rhs_contracting);
+  return dims;
+}
+
+// How a dot_general runs per device: its operands' layouts, its result's,
+// and, where the contracting dimensions are split, the groups whose partial
+// results are summed.
+struct DotPlan {
+  Sharding lhs, rhs, result;
+  std::vector<std::vector<int64_t>> sum_groups;
+};
+
+// The plan for operands laid out as `lhs` and `rhs`, when each device can
+// multiply what it holds: batch and contracting dims cut alike on both
+// sides, on the same devices.
+std::optional<DotPlan> PlanDot(const Sharding& lhs, const Sharding& rhs, const DotDims& dims,
+                               std::span<const int64_t> lhs_shape, std::span<const int64_t> rhs_shape,
+                               int64_t num_partitions) {
+  if (!DividesEvenly(lhs, lhs_shape) || !DividesEvenly(rhs, rhs_shape)) return std::nullopt;
+  const std::vector<int64_t> lt = TilesOf(lhs, lhs_shape.size()), rt = TilesOf(rhs, rhs_shape.size());
+  const std::vector<Coords> lc = DeviceCoords(lhs, lhs_shape.size(), num_partitions);
+  const std::vector<Coords> rc = DeviceCoords(rhs, rhs_shape.size(), num_partitions);
+  auto paired = [&](const std::vector<int64_t>& l, const std::vector<int64_t>& r) {
+    for (size_t i = 0; i < l.size(); ++i) {
+      const size_t a = static_cast<size_t>(l[i]), b = static_cast<size_t>(r[i]);
+      if (lt[a] != rt[b]) return false;
+      for (size_t p = 0; p < lc.size(); ++p) {
+        if (lc[p][a] != rc[p][b]) return false;
+      }
+    }
+    return true;
+  };
+  if (!paired(dims.lhs_batch, dims.rhs_batch) || !paired(dims.lhs_contracting, dims.rhs_contracting)) {
+    return std::nullopt;
+  }
+  // The result's dims: batch, lhs free, rhs free.
+  std::vector<int64_t> tiles;
+  for (int64_t d : dims.lhs_batch) tiles.push_back(lt[static_cast<size_t>(d)]);
+  for (int64_t d : dims.lhs_free) tiles.push_back(lt[static_cast<size_t>(d)]);
+  for (int64_t d : dims.rhs_free) tiles.push_back(rt[static_cast<size_t>(d)]);
+  std::vector<Coords> result_coords(lc.size());
+  std::vector<int64_t> contracting_index(lc.size(), 0);
+  for (size_t p = 0; p < lc.size(); ++p) {
+    for (int64_t d : dims.lhs_batch) result_coords[p].push_back(lc[p][static_cast<size_t>(d)]);
+    for (int64_t d : dims.lhs_free) result_coords[p].push_back(lc[p][static_cast<size_t>(d)]);
+    for (int64_t d : dims.rhs_free) result_coords[p].push_back(rc[p][static_cast<size_t>(d)]);
+    for (int64_t d : dims.lhs_contracting) {
+      contracting_index[p] = contracting_index[p] * lt[static_cast<size_t>(d)] + lc[p][static_cast<size_t>(d)];
+    }
+  }
+  std::optional<Sharding> result = FromDeviceCoords(tiles, result_coords);
+  if (!result) return std::nullopt;
+  DotPlan plan{lhs, rhs, *result, {}};
+  int64_t splits = 1;
+  for (int64_t d : dims.lhs_contracting) splits *= lt[static_cast<size_t>(d)];
+  if (splits == 1) return plan;
+  // The devices holding one result tile, by contracting part; the j-th of
+  // each part sum together.
+  std::map<Coords, std::vector<std::vector<int64_t>>> parts;
+  for (size_t p = 0; p < lc.size(); ++p) {
+    std::vector<std::vector<int64_t>>& by_part = parts[result_coords[p]];
+    by_part.resize(static_cast<size_t>(splits));
+    by_part[static_cast<size_t>(contracting_index[p])].push_back(static_cast<int64_t>(p));
+  }
+  for (const auto& [coords, by_part] : parts) {
+    for (size_t j = 0; j < by_part[0].size(); ++j) {
+      std::vector<int64_t> group;
+      for (const std::vector<int64_t>& part : by_part) {
+        if (part.size() != by_part[0].size()) return std::nullopt;
+        group.push_back(part[j]);
+      }
+      plan.sum_groups.push_back(std::move(group));
+    }
+  }
+  return plan;
+}
+
+// The layout of one operand that matches `other`'s batch and contracting
+// cuts (its free dims whole): what the operand is resharded to when only
+// `other` keeps its layout.
+std::optional<Sharding> MatchingOperand(const Sharding& other, size_t other_rank, const std::vector<int64_t>& other_batch,
+                                        const std::vector<int64_t>& other_contracting, size_t rank,
+                                        const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting,
+                                        int64_t num_partitions) {
+  const std::vector<int64_t> ot = TilesOf(other, other_rank);
+  const std::vector<Coords> oc = DeviceCoords(other, other_rank, num_partitions);
+  std::vector<int64_t> tiles(rank, 1);
+  std::vector<Coords> coords(oc.size(), Coords(rank, 0));
+  auto copy = [&](const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+    for (size_t i = 0; i < from.size(); ++i) {
+      tiles[static_cast<size_t>(to[i])] = ot[static_cast<size_t>(from[i])];
+      for (size_t p = 0; p < oc.size(); ++p) {
+        coords[p][static_cast<size_t>(to[i])] = oc[p][static_cast<size_t>(from[i])];
+      }
+    }
+  };
+  copy(other_batch, batch);
+  copy(other_contracting, contracting);
+  return FromDeviceCoords(tiles, coords);
+}
+
+// What moving a value from `from` to `to` costs: nothing when equal, little
+// when every device slices its own part, else the whole array's size.
+int64_t ReshardCost(const Sharding& from, const Sharding& to, std::span<const int64_t> shape) {
+  if (from == to) return 0;
+  if (from.IsReplicated()) return 1;
+  return std::accumulate(shape.begin(), shape.end(), int64_t{2}, std::multiplies<>());
+}
+
+class OpPartitioner {
+ public:
+  OpPartitioner(const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program)
+      : meshes_(meshes), program_(program) {}
+
+  void Define(const shlo::Value* value, DeviceValue device_value) { layouts_[value] = {std::move(device_value)}; }
+
+  // `value` as `target` lays it out, resharded once per layout asked for.
+  DeviceValue Layout(const shlo::Value* value, const Sharding& target) {
+    std::vector<DeviceValue>& known = layouts_.at(value);
+    for (const DeviceValue& v : known) {
+      if (v.sharding == target) return v;
+    }
+    known.push_back(program_.Reshard(known.front(), target));
+    return known.back();
+  }
+  DeviceValue Current(const shlo::Value* value) const { return layouts_.at(value).front(); }
+
+  Status Partition(const shlo::Operation& op) {
+    if (IsConstraint(op)) return Constrain(op);
+    if (IsElementwise(op.kind()) && Elementwise(op)) return OkStatus();
+    if (op.kind() == OpKind::kDotGeneral && DotGeneral(op)) return OkStatus();
+    Whole(op);
+    return OkStatus();
+  }
+
+ private:
+  static bool IsConstraint(const shlo::Operation& op) {
+    if (op.num_operands() != 1 || op.num_results() != 1) return false;
+    if (op.kind() == OpKind::kCustomCall) return op.call_target_name() == "Sharding";
+    return op.kind() == OpKind::kSdyShardingConstraint || op.kind() == OpKind::kSdyReshard;
+  }
+
+  // The layout a constraint asks for, where the partitioner can hold it: a
+  // tiled sharding over every partition; else replicated (the value is the
+  // same, only where it lives differs).
+  Result<Sharding> ConstraintSharding(const shlo::Operation& op) {
+    const shlo::Type& type = op.result(0)->type();
+    Sharding sharding;
+    if (const auto* gspmd = op.attr_as<shlo::StringAttr>("mhlo.sharding")) {
+      BERTH_ASSIGN_OR_RETURN(sharding, ParseGspmdSharding(gspmd->value()));
+    } else if (const auto* shardy = op.attr_as<shlo::OpaqueAttr>("sharding")) {
+      BERTH_ASSIGN_OR_RETURN(ShardySharding parsed, ParseShardySharding(shardy->text()));
+      const Mesh* mesh = parsed.inline_mesh ? &*parsed.inline_mesh : nullptr;
+      if (mesh == nullptr) {
+        auto found = meshes_.find(parsed.mesh_name);
+        if (found == meshes_.end()) {
+          return InvalidArgumentError("names mesh @" + parsed.mesh_name + ", which the module lacks");
+        }
+        mesh = &found->second;
+      }
+      BERTH_ASSIGN_OR_RETURN(sharding, ToSharding(parsed, *mesh));
+    }
+    sharding = sharding.Canonical();
+    if (!sharding.IsTiled()) return Sharding::Replicated();
+    if (!IsStaticTensor(type)) return Sharding::Replicated();
+    BERTH_RETURN_IF_ERROR(sharding.CheckRank(type.rank()));
+    const std::vector<int64_t>& devices = sharding.devices();
+    if (static_cast<int64_t>(devices.size()) != program_.num_partitions() ||
+        *std::max_element(devices.begin(), devices.end()) >= program_.num_partitions()) {
+      return Sharding::Replicated();
+    }
+    return sharding;
+  }
+
+  Status Constrain(const shlo::Operation& op) {
+    Result<Sharding> target = ConstraintSharding(op);
+    if (!target.ok()) {
+      return Status(target.status().code(), op.location().ToString() + ": " + std::string(op.name()) + ": " +
+                                                target.status().message());
+    }
+    Define(op.result(0), Layout(op.operand(0), *target));
+    return OkStatus();
+  }
+
+  // Elementwise ops keep the layout of their first evenly tiled operand;
+  // the others follow it.
+  bool Elementwise(const shlo::Operation& op) {
+    const shlo::Type& result_type = op.result(0)->type();
+    if (!IsStaticTensor(result_type) || result_type.rank() == 0) return false;
+    for (const shlo::Value* result : op.results()) {
+      if (result->type().shape().size() != result_type.shape().size() ||
+          !std::equal(result->type().shape().begin(), result->type().shape().end(), result_type.shape().begin())) {
+        return false;
+      }
+    }
+    std::optional<Sharding> target;
+    for (const shlo::Value* operand : op.operands()) {
+      const shlo::Type& type = operand->type();
+      if (!IsStaticTensor(type)) return false;
+      if (type.rank() == 0) continue;
+      if (!std::equal(type.shape().begin(), type.shape().end(), result_type.shape().begin(),
+                      result_type.shape().end())) {
+        return false;
+      }
+      Sharding sharding = Current(operand).sharding;
+      if (!target && sharding.IsTiled() && DividesEvenly(sharding, type.shape())) target = sharding;
+    }
+    if (!target) return false;
+    shlo::OpRewrite rewrite;
+    for (const shlo::Value* operand : op.operands()) {
+      DeviceValue local = Layout(operand, operand->type().rank() == 0 ? Sharding::Replicated() : *target);
+      rewrite.operand_names.push_back(local.name);
+      rewrite.operand_types.push_back(local.LocalType());
+    }
+    for (const shlo::Value* result : op.results()) {
+      rewrite.result_types.push_back(DeviceValue{"", result->type(), *target}.LocalType());
+    }
+    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), *target});
+    return true;
+  }
+
+  // dot_general: each device multiplies the parts it holds when the
+  // operands' batch and contracting cuts agree; where they do not, the
+  // cheaper operand is resharded to match the other; split contracting
+  // dims end in an all-reduce.
+  bool DotGeneral(const shlo::Operation& op) {
+    const shlo::DotDimensionNumbers* numbers = op.dot_dimension_numbers();
+    const shlo::Value* lhs = op.operand(0);
+    const shlo::Value* rhs = op.operand(1);
+    const shlo::Type& result_type = op.result(0)->type();
+    if (numbers == nullptr || !IsStaticTensor(lhs->type()) || !IsStaticTensor(rhs->type()) ||
+        !IsStaticTensor(result_type)) {
+      return false;
+    }
+    const std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
+    const DotDims dims = DotDimsOf(*numbers, lhs->type().rank(), rhs->type().rank());
+    const int64_t n = program_.num_partitions();
+    const Sharding lcur = Current(lhs).sharding;
+    const Sharding rcur = Current(rhs).sharding;
+
+    std::vector<DotPlan> candidates;
+    auto consider = [&](const std::optional<Sharding>& l, const std::optional<Sharding>& r) {
+      if (!l || !r) return;
+      if (std::optional<DotPlan> plan = PlanDot(*l, *r, dims, ls, rs, n)) candidates.push_back(std::move(*plan));
+    };
+    consider(lcur, rcur);
+    consider(lcur, MatchingOperand(lcur, ls.size(), dims.lhs_batch, dims.lhs_contracting, rs.size(), dims.rhs_batch,
+                                   dims.rhs_contracting, n));
+    consider(MatchingOperand(rcur, rs.size(), dims.rhs_batch, dims.rhs_contracting, ls.size(), dims.lhs_batch,
+                             dims.lhs_contracting, n),
+             rcur);
+    if (candidates.empty()) return false;
+    auto cost = [&](const DotPlan& plan) {
+      return ReshardCost(lcur, plan.lhs, ls) + ReshardCost(rcur, plan.rhs, rs);
+    };
+    const DotPlan& plan = *std::min_element(candidates.begin(), candidates.end(),
+                                            [&](const DotPlan& a, const DotPlan& b) { return cost(a) < cost(b); });
+    const DeviceValue l = Layout(lhs, plan.lhs);
+    const DeviceValue r = Layout(rhs, plan.rhs);
+    DeviceValue product{"", result_type, plan.result};
+    // The product before the sum has the result's tiles; its local shape is
+    // the same.
+    shlo::OpRewrite rewrite;
+    rewrite.operand_names = {l.name, r.name};
+    rewrite.operand_types = {l.LocalType(), r.LocalType()};
+    rewrite.result_types = {product.LocalType()};
+    product.name = program_.EmitRewritten(op, std::move(rewrite))[0];
+    if (!plan.sum_groups.empty()) {
+      product.name = program_.AllReduceSum(product.name, product.LocalShape(), result_type.element_type(),
+                                           plan.sum_groups);
+    }
+    Define(op.result(0), std::move(product));
+    return true;
+  }
+
+  // No rule: the op runs whole on every device, on whole operands (and
+  // whole values its regions use from outside).
+  void Whole(const shlo::Operation& op) {
+    shlo::OpRewrite rewrite;
+    for (const shlo::Value* operand : op.operands()) {
+      rewrite.operand_names.push_back(Layout(operand, Sharding::Replicated()).name);
+    }
+    std::unordered_set<const shlo::Value*> inner;
+    for (const shlo::Region* region : op.regions()) {
+      for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
+    }
+    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Replicated()});
+    }
+  }
+
+  // The values `block` uses that it and the blocks inside it do not define,
+  // named by their whole layouts.
+  void CollectOuter(const shlo::Block& block, std::unordered_set<const shlo::Value*>& inner,
+                    std::unordered_map<const shlo::Value*, std::string>& outer) {
+    for (const shlo::Value* arg : block.arguments()) inner.insert(arg);
+    for (const shlo::Operation* op : block.operations()) {
+      for (const shlo::Value* operand : op->operands()) {
+        if (!inner.contains(operand) && !outer.contains(operand) && layouts_.contains(operand)) {
+          outer[operand] = Layout(operand, Sharding::Replicated()).name;
+        }
+      }
+      for (const shlo::Region* region : op->regions()) {
+        for (const shlo::Block* nested : region->blocks()) CollectOuter(*nested, inner, outer);
+      }
+      for (const shlo::Value* result : op->results()) inner.insert(result);
+    }
+  }
+
+  const std::map<std::string, Mesh, std::less<>>& meshes_;
+  DeviceProgram& program_;
+  std::unordered_map<const shlo::Value*, std::vector<DeviceValue>> layouts_;
+};
+
+// Whether `op` may do more than compute its results: a custom call (a host
+// callback, say), an op without results, or an op holding one.
+bool MayHaveEffects(const shlo::Operation& op) {
+  if (op.num_results() == 0 || op.kind() == OpKind::kCustomCall) return true;
+  for (const shlo::Region* region : op.regions()) {
+    for (const shlo::Block* block : region->blocks()) {
+      for (const shlo::Operation* inner : block->operations()) {
+        if (!shlo::IsTerminator(inner->kind()) && MayHaveEffects(*inner)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// An op whose results nothing uses and that does nothing else: writing it
+// would only cost its operands' gathering.
+bool IsUnused(const shlo::Operation& op) {
+  return !MayHaveEffects(op) &&
+         std::all_of(op.results().begin(), op.results().end(), [](const shlo::Value* v) { return v->use_empty(); });
+}
+
+}  // namespace
+
+bool PerOpRulesApply(const shlo::Module& module) {
+  for (const shlo::Function* function : module.functions()) {
+    if (!function->is_declaration() && AnySeesTheDevice(function->entry_block())) return false;
+  }
+  return true;
+}
+
+Result<std::vector<DeviceValue>> PartitionOps(const shlo::Block& body, std::vector<DeviceValue> arguments,
+                                              const std::map<std::string, Mesh, std::less<>>& meshes,
+                                              DeviceProgram& program) {
+  OpPartitioner partitioner(meshes, program);
+  for (size_t i = 0; i < arguments.size(); ++i) partitioner.Define(body.argument(i), std::move(arguments[i]));
+  std::vector<DeviceValue> returned;
+  for (const shlo::Operation* op : body.operations()) {
+    if (op->kind() == OpKind::kFuncReturn) {
+      for (const shlo::Value* value : op->operands()) returned.push_back(partitioner.Current(value));
+      break;
+    }
+    if (IsUnused(*op)) continue;
+    BERTH_RETURN_IF_ERROR(partitioner.Partition(*op));
+  }
+  return returned;
+}
+
+}  // namespace berth::spmd::internal

@@ -139,6 +139,21 @@ const Program kPrograms[] = {
     {"square", {{ElementType::kF32, {8, 8}}}, {{ElementType::kF32, {8, 8}}},
      "%0 = stablehlo.dot_general %a0, %a0, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> "
      "tensor<8x8xf32>\n %1 = stablehlo.add %0, %a0 : tensor<8x8xf32>\n return %1 : tensor<8x8xf32>"},
+    // A maximum from -inf combines across devices; a sum from 5 must not
+    // (5 would be added once per device).
+    {"reduce_identities", {{ElementType::kF32, {8, 6}}}, {{ElementType::kF32, {6}}, {ElementType::kF32, {8}}},
+     "%ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+     " %m = stablehlo.reduce(%a0 init: %ninf) applies stablehlo.maximum across dimensions = [0] : "
+     "(tensor<8x6xf32>, tensor<f32>) -> tensor<6xf32>\n"
+     " %five = stablehlo.constant dense<5.0> : tensor<f32>\n"
+     " %s = stablehlo.reduce(%a0 init: %five) applies stablehlo.add across dimensions = [0, 1] : "
+     "(tensor<8x6xf32>, tensor<f32>) -> tensor<f32>\n"
+     " %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<6xf32>\n"
+     " %r = stablehlo.add %m, %b : tensor<6xf32>\n"
+     " %zero = stablehlo.constant dense<0.0> : tensor<f32>\n"
+     " %rows = stablehlo.reduce(%a0 init: %zero) applies stablehlo.add across dimensions = [1] : "
+     "(tensor<8x6xf32>, tensor<f32>) -> tensor<8xf32>\n"
+     " return %r, %rows : tensor<6xf32>, tensor<8xf32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
@@ -447,6 +462,47 @@ TEST(PartitionTest, ShardedDotsHoldLocalShapesAndOnlyTheCollectivesTheirRulesNee
     ExpectPartitionedRunMatches(global, {RandomLiteral(ElementType::kF32, {16, 8}, rng),
                                          RandomLiteral(ElementType::kF32, {8, 8}, rng)});
   }
+}
+
+// Three layers of BM_Partition's generated program (dot, bias, tanh, a row
+// sum broadcast back, elementwise arithmetic) on a 2x4 mesh: the layer
+// input is cut both ways, the weight's contracting dimension over the
+// mesh's minor axis; one all-reduce per layer, and only the first layer's
+// input is gathered.
+TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
+  const std::string t = "tensor<16x8xf32>";
+  std::string body;
+  for (int n = 0; n < 3; ++n) {
+    const std::string i = std::to_string(n), in = "%h" + i, out = "%h" + std::to_string(n + 1);
+    body += "    %d" + i + " = stablehlo.dot_general " + in + ", %w, contracting_dims = [1] x [0] : (" + t +
+            ", tensor<8x8xf32>) -> " + t + "\n";
+    body += "    %b" + i + " = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<8xf32>) -> " + t + "\n";
+    body += "    %s" + i + " = stablehlo.add %d" + i + ", %b" + i + " : " + t + "\n";
+    body += "    %t" + i + " = stablehlo.tanh %s" + i + " : " + t + "\n";
+    body += "    %z" + i + " = stablehlo.constant dense<0.0> : tensor<f32>\n";
+    body += "    %r" + i + " = stablehlo.reduce(%t" + i + " init: %z" + i +
+            ") applies stablehlo.add across dimensions = [1] : (" + t + ", tensor<f32>) -> tensor<16xf32>\n";
+    body += "    %rb" + i + " = stablehlo.broadcast_in_dim %r" + i + ", dims = [0] : (tensor<16xf32>) -> " + t + "\n";
+    body += "    %m" + i + " = stablehlo.multiply %t" + i + ", %rb" + i + " : " + t + "\n";
+    body += "    %q" + i + " = stablehlo.subtract %m" + i + ", " + in + " : " + t + "\n";
+    body += "    " + out + " = stablehlo.add %q" + i + ", %t" + i + " : " + t + "\n";
+  }
+  const std::string text =
+      "module @layers attributes {mhlo.num_partitions = 8 : i32} {\n"
+      "  func.func public @main(%h0: " + t + " {mhlo.sharding = \"{devices=[2,4]<=[8]}\"},\n"
+      "      %w: tensor<8x8xf32> {mhlo.sharding = \"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}\"},\n"
+      "      %bias: tensor<8xf32>) -> (" + t + " {mhlo.sharding = \"{devices=[2,1,4]<=[8] last_tile_dim_replicate}\"}) {\n" +
+      body + "    return %h3 : " + t + "\n  }\n}\n";
+  Result<shlo::Module> module = shlo::ParseModule(text, "layers.mlir");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  std::map<std::string, int> expected = {{"all_gather", 2}, {"all_reduce", 3}};
+  EXPECT_EQ(CollectivesIn(program->text), expected) << program->text;
+  std::mt19937_64 rng(24);
+  ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {16, 8}, rng),
+                                     RandomLiteral(ElementType::kF32, {8, 8}, rng),
+                                     RandomLiteral(ElementType::kF32, {8}, rng)});
 }
 
 // Elementwise ops keep their operands' layout: a row-sharded chain needs no

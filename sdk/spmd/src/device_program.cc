@@ -64,6 +64,22 @@ bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global) {
   return true;
 }
 
+bool SlicesLocally(const Sharding& from, const Sharding& to, std::span<const int64_t> global,
+                   int64_t num_partitions) {
+  if (!DividesEvenly(from, global) || !DividesEvenly(to, global)) return false;
+  for (int64_t p = 0; p < num_partitions; ++p) {
+    ShardRegion held = *from.RegionOf(p, global);
+    ShardRegion wanted = *to.RegionOf(p, global);
+    for (size_t d = 0; d < global.size(); ++d) {
+      if (wanted.offsets[d] < held.offsets[d] ||
+          wanted.offsets[d] + wanted.sizes[d] > held.offsets[d] + held.sizes[d]) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::string DeviceProgram::Emit(const std::string& op) {
   std::string name = "%v" + std::to_string(next_value_++);
   body_ += "    " + name + " = " + op + "\n";
@@ -199,41 +215,33 @@ DeviceValue DeviceProgram::Reshard(const DeviceValue& value, const Sharding& tar
   const std::vector<int64_t> to_local = out.LocalShape();
 
   // Where every device already holds its target part, a local slice.
-  if (DividesEvenly(value.sharding, global) && DividesEvenly(out.sharding, global)) {
-    std::vector<std::vector<int64_t>> tables(global.size(), std::vector<int64_t>(static_cast<size_t>(num_partitions_)));
-    bool inside = true;
-    for (int64_t p = 0; p < num_partitions_ && inside; ++p) {
-      ShardRegion from = *value.sharding.RegionOf(p, global);
-      ShardRegion to = *out.sharding.RegionOf(p, global);
-      for (size_t d = 0; d < global.size(); ++d) {
-        int64_t offset = to.offsets[d] - from.offsets[d];
-        if (offset < 0 || offset + to.sizes[d] > from.sizes[d]) inside = false;
-        tables[d][static_cast<size_t>(p)] = offset;
+  if (SlicesLocally(value.sharding, out.sharding, global, num_partitions_)) {
+    std::string offsets, index_types;
+    for (size_t d = 0; d < global.size(); ++d) {
+      std::vector<int64_t> table(static_cast<size_t>(num_partitions_));
+      for (int64_t p = 0; p < num_partitions_; ++p) {
+        table[static_cast<size_t>(p)] =
+            out.sharding.RegionOf(p, global)->offsets[d] - value.sharding.RegionOf(p, global)->offsets[d];
       }
+      offsets += ", " + Lookup(table);
+      index_types += ", tensor<i64>";
     }
-    if (inside) {
-      std::string offsets, index_types;
-      for (const std::vector<int64_t>& table : tables) {
-        offsets += ", " + Lookup(table);
-        index_types += ", tensor<i64>";
-      }
-      const shlo::ElementType type = value.global_type.element_type();
-      out.name = Emit("\"stablehlo.dynamic_slice\"(" + value.name + offsets + ") {slice_sizes = " +
-                      I64Array(to_local) + "} : (" + TensorType(from_local, type) + index_types + ") -> " +
-                      TensorType(to_local, type));
-      return out;
-    }
+    const shlo::ElementType type = value.global_type.element_type();
+    out.name = Emit("\"stablehlo.dynamic_slice\"(" + value.name + offsets + ") {slice_sizes = " + I64Array(to_local) +
+                    "} : (" + TensorType(from_local, type) + index_types + ") -> " + TensorType(to_local, type));
+    return out;
   }
   std::string whole = value.sharding.IsTiled() ? GatherToGlobal(value) : value.name;
   out.name = out.sharding.IsTiled() ? SliceToShard(whole, value, out.sharding) : whole;
   return out;
 }
 
-std::string DeviceProgram::AllReduceSum(const std::string& local, std::span<const int64_t> shape,
-                                        shlo::ElementType type, const std::vector<std::vector<int64_t>>& groups) {
+std::string DeviceProgram::AllReduce(const std::string& local, std::span<const int64_t> shape,
+                                     shlo::ElementType type, const std::vector<std::vector<int64_t>>& groups,
+                                     std::string_view combiner) {
   const std::string scalar = TensorType({}, type);
   const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";
-  const std::string add = shlo::IsBool(type) ? "stablehlo.or" : "stablehlo.add";
+  const std::string add(combiner);
   return Emit("\"stablehlo.all_reduce\"(" + local + ") ({\n    ^bb0(" + prefix + "a0: " + scalar + ", " + prefix +
               "a1: " + scalar + "):\n      " + prefix + "0 = \"" + add + "\"(" + prefix + "a0, " + prefix +
               "a1) : (" + scalar + ", " + scalar + ") -> " + scalar + "\n      \"stablehlo.return\"(" + prefix +

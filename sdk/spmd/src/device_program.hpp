@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "berth/spmd/sharding.hpp"
@@ -37,6 +38,11 @@ struct DeviceValue {
 // padding); true for a replicated one.
 bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global);
 
+// Whether every device's part of `to` lies inside its part of `from` (both
+// evenly tiled or replicated), so that a local slice reshards.
+bool SlicesLocally(const Sharding& from, const Sharding& to, std::span<const int64_t> global,
+                   int64_t num_partitions);
+
 class DeviceProgram {
  public:
   explicit DeviceProgram(int64_t num_partitions) : num_partitions_(num_partitions) {}
@@ -58,9 +64,10 @@ class DeviceProgram {
   // local dynamic slice where each device's target part lies inside what it
   // holds, else all-gathers to the global array and a slice.
   DeviceValue Reshard(const DeviceValue& value, const Sharding& target);
-  // Sums `local` (of `shape`) over each group of devices.
-  std::string AllReduceSum(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
-                           const std::vector<std::vector<int64_t>>& groups);
+  // Combines `local` (of `shape`) over each group of devices with the
+  // binary op `combiner` ("stablehlo.add", "stablehlo.maximum", ...).
+  std::string AllReduce(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
+                        const std::vector<std::vector<int64_t>>& groups, std::string_view combiner);
 
  private:
   std::string I64Constant(std::span<const int64_t> values);

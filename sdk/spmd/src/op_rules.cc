@@ -1,6 +1,8 @@
 #include "src/op_rules.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -126,6 +128,33 @@ std::optional<Sharding> FromDeviceCoords(const std::vector<int64_t>& tiles, cons
   return sharding->Canonical();
 }
 
+// The devices whose partial results add up: those holding one result tile
+// (equal `result_coords`) split into `splits` parts (`part[p]`); the j-th
+// device of each part sum together. Empty when nothing is split; nullopt
+// when the parts are of unequal sizes.
+std::optional<std::vector<std::vector<int64_t>>> SumGroups(const std::vector<Coords>& result_coords,
+                                                           const std::vector<int64_t>& part, int64_t splits) {
+  std::vector<std::vector<int64_t>> groups;
+  if (splits == 1) return groups;
+  std::map<Coords, std::vector<std::vector<int64_t>>> parts;
+  for (size_t p = 0; p < result_coords.size(); ++p) {
+    std::vector<std::vector<int64_t>>& by_part = parts[result_coords[p]];
+    by_part.resize(static_cast<size_t>(splits));
+    by_part[static_cast<size_t>(part[p])].push_back(static_cast<int64_t>(p));
+  }
+  for (const auto& [coords, by_part] : parts) {
+    for (size_t j = 0; j < by_part[0].size(); ++j) {
+      std::vector<int64_t> group;
+      for (const std::vector<int64_t>& devices : by_part) {
+        if (devices.size() != by_part[0].size()) return std::nullopt;
+        group.push_back(devices[j]);
+      }
+      groups.push_back(std::move(group));
+    }
+  }
+  return groups;
+}
+
 // dot_general's operands split into batch, contracting and free dims.
 struct DotDims {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting, lhs_free, rhs_free;
@@ -199,34 +228,19 @@ std::optional<DotPlan> PlanDot(const Sharding& lhs, const Sharding& rhs, const D
   DotPlan plan{lhs, rhs, *result, {}};
   int64_t splits = 1;
   for (int64_t d : dims.lhs_contracting) splits *= lt[static_cast<size_t>(d)];
-  if (splits == 1) return plan;
-  // The devices holding one result tile, by contracting part; the j-th of
-  // each part sum together.
-  std::map<Coords, std::vector<std::vector<int64_t>>> parts;
-  for (size_t p = 0; p < lc.size(); ++p) {
-    std::vector<std::vector<int64_t>>& by_part = parts[result_coords[p]];
-    by_part.resize(static_cast<size_t>(splits));
-    by_part[static_cast<size_t>(contracting_index[p])].push_back(static_cast<int64_t>(p));
-  }
-  for (const auto& [coords, by_part] : parts) {
-    for (size_t j = 0; j < by_part[0].size(); ++j) {
-      std::vector<int64_t> group;
-      for (const std::vector<int64_t>& part : by_part) {
-        if (part.size() != by_part[0].size()) return std::nullopt;
-        group.push_back(part[j]);
-      }
-      plan.sum_groups.push_back(std::move(group));
-    }
-  }
+  std::optional<std::vector<std::vector<int64_t>>> groups = SumGroups(result_coords, contracting_index, splits);
+  if (!groups) return std::nullopt;
+  plan.sum_groups = std::move(*groups);
   return plan;
 }
 
 // The layout of one operand that matches `other`'s batch and contracting
-// cuts (its free dims whole): what the operand is resharded to when only
-// `other` keeps its layout.
+// cuts, its free dims cut as `own` cuts them (whole when `own` is nullptr):
+// what the operand is resharded to when only `other` keeps its layout.
 std::optional<Sharding> MatchingOperand(const Sharding& other, size_t other_rank, const std::vector<int64_t>& other_batch,
-                                        const std::vector<int64_t>& other_contracting, size_t rank,
-                                        const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting,
+                                        const std::vector<int64_t>& other_contracting, const Sharding* own,
+                                        size_t rank, const std::vector<int64_t>& batch,
+                                        const std::vector<int64_t>& contracting, const std::vector<int64_t>& free,
                                         int64_t num_partitions) {
   const std::vector<int64_t> ot = TilesOf(other, other_rank);
   const std::vector<Coords> oc = DeviceCoords(other, other_rank, num_partitions);
@@ -242,15 +256,97 @@ std::optional<Sharding> MatchingOperand(const Sharding& other, size_t other_rank
   };
   copy(other_batch, batch);
   copy(other_contracting, contracting);
+  if (own != nullptr) {
+    const std::vector<int64_t> own_tiles = TilesOf(*own, rank);
+    const std::vector<Coords> own_coords = DeviceCoords(*own, rank, num_partitions);
+    for (int64_t d : free) {
+      tiles[static_cast<size_t>(d)] = own_tiles[static_cast<size_t>(d)];
+      for (size_t p = 0; p < coords.size(); ++p) coords[p][static_cast<size_t>(d)] = own_coords[p][static_cast<size_t>(d)];
+    }
+  }
   return FromDeviceCoords(tiles, coords);
 }
 
 // What moving a value from `from` to `to` costs: nothing when equal, little
 // when every device slices its own part, else the whole array's size.
-int64_t ReshardCost(const Sharding& from, const Sharding& to, std::span<const int64_t> shape) {
+int64_t ReshardCost(const Sharding& from, const Sharding& to, std::span<const int64_t> shape, int64_t num_partitions) {
   if (from == to) return 0;
-  if (from.IsReplicated()) return 1;
+  if (SlicesLocally(from, to, shape, num_partitions)) return 1;
   return std::accumulate(shape.begin(), shape.end(), int64_t{2}, std::multiplies<>());
+}
+
+// The layout of a result whose dimension j is operand dimension source[j]
+// (-1: a dimension the operand lacks, whole): the operand's cuts carried
+// over, on the same devices.
+std::optional<Sharding> CarriedOver(const Sharding& operand, size_t operand_rank, const std::vector<int64_t>& source,
+                                    int64_t num_partitions) {
+  const std::vector<int64_t> tiles = TilesOf(operand, operand_rank);
+  const std::vector<Coords> coords = DeviceCoords(operand, operand_rank, num_partitions);
+  std::vector<int64_t> result_tiles(source.size(), 1);
+  std::vector<Coords> result_coords(coords.size(), Coords(source.size(), 0));
+  for (size_t j = 0; j < source.size(); ++j) {
+    if (source[j] < 0) continue;
+    result_tiles[j] = tiles[static_cast<size_t>(source[j])];
+    for (size_t p = 0; p < coords.size(); ++p) result_coords[p][j] = coords[p][static_cast<size_t>(source[j])];
+  }
+  return FromDeviceCoords(result_tiles, result_coords);
+}
+
+// The binary op a reduce body applies to its two arguments, when that is
+// all it does (`stablehlo.add`, ...); empty otherwise.
+std::string_view ReducerOf(const shlo::Operation& reduce) {
+  if (reduce.num_regions() != 1 || reduce.region(0).blocks().size() != 1) return {};
+  const shlo::Block& body = reduce.region(0).entry_block();
+  if (body.num_arguments() != 2 || body.operations().size() != 2) return {};
+  const shlo::Operation& op = *body.operations()[0];
+  const shlo::Operation& ret = *body.operations()[1];
+  if (op.num_operands() != 2 || op.num_results() != 1 || ret.num_operands() != 1 || ret.operand(0) != op.result(0)) {
+    return {};
+  }
+  if (!((op.operand(0) == body.argument(0) && op.operand(1) == body.argument(1)) ||
+        (op.operand(0) == body.argument(1) && op.operand(1) == body.argument(0)))) {
+    return {};
+  }
+  switch (op.kind()) {
+    case OpKind::kAdd: case OpKind::kMultiply: case OpKind::kMaximum: case OpKind::kMinimum:
+    case OpKind::kAnd: case OpKind::kOr: case OpKind::kXor:
+      return op.name();
+    default:
+      return {};
+  }
+}
+
+// Whether `init` is a constant that `reducer` leaves every value unchanged
+// with (0 for add, 1 for multiply, -inf for a float maximum, ...): only
+// then may each device start from it and the partial results be combined.
+bool IsIdentity(const shlo::Value* init, std::string_view reducer) {
+  const shlo::Operation* op = init->defining_op();
+  if (op == nullptr || op->kind() != OpKind::kConstant) return false;
+  const shlo::DenseElementsAttr* value = op->GetDense("value");
+  if (value == nullptr || value->num_elements() != 1) return false;
+  const shlo::ElementType type = value->element_type();
+  const bool is_float = shlo::IsFloat(type);
+  if (!is_float && !shlo::IsInteger(type) && !shlo::IsBool(type)) return false;
+  const double f = is_float ? value->FloatAt(0) : 0.0;
+  const int64_t i = is_float ? 0 : value->IntAt(0);
+  const bool is_signed = shlo::IsSignedInteger(type);
+  const int bits = shlo::BitWidth(type);
+  const int64_t signed_min = bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
+  const int64_t signed_max = bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+  if (reducer == "stablehlo.add" || reducer == "stablehlo.or" || reducer == "stablehlo.xor") {
+    return is_float ? f == 0.0 : i == 0;
+  }
+  if (reducer == "stablehlo.multiply") return is_float ? f == 1.0 : i == 1;
+  if (reducer == "stablehlo.and") return shlo::IsBool(type) && i != 0;
+  if (reducer == "stablehlo.maximum") {
+    if (is_float) return std::isinf(f) && f < 0;
+    return is_signed ? i == signed_min : i == 0;
+  }
+  if (reducer == "stablehlo.minimum") {
+    if (is_float) return std::isinf(f) && f > 0;
+    return is_signed && i == signed_max;
+  }
+  return false;
 }
 
 class OpPartitioner {
@@ -275,6 +371,9 @@ class OpPartitioner {
     if (IsConstraint(op)) return Constrain(op);
     if (IsElementwise(op.kind()) && Elementwise(op)) return OkStatus();
     if (op.kind() == OpKind::kDotGeneral && DotGeneral(op)) return OkStatus();
+    if (op.kind() == OpKind::kTranspose && Transpose(op)) return OkStatus();
+    if (op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) return OkStatus();
+    if (op.kind() == OpKind::kReduce && Reduce(op)) return OkStatus();
     Whole(op);
     return OkStatus();
   }
@@ -391,14 +490,19 @@ class OpPartitioner {
       if (std::optional<DotPlan> plan = PlanDot(*l, *r, dims, ls, rs, n)) candidates.push_back(std::move(*plan));
     };
     consider(lcur, rcur);
-    consider(lcur, MatchingOperand(lcur, ls.size(), dims.lhs_batch, dims.lhs_contracting, rs.size(), dims.rhs_batch,
-                                   dims.rhs_contracting, n));
-    consider(MatchingOperand(rcur, rs.size(), dims.rhs_batch, dims.rhs_contracting, ls.size(), dims.lhs_batch,
-                             dims.lhs_contracting, n),
-             rcur);
+    // Each side matched to the other, its free dims whole or kept as cut.
+    for (const Sharding* own : {static_cast<const Sharding*>(nullptr), &rcur}) {
+      consider(lcur, MatchingOperand(lcur, ls.size(), dims.lhs_batch, dims.lhs_contracting, own, rs.size(),
+                                     dims.rhs_batch, dims.rhs_contracting, dims.rhs_free, n));
+    }
+    for (const Sharding* own : {static_cast<const Sharding*>(nullptr), &lcur}) {
+      consider(MatchingOperand(rcur, rs.size(), dims.rhs_batch, dims.rhs_contracting, own, ls.size(),
+                               dims.lhs_batch, dims.lhs_contracting, dims.lhs_free, n),
+               rcur);
+    }
     if (candidates.empty()) return false;
     auto cost = [&](const DotPlan& plan) {
-      return ReshardCost(lcur, plan.lhs, ls) + ReshardCost(rcur, plan.rhs, rs);
+      return ReshardCost(lcur, plan.lhs, ls, n) + ReshardCost(rcur, plan.rhs, rs, n);
     };
     const DotPlan& plan = *std::min_element(candidates.begin(), candidates.end(),
                                             [&](const DotPlan& a, const DotPlan& b) { return cost(a) < cost(b); });
@@ -413,10 +517,106 @@ class OpPartitioner {
     rewrite.result_types = {product.LocalType()};
     product.name = program_.EmitRewritten(op, std::move(rewrite))[0];
     if (!plan.sum_groups.empty()) {
-      product.name = program_.AllReduceSum(product.name, product.LocalShape(), result_type.element_type(),
-                                           plan.sum_groups);
+      const shlo::ElementType type = result_type.element_type();
+      product.name = program_.AllReduce(product.name, product.LocalShape(), type, plan.sum_groups,
+                                        shlo::IsBool(type) ? "stablehlo.or" : "stablehlo.add");
     }
     Define(op.result(0), std::move(product));
+    return true;
+  }
+
+  // The op on the given local operands, its results laid out as `results`
+  // says; returns their names.
+  std::vector<std::string> EmitLocal(const shlo::Operation& op, const std::vector<DeviceValue>& operands,
+                                     const std::vector<Sharding>& results) {
+    shlo::OpRewrite rewrite;
+    for (const DeviceValue& operand : operands) {
+      rewrite.operand_names.push_back(operand.name);
+      rewrite.operand_types.push_back(operand.LocalType());
+    }
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      rewrite.result_types.push_back(DeviceValue{"", op.result(i)->type(), results[i]}.LocalType());
+    }
+    return program_.EmitRewritten(op, std::move(rewrite));
+  }
+
+  // The value of `operand` if it is an evenly tiled static tensor.
+  std::optional<DeviceValue> TiledOperand(const shlo::Value* operand) {
+    if (!IsStaticTensor(operand->type())) return std::nullopt;
+    DeviceValue value = Current(operand);
+    if (!value.sharding.IsTiled() || !DividesEvenly(value.sharding, operand->type().shape())) return std::nullopt;
+    return value;
+  }
+
+  // transpose: the operand's cuts move with its dimensions.
+  bool Transpose(const shlo::Operation& op) {
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    if (!operand || !IsStaticTensor(op.result(0)->type())) return false;
+    std::span<const int64_t> permutation = op.GetI64Array("permutation");
+    std::vector<int64_t> source(permutation.begin(), permutation.end());
+    std::optional<Sharding> result = CarriedOver(operand->sharding, source.size(), source, program_.num_partitions());
+    if (!result) return false;
+    Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], op.result(0)->type(), *result});
+    return true;
+  }
+
+  // broadcast_in_dim: the operand's cuts land on the dimensions it maps to;
+  // the new dimensions are whole.
+  bool BroadcastInDim(const shlo::Operation& op) {
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    const shlo::Type& type = op.result(0)->type();
+    if (!operand || !IsStaticTensor(type)) return false;
+    std::span<const int64_t> dims = op.GetI64Array("broadcast_dimensions");
+    std::vector<int64_t> source(static_cast<size_t>(type.rank()), -1);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      // A dimension of size 1 stretched to more is never cut (even tiling).
+      if (op.operand(0)->type().dim(static_cast<int64_t>(i)) != type.dim(dims[i])) continue;
+      source[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
+    }
+    std::optional<Sharding> result =
+        CarriedOver(operand->sharding, dims.size(), source, program_.num_partitions());
+    if (!result) return false;
+    Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], type, *result});
+    return true;
+  }
+
+  // reduce of one array: each device reduces what it holds; the kept
+  // dimensions keep their cuts; where reduced dimensions are cut, the
+  // partial results are combined with an all_reduce of the same op, which
+  // needs the init value to be that op's identity.
+  bool Reduce(const shlo::Operation& op) {
+    if (op.num_operands() != 2 || op.num_results() != 1) return false;
+    std::optional<DeviceValue> input = TiledOperand(op.operand(0));
+    const shlo::Type& type = op.result(0)->type();
+    if (!input || !IsStaticTensor(type)) return false;
+    const size_t rank = op.operand(0)->type().shape().size();
+    std::span<const int64_t> reduced = op.GetI64Array("dimensions");
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < static_cast<int64_t>(rank); ++d) {
+      if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+    }
+    const int64_t n = program_.num_partitions();
+    std::optional<Sharding> result = CarriedOver(input->sharding, rank, kept, n);
+    if (!result) return false;
+    const std::vector<int64_t> tiles = TilesOf(input->sharding, rank);
+    const std::vector<Coords> coords = DeviceCoords(input->sharding, rank, n);
+    std::vector<Coords> result_coords(coords.size());
+    std::vector<int64_t> part(coords.size(), 0);
+    int64_t splits = 1;
+    for (int64_t d : reduced) splits *= tiles[static_cast<size_t>(d)];
+    for (size_t p = 0; p < coords.size(); ++p) {
+      for (int64_t d : kept) result_coords[p].push_back(coords[p][static_cast<size_t>(d)]);
+      for (int64_t d : reduced) part[p] = part[p] * tiles[static_cast<size_t>(d)] + coords[p][static_cast<size_t>(d)];
+    }
+    std::optional<std::vector<std::vector<int64_t>>> groups = SumGroups(result_coords, part, splits);
+    const std::string_view reducer = ReducerOf(op);
+    if (!groups || (!groups->empty() && (reducer.empty() || !IsIdentity(op.operand(1), reducer)))) return false;
+    DeviceValue init = Layout(op.operand(1), Sharding::Replicated());
+    DeviceValue out{EmitLocal(op, {*input, init}, {*result})[0], type, *result};
+    if (!groups->empty()) {
+      out.name = program_.AllReduce(out.name, out.LocalShape(), type.element_type(), *groups, reducer);
+    }
+    Define(op.result(0), std::move(out));
     return true;
   }
 

@@ -1,4 +1,5 @@
-// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]
+// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--json]
+//           [--out FILE.npy]
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "cli/command.hpp"
 #include "cli/host_array.hpp"
 #include "cli/session.hpp"
+#include "cli/sharded_run.hpp"
 
 namespace berth::cli {
 
@@ -44,11 +46,27 @@ void FailJob(Job& job, const Status& status) {
   (void)job.ReportError(status);
 }
 
-// Compiles and runs MLIR text, or loads and runs a berth-executable file.
+// Compiles and runs MLIR text (partitioned first when its entry is
+// sharded), or loads and runs a berth-executable file.
 Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::string& source_name, const std::string& entry,
-                             const std::vector<HostArray>& arguments) {
-  if (!ext::abi_version::LooksLikeExecutableFile(code)) return session.Run(code, source_name, entry, arguments);
+                             const std::vector<HostArray>& arguments, int64_t partitions) {
+  if (!ext::abi_version::LooksLikeExecutableFile(code)) {
+    BERTH_ASSIGN_OR_RETURN(std::optional<spmd::PartitionedProgram> sharded,
+                           PartitionIfSharded(code, source_name, partitions));
+    if (!sharded) {
+      if (partitions > 0) {
+        return InvalidArgumentError("--partitions applies to a sharded module (mhlo.sharding or sdy.sharding on "
+                                    "its entry's arguments or results); this one has none");
+      }
+      return session.Run(code, source_name, entry, arguments);
+    }
+    if (!entry.empty()) {
+      return UnimplementedError("--entry with a sharded module: the partitioner partitions the module's entry "
+                                "function (main, or its only public function)");
+    }
+    return RunSharded(session, *sharded, source_name, arguments);
+  }
   BERTH_ASSIGN_OR_RETURN(Executable executable, session.client().Deserialize(code, source_name));
   return session.Execute(executable, arguments);
 }
@@ -59,6 +77,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   po::options_description options("options");
   std::string program_path, plugin, entry, out;
   std::vector<std::string> arg_values;
+  int64_t partitions = 0;
   options.add_options()
       ("program", po::value<std::string>(&program_path)->required(),
        "program file: StableHLO text (.mlir) or a berth-executable file (berth compile)")
@@ -66,13 +85,17 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
       ("entry", po::value<std::string>(&entry), "function to run (default: main)")
       ("arg", po::value<std::vector<std::string>>(&arg_values),
        "an argument: an MLIR literal such as 'dense<[1.0, 2.0]> : tensor<2xf32>', or a .npy file")
+      ("partitions", po::value<int64_t>(&partitions),
+       "a sharded module's partition count (default: mhlo.num_partitions, else its mesh's size)")
       ("json", "print results as JSON")
       ("out", po::value<std::string>(&out), "write results to this .npy file (FILE_i.npy if several)");
   po::positional_options_description positional;
   positional.add("program", 1);
   po::variables_map vm;
   int exit_code = kExitOk;
-  if (!ParseArgs("run", "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--json] [--out FILE.npy]",
+  if (!ParseArgs("run",
+                 "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--json] "
+                 "[--out FILE.npy]",
                  options, &positional, args, vm, context, exit_code)) {
     return exit_code;
   }
@@ -113,7 +136,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     context.err << "berth run: " << session.status().ToString() << "\n";
     return kExitFailure;
   }
-  Result<RunOutput> output = RunProgram(*session, code.str(), program_path, entry, arguments);
+  Result<RunOutput> output = RunProgram(*session, code.str(), program_path, entry, arguments, partitions);
   if (!output.ok()) {
     if (Job* job = session->job()) FailJob(*job, output.status());
     context.err << "berth run: " << output.status().ToString() << "\n";

@@ -65,10 +65,11 @@ Status Session::EnsureDevices(std::string_view code) {
 }
 
 Result<Executable> Session::Compile(std::string_view code, const std::string& source_name,
-                                   const std::string& entry) {
+                                   const std::string& entry, std::vector<int64_t> device_assignment) {
   BERTH_RETURN_IF_ERROR(EnsureDevices(code));
   CompileOptions options;
   options.entry_name = entry;
+  options.device_assignment = std::move(device_assignment);
   options.options["source_name"] = source_name;
   return client_->Compile(code, options);
 }
@@ -81,12 +82,27 @@ Result<RunOutput> Session::Run(std::string_view code, const std::string& source_
 
 Result<RunOutput> Session::Execute(const Executable& executable,
                                    const std::vector<HostArray>& args) {
+  return ExecuteWith(executable, [&](size_t) -> const std::vector<HostArray>& { return args; });
+}
+
+Result<RunOutput> Session::ExecuteEach(const Executable& executable,
+                                       const std::vector<std::vector<HostArray>>& args_per_device) {
+  if (args_per_device.size() != executable.addressable_devices().size()) {
+    return InvalidArgumentError(std::to_string(args_per_device.size()) + " argument lists for " +
+                                std::to_string(executable.addressable_devices().size()) + " devices");
+  }
+  return ExecuteWith(executable, [&](size_t d) -> const std::vector<HostArray>& { return args_per_device[d]; });
+}
+
+Result<RunOutput> Session::ExecuteWith(const Executable& executable,
+                                       const std::function<const std::vector<HostArray>&(size_t)>& args_of) {
   RunOutput output;
   const std::vector<Device>& devices = executable.addressable_devices();
   std::vector<std::vector<Buffer>> buffers(devices.size());
   std::vector<std::vector<const Buffer*>> lists(devices.size());
   for (size_t d = 0; d < devices.size(); ++d) {
     output.device_ids.push_back(devices[d].id());
+    const std::vector<HostArray>& args = args_of(d);
     for (size_t i = 0; i < args.size(); ++i) {
       const HostArray& arg = args[i];
       Result<Buffer> buffer = client_->BufferFromHost(arg.bytes.data(), arg.type, arg.dims, devices[d]);

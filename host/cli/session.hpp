@@ -2,6 +2,7 @@
 #ifndef BERTH_HOST_CLI_SESSION_HPP_
 #define BERTH_HOST_CLI_SESSION_HPP_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,14 +41,20 @@ class Session {
   // with virtual devices, like cpu, accept it; others report their error).
   Result<RunOutput> Run(std::string_view code, const std::string& source_name,
                         const std::string& entry, const std::vector<HostArray>& args);
-  // The compile step of Run.
+  // The compile step of Run; `device_assignment` as CompileOptions has it
+  // (empty: the plugin's default).
   Result<Executable> Compile(std::string_view code, const std::string& source_name,
-                             const std::string& entry);
+                             const std::string& entry, std::vector<int64_t> device_assignment = {});
   // Runs a compiled (or deserialized) executable once on each of its devices.
   Result<RunOutput> Execute(const Executable& executable, const std::vector<HostArray>& args);
+  // The same with other arguments per device: `args[d]` for the executable's
+  // addressable_devices()[d].
+  Result<RunOutput> ExecuteEach(const Executable& executable, const std::vector<std::vector<HostArray>>& args);
 
  private:
   Status EnsureDevices(std::string_view code);
+  Result<RunOutput> ExecuteWith(const Executable& executable,
+                                const std::function<const std::vector<HostArray>&(size_t)>& args_of);
 
   // Destroyed last: the client uses the job's key-value store.
   std::unique_ptr<Job> job_;

@@ -223,12 +223,14 @@ class JobTest : public ::testing::Test {
   // `berth launch -n NODES [LAUNCH_ARGS] -- berth run PROGRAM --json`, which
   // must succeed within 90 s: each node's JSON report.
   std::map<int, nlohmann::json> Launch(int nodes, const std::string& program_text,
-                                       const std::vector<std::string>& launch_args = {}) {
+                                       const std::vector<std::string>& launch_args = {},
+                                       const std::vector<std::string>& run_args = {}) {
     std::string program = dir_.Write("program" + std::to_string(started_) + ".mlir", program_text).string();
     std::vector<std::string> argv = {BERTH_EXE, "launch", "-n", std::to_string(nodes)};
     argv.insert(argv.end(), launch_args.begin(), launch_args.end());
     for (const char* arg : {"--", BERTH_EXE, "run"}) argv.push_back(arg);
     argv.push_back(program);
+    argv.insert(argv.end(), run_args.begin(), run_args.end());
     argv.push_back("--json");
     auto launch = Start(argv, {{"BERTH_LOG", "error"}}, "launch" + std::to_string(started_++));
     std::optional<int> code = launch->Wait(90s);
@@ -280,6 +282,50 @@ TEST_F(JobTest, DevicesPerNodeReachTheClientAsItsDeviceCount) {
     for (const nlohmann::json& device : report["devices"]) {
       EXPECT_EQ(device["results"][0]["data"], nlohmann::json::array({6})) << "node " << node << ": " << report;
     }
+  }
+}
+
+// A sharded module on 2 nodes x 2 devices: each device is given its rows
+// of the global argument, and every node prints the same global result,
+// checked against a scalar loop.
+TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
+  const std::string program = R"(module @sharded attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a0: tensor<8x3xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                         %a1: tensor<3x2xi32> {mhlo.sharding = "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"})
+      -> (tensor<8x2xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<8x3xi32>, tensor<3x2xi32>) -> tensor<8x2xi32>
+    %1 = stablehlo.add %0, %0 : tensor<8x2xi32>
+    return %1 : tensor<8x2xi32>
+  }
+})";
+  std::vector<int> a(24), b(6);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i * 7 % 11) - 5;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int>(i * 5 % 7) - 3;
+  auto literal = [](const std::vector<int>& values, int rows, int cols) {
+    std::string text = "dense<[";
+    for (int r = 0; r < rows; ++r) {
+      text += r ? ", [" : "[";
+      for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
+      text += "]";
+    }
+    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
+  };
+  nlohmann::json expected = nlohmann::json::array();
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      int sum = 0;
+      for (int k = 0; k < 3; ++k) sum += a[static_cast<size_t>(r * 3 + k)] * b[static_cast<size_t>(k * 2 + c)];
+      expected.push_back(2 * sum);
+    }
+  }
+  std::map<int, nlohmann::json> reports =
+      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", literal(a, 8, 3), "--arg", literal(b, 3, 2)});
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [node, report] : reports) {
+    ASSERT_EQ(report["results"].size(), 1u) << "node " << node << ": " << report;
+    EXPECT_EQ(report["results"][0]["shape"], nlohmann::json::array({8, 2})) << "node " << node << ": " << report;
+    EXPECT_EQ(report["results"][0]["data"], expected) << "node " << node << ": " << report;
+    EXPECT_FALSE(report.contains("devices")) << "node " << node << ": " << report;
   }
 }
 

@@ -505,6 +505,66 @@ TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
                                      RandomLiteral(ElementType::kF32, {8}, rng)});
 }
 
+// `berth run` of a sharded module takes global arguments and prints the
+// global results: the same text as `berth run` of the module without its
+// shardings on one device (10 rows over 4 devices: uneven). Wrong shapes,
+// --partitions without shardings and --entry are refused, naming what.
+TEST(PartitionTest, BerthRunOfAShardedModulePrintsTheUnpartitionedResults) {
+  const std::string body =
+      "    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x4xi32>, tensor<4x6xi32>) "
+      "-> tensor<10x6xi32>\n"
+      "    %1 = stablehlo.multiply %0, %0 : tensor<10x6xi32>\n"
+      "    %z = stablehlo.constant dense<0> : tensor<i32>\n"
+      "    %2 = stablehlo.reduce(%1 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<10x6xi32>, "
+      "tensor<i32>) -> tensor<10xi32>\n"
+      "    return %1, %2 : tensor<10x6xi32>, tensor<10xi32>\n  }\n}\n";
+  const std::string sharded =
+      "module attributes {mhlo.num_partitions = 4 : i32} {\n"
+      "  func.func public @main(%a0: tensor<10x4xi32> {mhlo.sharding = \"{devices=[4,1]<=[4]}\"},\n"
+      "      %a1: tensor<4x6xi32> {mhlo.sharding = \"{devices=[2,2]<=[4]}\"})\n"
+      "      -> (tensor<10x6xi32> {mhlo.sharding = \"{devices=[2,2]0,2,1,3}\"}, tensor<10xi32>) {\n" + body;
+  const std::string plain =
+      "module {\n  func.func public @main(%a0: tensor<10x4xi32>, %a1: tensor<4x6xi32>) -> (tensor<10x6xi32>, "
+      "tensor<10xi32>) {\n" + body;
+  testing::TempDir dir;
+  const std::string sharded_path = dir.Write("sharded.mlir", sharded).string();
+  const std::string plain_path = dir.Write("plain.mlir", plain).string();
+  std::mt19937_64 rng(7);
+  auto literal = [&](int64_t rows, int64_t cols) {
+    std::uniform_int_distribution<int> value(-9, 9);
+    std::string text = "'dense<[";
+    for (int64_t r = 0; r < rows; ++r) {
+      text += r ? ", [" : "[";
+      for (int64_t c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(value(rng));
+      text += "]";
+    }
+    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>'";
+  };
+  const std::string berth = std::string(BERTH_EXE) + " run ";
+  for (int trial = 0; trial < 3; ++trial) {
+    const std::string args = " --arg " + literal(10, 4) + " --arg " + literal(4, 6);
+    testing::CommandResult want = testing::RunCommand(berth + plain_path + args + " 2>&1");
+    testing::CommandResult got = testing::RunCommand(berth + sharded_path + args + " 2>&1");
+    ASSERT_EQ(want.exit_code, 0) << want.out;
+    ASSERT_EQ(got.exit_code, 0) << got.out;
+    EXPECT_EQ(got.out, want.out);
+  }
+
+  testing::CommandResult wrong = testing::RunCommand(berth + sharded_path + " --arg " + literal(8, 4) + " --arg " +
+                                                     literal(4, 6) + " 2>&1");
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.out.find("argument 0: the program takes a global array of shape [10x4], given [8x4]"),
+            std::string::npos) << wrong.out;
+  testing::CommandResult unsharded = testing::RunCommand(berth + plain_path + " --partitions 2 --arg " +
+                                                         literal(10, 4) + " --arg " + literal(4, 6) + " 2>&1");
+  EXPECT_EQ(unsharded.exit_code, 1);
+  EXPECT_NE(unsharded.out.find("--partitions applies to a sharded module"), std::string::npos) << unsharded.out;
+  testing::CommandResult entry = testing::RunCommand(berth + sharded_path + " --entry main --arg " + literal(10, 4) +
+                                                     " --arg " + literal(4, 6) + " 2>&1");
+  EXPECT_EQ(entry.exit_code, 1);
+  EXPECT_NE(entry.out.find("UNIMPLEMENTED: --entry with a sharded module"), std::string::npos) << entry.out;
+}
+
 // Elementwise ops keep their operands' layout: a row-sharded chain needs no
 // communication; a program whose ops see the device (partition_id) runs
 // whole on every device instead.

@@ -157,6 +157,7 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
     Sharding sharding = entry.results[i].value_or(Sharding()).Canonical();
     BERTH_RETURN_IF_ERROR(CheckSupported(sharding, type, entry.num_partitions,
                                          "@" + entry_name + " result " + std::to_string(i)));
+    if (options.replicated_results) sharding = Sharding::Replicated();
     DeviceValue result = writer.Reshard(results[i], sharding);
     returned += (i ? ", " : "") + result.name;
     returned_types += (i ? ", " : "") + result.LocalType();

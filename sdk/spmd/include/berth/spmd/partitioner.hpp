@@ -30,6 +30,9 @@ namespace berth::spmd {
 struct PartitionOptions {
   // Overrides the module's mhlo.num_partitions (or its mesh's size).
   std::optional<int64_t> num_partitions;
+  // Every result whole on every device, whatever the module says (gathered
+  // in the program): what `berth run` prints on each node of a job.
+  bool replicated_results = false;
 };
 
 struct PartitionedProgram {

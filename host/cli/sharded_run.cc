@@ -1,0 +1,110 @@
+#include "cli/sharded_run.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "berth/spmd/entry_shardings.hpp"
+#include "berth/stablehlo/parser.hpp"
+
+namespace berth::cli {
+namespace {
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+}
+
+std::string ShapeText(const std::vector<int64_t>& dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "x" : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+}  // namespace
+
+Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_view code,
+                                                                    const std::string& source_name,
+                                                                    int64_t partitions) {
+  using Partitioned = std::optional<spmd::PartitionedProgram>;
+  Result<stablehlo::Module> module = stablehlo::ParseModule(code, source_name);
+  if (!module.ok() || module->entry_function() == nullptr) return Partitioned();
+  spmd::PartitionOptions options;
+  if (partitions > 0) options.num_partitions = partitions;
+  BERTH_ASSIGN_OR_RETURN(spmd::EntryShardings entry, spmd::ReadEntryShardings(*module, options.num_partitions));
+  auto annotated = [](const std::vector<std::optional<spmd::Sharding>>& values) {
+    return std::any_of(values.begin(), values.end(), [](const auto& s) { return s.has_value(); });
+  };
+  if (!annotated(entry.arguments) && !annotated(entry.results)) return Partitioned();
+  options.replicated_results = true;
+  BERTH_ASSIGN_OR_RETURN(spmd::PartitionedProgram program, spmd::Partition(*module, options));
+  return Partitioned(std::move(program));
+}
+
+HostArray ShardOf(const HostArray& global, const spmd::ShardRegion& region, const std::vector<int64_t>& local) {
+  HostArray shard;
+  shard.type = global.type;
+  shard.dims = local;
+  const int64_t count = Elements(global.dims);
+  const size_t element = count == 0 ? 0 : global.bytes.size() / static_cast<size_t>(count);
+  shard.bytes.assign(static_cast<size_t>(Elements(local)) * element, std::byte{0});
+  if (Elements(region.sizes) == 0 || element == 0) return shard;
+  // Row by row of the innermost dimension.
+  const size_t rank = local.size();
+  std::vector<int64_t> index(rank, 0);
+  const int64_t row = rank == 0 ? 1 : region.sizes[rank - 1];
+  while (true) {
+    int64_t from = 0, to = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      from = from * global.dims[d] + region.offsets[d] + index[d];
+      to = to * local[d] + index[d];
+    }
+    std::memcpy(shard.bytes.data() + static_cast<size_t>(to) * element,
+                global.bytes.data() + static_cast<size_t>(from) * element, static_cast<size_t>(row) * element);
+    size_t d = rank == 0 ? 0 : rank - 1;
+    while (d > 0 && ++index[d - 1] == region.sizes[d - 1]) index[--d] = 0;
+    if (d == 0) return shard;
+  }
+}
+
+Result<RunOutput> RunSharded(Session& session, const spmd::PartitionedProgram& program,
+                             const std::string& source_name, const std::vector<HostArray>& global_args) {
+  const size_t count = program.argument_shapes.size();
+  if (global_args.size() != count) {
+    return InvalidArgumentError("the sharded entry takes " + std::to_string(count) + " argument(s), " +
+                                std::to_string(global_args.size()) + " given");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (global_args[i].dims != program.argument_shapes[i]) {
+      return InvalidArgumentError("argument " + std::to_string(i) + ": the program takes a global array of shape " +
+                                  ShapeText(program.argument_shapes[i]) + ", given " +
+                                  ShapeText(global_args[i].dims));
+    }
+  }
+  std::vector<int64_t> assignment(static_cast<size_t>(program.num_partitions));
+  std::iota(assignment.begin(), assignment.end(), int64_t{0});
+  BERTH_ASSIGN_OR_RETURN(Executable executable, session.Compile(program.text, source_name, "", assignment));
+  std::vector<std::vector<HostArray>> shards;
+  for (const Device& device : executable.addressable_devices()) {
+    std::vector<HostArray> args;
+    for (size_t i = 0; i < count; ++i) {
+      BERTH_ASSIGN_OR_RETURN(spmd::ShardRegion region,
+                             program.argument_shardings[i].RegionOf(device.id(), program.argument_shapes[i]));
+      args.push_back(ShardOf(global_args[i], region, program.local_argument_shapes[i]));
+    }
+    shards.push_back(std::move(args));
+  }
+  BERTH_ASSIGN_OR_RETURN(RunOutput output, session.ExecuteEach(executable, shards));
+  for (size_t d = 1; d < output.results.size(); ++d) {
+    for (size_t r = 0; r < output.results[d].size(); ++r) {
+      if (output.results[d][r].bytes != output.results[0][r].bytes) {
+        return InternalError("the partitioned program's devices " + std::to_string(output.device_ids[0]) + " and " +
+                             std::to_string(output.device_ids[d]) + " disagree on result " + std::to_string(r));
+      }
+    }
+  }
+  output.device_ids.resize(std::min<size_t>(output.device_ids.size(), 1));
+  output.results.resize(std::min<size_t>(output.results.size(), 1));
+  return output;
+}
+
+}  // namespace berth::cli

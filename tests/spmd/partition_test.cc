@@ -232,13 +232,11 @@ bool SameValues(const Literal& got, const std::vector<std::byte>& want) {
 }
 
 // Runs `global_text` unpartitioned and partitioned; compares.
-void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
-  SCOPED_TRACE(global_text);
-  CompileOptions single;
-  single.num_partitions = 1;
-  Result<std::vector<Literal>> expected = CpuRunner::Get().Run(global_text, args, single);
-  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
-
+// Partitions `global_text`, runs it with each device's shards of `args`,
+// and compares each device's result shards with `expected`.
+void ExpectPartitionedRunGives(const std::string& global_text, const std::vector<Literal>& args,
+                               const std::vector<Literal>& expected_results) {
+  const std::vector<Literal>* expected = &expected_results;
   Result<shlo::Module> module = shlo::ParseModule(global_text, "global.mlir", shlo::ParseOptions{.verify = true});
   ASSERT_TRUE(module.ok()) << module.status().ToString();
   Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
@@ -285,6 +283,16 @@ void ExpectPartitionedRunMatches(const std::string& global_text, const std::vect
       ASSERT_TRUE(SameValues(got, expected_shard.bytes)) << "result " << r << " on device " << p;
     }
   }
+}
+
+// The same, the expected results being the unpartitioned run's.
+void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
+  SCOPED_TRACE(global_text);
+  CompileOptions single;
+  single.num_partitions = 1;
+  Result<std::vector<Literal>> expected = CpuRunner::Get().Run(global_text, args, single);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  ExpectPartitionedRunGives(global_text, args, *expected);
 }
 
 TEST(PartitionTest, EveryProgramAndShardingMatchesTheUnpartitionedRun) {
@@ -602,6 +610,52 @@ TEST(PartitionTest, ElementwiseChainsStayLocalAndDeviceDependentProgramsRunWhole
   EXPECT_NE(program->text.find("call @main.global"), std::string::npos) << program->text;
 }
 
+// A shard_map as JAX exports it with GSPMD: rows over 4 devices, a body
+// that sums its rows and psums the sums over every device, then adds that
+// to twice its rows. The region runs as written on each device's rows; the
+// result is checked against a scalar loop.
+TEST(PartitionTest, ShardMapRegionsRunAsWrittenOnEachDevicesShard) {
+  const std::string text = R"(module @shmap attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a0: tensor<16x8xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"})
+      -> (tensor<16x8xi32> {mhlo.sharding = "{devices=[2,2]<=[4]}"}) {
+    %0 = stablehlo.custom_call @Sharding(%a0) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<16x8xi32>) -> tensor<16x8xi32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<16x8xi32>) -> tensor<4x8xi32>
+    %2 = call @shmap_body(%1) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+    %3 = stablehlo.custom_call @Sharding(%2) {mhlo.sharding = "{manual}"} : (tensor<4x8xi32>) -> tensor<4x8xi32>
+    %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<4x8xi32>) -> tensor<16x8xi32>
+    %5 = stablehlo.negate %4 : tensor<16x8xi32>
+    return %5 : tensor<16x8xi32>
+  }
+  func.func private @shmap_body(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4x8xi32>, tensor<i32>) -> tensor<8xi32>
+    %p = "stablehlo.all_reduce"(%s) ({
+    ^bb0(%l: tensor<i32>, %r: tensor<i32>):
+      %t = stablehlo.add %l, %r : tensor<i32>
+      stablehlo.return %t : tensor<i32>
+    }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids} : (tensor<8xi32>) -> tensor<8xi32>
+    %b = stablehlo.broadcast_in_dim %p, dims = [1] : (tensor<8xi32>) -> tensor<4x8xi32>
+    %two = stablehlo.constant dense<2> : tensor<4x8xi32>
+    %m = stablehlo.multiply %x, %two : tensor<4x8xi32>
+    %r = stablehlo.add %m, %b : tensor<4x8xi32>
+    return %r : tensor<4x8xi32>
+  }
+})";
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 3; ++trial) {
+    Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
+    std::vector<int32_t> in(16 * 8), out(16 * 8);
+    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+    for (int c = 0; c < 8; ++c) {
+      int32_t column = 0;
+      for (int r = 0; r < 16; ++r) column += in[static_cast<size_t>(r * 8 + c)];
+      for (int r = 0; r < 16; ++r) out[static_cast<size_t>(r * 8 + c)] = -(2 * in[static_cast<size_t>(r * 8 + c)] + column);
+    }
+    ExpectPartitionedRunGives(text, {x}, {Literal::Of(out, {16, 8})});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(PartitionTest, WhatTheFallbackCannotDoIsUnimplemented) {
   struct Case {
     const char* arg_attrs;
@@ -616,7 +670,23 @@ TEST(PartitionTest, WhatTheFallbackCannotDoIsUnimplemented) {
       {"{}",
        "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{manual}\"} : (tensor<4x4xf32>) -> "
        "tensor<4x4xf32>\n return %0 : tensor<4x4xf32>",
-       "manual (shard_map) regions are not partitioned yet"},
+       "is a shard_map region's (manual) value"},
+      {"{mhlo.sharding = \"{devices=[2,1,2]<=[4] last_tile_dims={manual}}\"}",
+       "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{devices=[2,1,2]<=[4] "
+       "last_tile_dims={manual}}\"} : (tensor<4x4xf32>) -> tensor<2x4xf32>\n"
+       " %1 = stablehlo.custom_call @SPMDShardToFullShape(%0) {mhlo.sharding = \"{devices=[2,1,2]<=[4] "
+       "last_tile_dims={manual}}\"} : (tensor<2x4xf32>) -> tensor<4x4xf32>\n return %1 : tensor<4x4xf32>",
+       "partially manual regions"},
+      {"{mhlo.sharding = \"{devices=[4,1]<=[4]}\"}",
+       "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{manual}\"} : (tensor<4x4xf32>) -> "
+       "tensor<1x4xf32>\n"
+       " %1 = stablehlo.custom_call @SPMDShardToFullShape(%0) {mhlo.sharding = \"{devices=[4,1]<=[4]}\"} : "
+       "(tensor<1x4xf32>) -> tensor<4x4xf32>\n"
+       " %i = stablehlo.partition_id : tensor<ui32>\n"
+       " %f = stablehlo.convert %i : (tensor<ui32>) -> tensor<f32>\n"
+       " %b = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<4x4xf32>\n"
+       " %2 = stablehlo.add %1, %b : tensor<4x4xf32>\n return %2 : tensor<4x4xf32>",
+       "outside the shard_map regions of a module with such regions"},
   };
   for (const Case& c : cases) {
     std::string text = std::string("module attributes {mhlo.num_partitions = 4 : i32} {\n func.func @main(%a0: "

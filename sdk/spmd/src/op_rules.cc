@@ -43,13 +43,25 @@ bool SeesTheDevice(OpKind kind) {
   }
 }
 
-bool AnySeesTheDevice(const shlo::Block& block) {
-  for (const shlo::Operation* op : block.operations()) {
-    if (SeesTheDevice(op->kind())) return true;
-    for (const shlo::Region* region : op->regions()) {
-      for (const shlo::Block* inner : region->blocks()) {
-        if (AnySeesTheDevice(*inner)) return true;
-      }
+// Whether `op`, an op in its regions, or a function it calls (transitively)
+// depends on the device it runs on.
+bool SeesTheDeviceDeep(const shlo::Operation& op, const shlo::Module& module,
+                       std::unordered_set<const shlo::Function*>& visited) {
+  if (SeesTheDevice(op.kind())) return true;
+  auto block_sees = [&](const shlo::Block& block) {
+    return std::any_of(block.operations().begin(), block.operations().end(),
+                       [&](const shlo::Operation* inner) { return SeesTheDeviceDeep(*inner, module, visited); });
+  };
+  if (op.kind() == OpKind::kFuncCall) {
+    const shlo::Function* callee = module.function(op.callee());
+    if (callee != nullptr && !callee->is_declaration() && visited.insert(callee).second &&
+        block_sees(callee->entry_block())) {
+      return true;
+    }
+  }
+  for (const shlo::Region* region : op.regions()) {
+    for (const shlo::Block* block : region->blocks()) {
+      if (block_sees(*block)) return true;
     }
   }
   return false;
@@ -351,14 +363,22 @@ bool IsIdentity(const shlo::Value* init, std::string_view reducer) {
 
 class OpPartitioner {
  public:
-  OpPartitioner(const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program)
-      : meshes_(meshes), program_(program) {}
+  OpPartitioner(const shlo::Module& module, const std::map<std::string, Mesh, std::less<>>& meshes,
+                DeviceProgram& program)
+      : module_(module), meshes_(meshes), program_(program) {}
 
   void Define(const shlo::Value* value, DeviceValue device_value) { layouts_[value] = {std::move(device_value)}; }
 
   // `value` as `target` lays it out, resharded once per layout asked for.
   DeviceValue Layout(const shlo::Value* value, const Sharding& target) {
     std::vector<DeviceValue>& known = layouts_.at(value);
+    if (known.front().sharding.IsManual()) {
+      if (!target.IsManual() && error_.ok()) {
+        error_ = UnimplementedError("a shard_map region's (manual) value used outside the region other than "
+                                    "through @SPMDShardToFullShape");
+      }
+      return known.front();
+    }
     for (const DeviceValue& v : known) {
       if (v.sharding == target) return v;
     }
@@ -367,15 +387,33 @@ class OpPartitioner {
   }
   DeviceValue Current(const shlo::Value* value) const { return layouts_.at(value).front(); }
 
-  Status Partition(const shlo::Operation& op) {
-    if (IsConstraint(op)) return Constrain(op);
-    if (IsElementwise(op.kind()) && Elementwise(op)) return OkStatus();
-    if (op.kind() == OpKind::kDotGeneral && DotGeneral(op)) return OkStatus();
-    if (op.kind() == OpKind::kTranspose && Transpose(op)) return OkStatus();
-    if (op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) return OkStatus();
-    if (op.kind() == OpKind::kReduce && Reduce(op)) return OkStatus();
-    Whole(op);
-    return OkStatus();
+  // Writes `op`'s per-device form; false when the op depends on the device
+  // outside a manual region (the module then runs whole on every device).
+  Result<bool> Partition(const shlo::Operation& op) {
+    if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDFullToShardShape") {
+      BERTH_RETURN_IF_ERROR(FullToShard(op));
+    } else if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDShardToFullShape") {
+      BERTH_RETURN_IF_ERROR(ShardToFull(op));
+    } else if (IsConstraint(op) && IsManual(op.operand(0))) {
+      Define(op.result(0), Current(op.operand(0)));  // {manual} on a region's value: nothing to do
+    } else if (TouchesManual(op)) {
+      AsWritten(op);
+    } else {
+      std::unordered_set<const shlo::Function*> visited;
+      if (SeesTheDeviceDeep(op, module_, visited)) return false;
+      if (IsConstraint(op)) {
+        BERTH_RETURN_IF_ERROR(Constrain(op));
+      } else if (!(IsElementwise(op.kind()) && Elementwise(op)) && !(op.kind() == OpKind::kDotGeneral && DotGeneral(op)) &&
+                 !(op.kind() == OpKind::kTranspose && Transpose(op)) &&
+                 !(op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) &&
+                 !(op.kind() == OpKind::kReduce && Reduce(op))) {
+        Whole(op);
+      }
+    }
+    if (!error_.ok()) {
+      return Status(error_.code(), op.location().ToString() + ": " + std::string(op.name()) + ": " + error_.message());
+    }
+    return true;
   }
 
  private:
@@ -620,6 +658,96 @@ class OpPartitioner {
     return true;
   }
 
+  bool IsManual(const shlo::Value* value) const {
+    auto found = layouts_.find(value);
+    return found != layouts_.end() && found->second.front().sharding.IsManual();
+  }
+
+  // Whether `op` uses a manual value, directly or in its regions.
+  bool TouchesManual(const shlo::Operation& op) const {
+    if (std::any_of(op.operands().begin(), op.operands().end(), [&](const shlo::Value* v) { return IsManual(v); })) {
+      return true;
+    }
+    for (const shlo::Region* region : op.regions()) {
+      for (const shlo::Block* block : region->blocks()) {
+        for (const shlo::Operation* inner : block->operations()) {
+          if (TouchesManual(*inner)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // @SPMDFullToShardShape: the operand, cut as its layout says, becomes each
+  // device's own value of the region (its shard, as the result's shape).
+  Status FullToShard(const shlo::Operation& op) {
+    if (op.num_operands() != 1 || op.num_results() != 1) return InvalidArgumentError(Where(op) + "takes one operand");
+    const auto* text = op.attr_as<shlo::StringAttr>("mhlo.sharding");
+    if (text == nullptr) return InvalidArgumentError(Where(op) + "has no mhlo.sharding");
+    BERTH_ASSIGN_OR_RETURN(Sharding manual, ParseGspmdSharding(text->value()));
+    if (!manual.Canonical().IsManual()) {
+      return UnimplementedError(Where(op) + "partially manual regions (" + std::string(text->value()) +
+                                ") are not partitioned yet");
+    }
+    const DeviceValue operand = Current(op.operand(0));
+    const shlo::Type& type = op.result(0)->type();
+    if (operand.sharding.IsManual() || !IsStaticTensor(type) ||
+        !DividesEvenly(operand.sharding, operand.GlobalShape())) {
+      return UnimplementedError(Where(op) + "the operand's layout (" + PrintGspmdSharding(operand.sharding) +
+                                ") does not cut it evenly into the region's " + type.ToString());
+    }
+    const std::vector<int64_t> local = operand.LocalShape();
+    if (!std::equal(local.begin(), local.end(), type.shape().begin(), type.shape().end())) {
+      return InvalidArgumentError(Where(op) + "the operand cut as " + PrintGspmdSharding(operand.sharding) +
+                                  " gives " + DeviceValue{"", op.operand(0)->type(), operand.sharding}.LocalType() +
+                                  " per device, not the result's " + type.ToString());
+    }
+    Define(op.result(0), {operand.name, type, Sharding::Manual()});
+    return OkStatus();
+  }
+
+  // @SPMDShardToFullShape: each device's value of the region is its part of
+  // the global result, laid out as the op's sharding says.
+  Status ShardToFull(const shlo::Operation& op) {
+    if (op.num_operands() != 1 || op.num_results() != 1) return InvalidArgumentError(Where(op) + "takes one operand");
+    if (!IsManual(op.operand(0))) {
+      return InvalidArgumentError(Where(op) + "its operand is not a shard_map region's value");
+    }
+    BERTH_ASSIGN_OR_RETURN(Sharding target, ConstraintSharding(op));
+    const shlo::Type& type = op.result(0)->type();
+    DeviceValue out{Current(op.operand(0)).name, type, target};
+    const std::vector<int64_t> local = out.LocalShape();
+    const shlo::Type& operand_type = op.operand(0)->type();
+    if (!IsStaticTensor(type) || !DividesEvenly(target, out.GlobalShape()) ||
+        !std::equal(local.begin(), local.end(), operand_type.shape().begin(), operand_type.shape().end())) {
+      return UnimplementedError(Where(op) + "the region's " + operand_type.ToString() + " is not each device's part of " +
+                                type.ToString() + " cut evenly as " + PrintGspmdSharding(target));
+    }
+    Define(op.result(0), std::move(out));
+    return OkStatus();
+  }
+
+  // Inside a manual region ops run as written, on each device's own values.
+  void AsWritten(const shlo::Operation& op) {
+    shlo::OpRewrite rewrite;
+    for (const shlo::Value* operand : op.operands()) {
+      rewrite.operand_names.push_back(IsManual(operand) ? Current(operand).name
+                                                        : Layout(operand, Sharding::Replicated()).name);
+    }
+    std::unordered_set<const shlo::Value*> inner;
+    for (const shlo::Region* region : op.regions()) {
+      for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
+    }
+    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Manual()});
+    }
+  }
+
+  static std::string Where(const shlo::Operation& op) {
+    return op.location().ToString() + ": @" + std::string(op.call_target_name()) + ": ";
+  }
+
   // No rule: the op runs whole on every device, on whole operands (and
   // whole values its regions use from outside).
   void Whole(const shlo::Operation& op) {
@@ -645,7 +773,7 @@ class OpPartitioner {
     for (const shlo::Operation* op : block.operations()) {
       for (const shlo::Value* operand : op->operands()) {
         if (!inner.contains(operand) && !outer.contains(operand) && layouts_.contains(operand)) {
-          outer[operand] = Layout(operand, Sharding::Replicated()).name;
+          outer[operand] = IsManual(operand) ? Current(operand).name : Layout(operand, Sharding::Replicated()).name;
         }
       }
       for (const shlo::Region* region : op->regions()) {
@@ -655,8 +783,10 @@ class OpPartitioner {
     }
   }
 
+  const shlo::Module& module_;
   const std::map<std::string, Mesh, std::less<>>& meshes_;
   DeviceProgram& program_;
+  Status error_;
   std::unordered_map<const shlo::Value*, std::vector<DeviceValue>> layouts_;
 };
 
@@ -683,28 +813,25 @@ bool IsUnused(const shlo::Operation& op) {
 
 }  // namespace
 
-bool PerOpRulesApply(const shlo::Module& module) {
-  for (const shlo::Function* function : module.functions()) {
-    if (!function->is_declaration() && AnySeesTheDevice(function->entry_block())) return false;
-  }
-  return true;
-}
-
-Result<std::vector<DeviceValue>> PartitionOps(const shlo::Block& body, std::vector<DeviceValue> arguments,
-                                              const std::map<std::string, Mesh, std::less<>>& meshes,
-                                              DeviceProgram& program) {
-  OpPartitioner partitioner(meshes, program);
+Result<PartitionedOps> PartitionOps(const shlo::Module& module, const shlo::Block& body,
+                                    std::vector<DeviceValue> arguments,
+                                    const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program) {
+  OpPartitioner partitioner(module, meshes, program);
   for (size_t i = 0; i < arguments.size(); ++i) partitioner.Define(body.argument(i), std::move(arguments[i]));
-  std::vector<DeviceValue> returned;
+  PartitionedOps out;
   for (const shlo::Operation* op : body.operations()) {
     if (op->kind() == OpKind::kFuncReturn) {
-      for (const shlo::Value* value : op->operands()) returned.push_back(partitioner.Current(value));
+      for (const shlo::Value* value : op->operands()) out.returned.push_back(partitioner.Current(value));
       break;
     }
     if (IsUnused(*op)) continue;
-    BERTH_RETURN_IF_ERROR(partitioner.Partition(*op));
+    BERTH_ASSIGN_OR_RETURN(bool partitioned, partitioner.Partition(*op));
+    if (!partitioned) {
+      out.needs_whole_program = op->location().ToString() + ": " + std::string(op->name());
+      return out;
+    }
   }
-  return returned;
+  return out;
 }
 
 }  // namespace berth::spmd::internal

@@ -1,8 +1,10 @@
 // The partitioner's per-op rules: each op of the entry function runs on the
 // layouts its operands arrive in where a rule allows (elementwise ops,
-// dot_general), takes the layouts sharding constraints ask for, and runs
-// whole on every device where no rule applies (the fallback: operands
-// gathered, result replicated). Rules and their order: README.md.
+// dot_general, transpose, broadcast_in_dim, reduce), takes the layouts
+// sharding constraints ask for, runs as written inside manual (shard_map)
+// regions, and runs whole on every device where no rule applies (the
+// fallback: operands gathered, result replicated). Rules and their order:
+// README.md.
 #ifndef BERTH_SPMD_SRC_OP_RULES_HPP_
 #define BERTH_SPMD_SRC_OP_RULES_HPP_
 
@@ -17,16 +19,21 @@
 
 namespace berth::spmd::internal {
 
-// Whether every op of `module` means the same thing whether it runs once
-// globally or per device (no partition_id, replica_id, collectives, send,
-// recv, infeed or outfeed): only then do the per-op rules apply.
-bool PerOpRulesApply(const stablehlo::Module& module);
+// What PartitionOps made of a block.
+struct PartitionedOps {
+  std::vector<DeviceValue> returned;
+  // Set, naming the op, when an op outside a manual (shard_map) region
+  // depends on the device it runs on (partition_id, replica_id, a
+  // collective, send/recv, infeed/outfeed, or a call of a function holding
+  // one): op-by-op partitioning does not apply to the module.
+  std::string needs_whole_program;
+};
 
-// Writes `body`'s ops into `program`, `arguments` being the per-device
-// values of the block's arguments; returns the values its return names.
-Result<std::vector<DeviceValue>> PartitionOps(const stablehlo::Block& body, std::vector<DeviceValue> arguments,
-                                              const std::map<std::string, Mesh, std::less<>>& meshes,
-                                              DeviceProgram& program);
+// Writes `body`'s ops (a function of `module`) into `program`, `arguments`
+// being the per-device values of the block's arguments.
+Result<PartitionedOps> PartitionOps(const stablehlo::Module& module, const stablehlo::Block& body,
+                                    std::vector<DeviceValue> arguments,
+                                    const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program);
 
 }  // namespace berth::spmd::internal
 

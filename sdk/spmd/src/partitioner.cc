@@ -16,19 +16,20 @@ namespace shlo = berth::stablehlo;
 using internal::DeviceProgram;
 using internal::DeviceValue;
 
-// The ops that mark a shard_map region, which the partitioner cannot keep yet.
-Status CheckNoManualRegions(const shlo::Block& block) {
+// Whether the block holds a manual (shard_map) region's marks.
+bool HasManualRegions(const shlo::Block& block) {
   for (const shlo::Operation* op : block.operations()) {
     if (op->kind() == shlo::OpKind::kCustomCall &&
         (op->call_target_name() == "SPMDFullToShardShape" || op->call_target_name() == "SPMDShardToFullShape")) {
-      return UnimplementedError(op->location().ToString() + ": @" + std::string(op->call_target_name()) +
-                                ": manual (shard_map) regions are not partitioned yet");
+      return true;
     }
     for (const shlo::Region* region : op->regions()) {
-      for (const shlo::Block* inner : region->blocks()) BERTH_RETURN_IF_ERROR(CheckNoManualRegions(*inner));
+      for (const shlo::Block* inner : region->blocks()) {
+        if (HasManualRegions(*inner)) return true;
+      }
     }
   }
-  return OkStatus();
+  return false;
 }
 
 // Whether any op of the module calls `name`.
@@ -95,8 +96,9 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   if (module.num_replicas().value_or(1) > 1) {
     return UnimplementedError("mhlo.num_replicas > 1: partitioning replicated programs is not supported yet");
   }
+  bool manual = false;
   for (const shlo::Function* function : module.functions()) {
-    if (!function->is_declaration()) BERTH_RETURN_IF_ERROR(CheckNoManualRegions(function->entry_block()));
+    if (!function->is_declaration()) manual = manual || HasManualRegions(function->entry_block());
   }
   if (AnyCalls(module, main->name())) {
     return UnimplementedError("@" + std::string(main->name()) +
@@ -124,14 +126,19 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
     arguments.push_back(std::move(argument));
   }
 
-  // The per-op rules where every op means the same per device as globally;
-  // else every device runs the whole global program on whole arguments.
-  const bool per_op = internal::PerOpRulesApply(module);
-  std::vector<DeviceValue> results;
-  if (per_op) {
-    BERTH_ASSIGN_OR_RETURN(results, internal::PartitionOps(main->entry_block(), std::move(arguments), entry.meshes,
-                                                           writer));
-  } else {
+  // Op by op, unless an op outside a manual region depends on the device:
+  // then every device runs the whole global program on whole arguments.
+  BERTH_ASSIGN_OR_RETURN(internal::PartitionedOps ops,
+                         internal::PartitionOps(module, main->entry_block(), arguments, entry.meshes, writer));
+  const bool per_op = ops.needs_whole_program.empty();
+  std::vector<DeviceValue> results = std::move(ops.returned);
+  if (!per_op && manual) {
+    return UnimplementedError(ops.needs_whole_program +
+                              ": an op that depends on the device (a collective, partition_id, ...) outside the "
+                              "shard_map regions of a module with such regions is not partitioned yet");
+  }
+  if (!per_op) {
+    writer = DeviceProgram(entry.num_partitions);
     std::string operands, operand_types, result_types;
     for (size_t i = 0; i < arguments.size(); ++i) {
       operands += (i ? ", " : "") + writer.Reshard(arguments[i], Sharding()).name;
@@ -158,6 +165,10 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
     BERTH_RETURN_IF_ERROR(CheckSupported(sharding, type, entry.num_partitions,
                                          "@" + entry_name + " result " + std::to_string(i)));
     if (options.replicated_results) sharding = Sharding::Replicated();
+    if (results[i].sharding.IsManual()) {
+      return UnimplementedError("@" + entry_name + " result " + std::to_string(i) +
+                                " is a shard_map region's (manual) value; return it through @SPMDShardToFullShape");
+    }
     DeviceValue result = writer.Reshard(results[i], sharding);
     returned += (i ? ", " : "") + result.name;
     returned_types += (i ? ", " : "") + result.LocalType();

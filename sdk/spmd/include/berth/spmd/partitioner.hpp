@@ -2,13 +2,14 @@
 // the program each device runs out, as StableHLO text any plugin that runs
 // collectives executes with `num_partitions` partitions.
 //
-// Today's rule is the fallback the design names for every op: replicate.
-// The per-device entry (same name as the global one) takes each argument's
-// shard, all-gathers the sharded ones to their global shape, calls the global
-// program (kept as a private function), and cuts each result to the shard
-// its sharding gives this partition (partition_id-indexed dynamic slices).
-// Slower than a partitioner with per-op rules, never wrong; propagation and
-// per-op rules replace it op family by op family.
+// The entry function is partitioned op by op (rules per op family, forward
+// from the arguments and constraints; ops without a rule run whole on
+// gathered operands; shard_map regions run as written on each device's
+// shard); see sdk/spmd/README.md. A module in which an op depends on the
+// device (partition_id, collectives, ...) outside shard_map regions runs
+// whole instead: the per-device entry gathers the arguments, calls the
+// global program (kept as a private function) and cuts each result to this
+// partition's shard.
 //
 // Shard buffers: every device of a tiled value holds the padded shard shape
 // (Sharding::ShardShape, ceil per dimension); where a dimension does not
@@ -49,9 +50,11 @@ struct PartitionedProgram {
   std::vector<std::vector<int64_t>> local_result_shapes;
 };
 
-// UNIMPLEMENTED (naming the value or op) for what the fallback cannot do
-// yet: manual regions (@SPMDFullToShardShape, @SPMDShardToFullShape),
-// maximal, manual or tuple shardings of entry values, tiled shardings over a
+// UNIMPLEMENTED (naming the value or op) for what the partitioner cannot do
+// yet: partially manual regions, device-dependent ops outside the shard_map
+// regions of a module that has them, a region's value returned or used
+// outside it other than through @SPMDShardToFullShape, maximal, manual or
+// tuple shardings of entry values, tiled shardings over a
 // subset of the partitions, and dynamic shapes. INVALID_ARGUMENT for
 // shardings that do not fit the module (see ReadEntryShardings).
 Result<PartitionedProgram> Partition(const stablehlo::Module& module, const PartitionOptions& options = {});

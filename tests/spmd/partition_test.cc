@@ -656,6 +656,42 @@ TEST(PartitionTest, ShardMapRegionsRunAsWrittenOnEachDevicesShard) {
   }
 }
 
+// JAX wraps a jitted function in a private one: the entry calls @wrapped,
+// whose shard_map swaps the two devices' rows with a collective_permute,
+// then calls @scale. Calls are partitioned in place; the swap is checked
+// against the rows swapped by hand.
+TEST(PartitionTest, CalledFunctionsArePartitionedInPlace) {
+  const std::string text = R"(module @wrapped_swap attributes {mhlo.num_partitions = 2 : i32} {
+  func.func public @main(%arg0: tensor<2x6xi32> {mhlo.sharding = "{replicated}"}) -> tensor<2x6xi32> {
+    %0 = call @wrapped(%arg0) : (tensor<2x6xi32>) -> tensor<2x6xi32>
+    return %0 : tensor<2x6xi32>
+  }
+  func.func private @wrapped(%x: tensor<2x6xi32>) -> tensor<2x6xi32> {
+    %0 = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<2x6xi32>) -> tensor<2x6xi32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<2x6xi32>) -> tensor<1x6xi32>
+    %2 = "stablehlo.collective_permute"(%1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<1x6xi32>) -> tensor<1x6xi32>
+    %3 = stablehlo.custom_call @Sharding(%2) {mhlo.sharding = "{manual}"} : (tensor<1x6xi32>) -> tensor<1x6xi32>
+    %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<1x6xi32>) -> tensor<2x6xi32>
+    %5 = call @scale(%4) : (tensor<2x6xi32>) -> tensor<2x6xi32>
+    return %5 : tensor<2x6xi32>
+  }
+  func.func private @scale(%y: tensor<2x6xi32>) -> tensor<2x6xi32> {
+    %three = stablehlo.constant dense<3> : tensor<2x6xi32>
+    %0 = stablehlo.multiply %y, %three : tensor<2x6xi32>
+    return %0 : tensor<2x6xi32>
+  }
+})";
+  std::mt19937_64 rng(3);
+  Literal x = RandomLiteral(ElementType::kS32, {2, 6}, rng);
+  std::vector<int32_t> in(12), out(12);
+  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+  for (size_t c = 0; c < 6; ++c) {
+    out[c] = 3 * in[6 + c];
+    out[6 + c] = 3 * in[c];
+  }
+  ExpectPartitionedRunGives(text, {x}, {Literal::Of(out, {2, 6})});
+}
+
 TEST(PartitionTest, WhatTheFallbackCannotDoIsUnimplemented) {
   struct Case {
     const char* arg_attrs;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -361,6 +362,27 @@ bool IsIdentity(const shlo::Value* init, std::string_view reducer) {
   return false;
 }
 
+// Whether `op` may do more than compute its results: a custom call (a host
+// callback, say), an op without results, or an op holding one.
+bool MayHaveEffects(const shlo::Operation& op) {
+  if (op.num_results() == 0 || op.kind() == OpKind::kCustomCall) return true;
+  for (const shlo::Region* region : op.regions()) {
+    for (const shlo::Block* block : region->blocks()) {
+      for (const shlo::Operation* inner : block->operations()) {
+        if (!shlo::IsTerminator(inner->kind()) && MayHaveEffects(*inner)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// An op whose results nothing uses and that does nothing else: writing it
+// would only cost its operands' gathering.
+bool IsUnused(const shlo::Operation& op) {
+  return !MayHaveEffects(op) &&
+         std::all_of(op.results().begin(), op.results().end(), [](const shlo::Value* v) { return v->use_empty(); });
+}
+
 class OpPartitioner {
  public:
   OpPartitioner(const shlo::Module& module, const std::map<std::string, Mesh, std::less<>>& meshes,
@@ -387,6 +409,53 @@ class OpPartitioner {
   }
   DeviceValue Current(const shlo::Value* value) const { return layouts_.at(value).front(); }
 
+  // Writes `body`'s ops, its arguments being `arguments`; `returned` gets
+  // the values its terminator names. False (with needs_whole_program set)
+  // when an op depends on the device outside a manual region.
+  Result<bool> PartitionBlock(const shlo::Block& body, std::vector<DeviceValue> arguments,
+                              std::vector<DeviceValue>& returned) {
+    for (size_t i = 0; i < arguments.size(); ++i) Define(body.argument(i), std::move(arguments[i]));
+    for (const shlo::Operation* op : body.operations()) {
+      if (shlo::IsTerminator(op->kind())) {
+        for (const shlo::Value* value : op->operands()) returned.push_back(Current(value));
+        return true;
+      }
+      if (IsUnused(*op)) continue;
+      BERTH_ASSIGN_OR_RETURN(bool partitioned, Partition(*op));
+      if (!partitioned) {
+        if (needs_whole_program.empty()) {
+          needs_whole_program = op->location().ToString() + ": " + std::string(op->name());
+        }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::string needs_whole_program;
+  // The functions the written ops call, and those they call.
+  std::set<std::string, std::less<>> called;
+
+  // Writes `op` as `rewrite` says, noting the functions it calls.
+  std::vector<std::string> Emit(const shlo::Operation& op, shlo::OpRewrite rewrite) {
+    NoteCalls(op);
+    return program_.EmitRewritten(op, std::move(rewrite));
+  }
+
+  void NoteCalls(const shlo::Operation& op) {
+    if (op.kind() == OpKind::kFuncCall && called.insert(std::string(op.callee())).second) {
+      const shlo::Function* callee = module_.function(op.callee());
+      if (callee != nullptr && !callee->is_declaration()) {
+        for (const shlo::Operation* inner : callee->entry_block().operations()) NoteCalls(*inner);
+      }
+    }
+    for (const shlo::Region* region : op.regions()) {
+      for (const shlo::Block* block : region->blocks()) {
+        for (const shlo::Operation* inner : block->operations()) NoteCalls(*inner);
+      }
+    }
+  }
+
   // Writes `op`'s per-device form; false when the op depends on the device
   // outside a manual region (the module then runs whole on every device).
   Result<bool> Partition(const shlo::Operation& op) {
@@ -398,6 +467,16 @@ class OpPartitioner {
       Define(op.result(0), Current(op.operand(0)));  // {manual} on a region's value: nothing to do
     } else if (TouchesManual(op)) {
       AsWritten(op);
+    } else if (const shlo::Function* callee = Inlinable(op)) {
+      // A call is partitioned in place: the callee's ops, on the operands'
+      // layouts (JAX wraps jitted functions in private ones).
+      std::vector<DeviceValue> arguments, returned;
+      for (const shlo::Value* operand : op.operands()) arguments.push_back(Current(operand));
+      call_stack_.insert(callee);
+      Result<bool> inlined = PartitionBlock(callee->entry_block(), std::move(arguments), returned);
+      call_stack_.erase(callee);
+      if (!inlined.ok() || !*inlined) return inlined;
+      for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), returned.at(i));
     } else {
       std::unordered_set<const shlo::Function*> visited;
       if (SeesTheDeviceDeep(op, module_, visited)) return false;
@@ -498,7 +577,7 @@ class OpPartitioner {
     for (const shlo::Value* result : op.results()) {
       rewrite.result_types.push_back(DeviceValue{"", result->type(), *target}.LocalType());
     }
-    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    std::vector<std::string> names = Emit(op, std::move(rewrite));
     for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), *target});
     return true;
   }
@@ -553,7 +632,7 @@ class OpPartitioner {
     rewrite.operand_names = {l.name, r.name};
     rewrite.operand_types = {l.LocalType(), r.LocalType()};
     rewrite.result_types = {product.LocalType()};
-    product.name = program_.EmitRewritten(op, std::move(rewrite))[0];
+    product.name = Emit(op, std::move(rewrite))[0];
     if (!plan.sum_groups.empty()) {
       const shlo::ElementType type = result_type.element_type();
       product.name = program_.AllReduce(product.name, product.LocalShape(), type, plan.sum_groups,
@@ -575,7 +654,7 @@ class OpPartitioner {
     for (size_t i = 0; i < op.num_results(); ++i) {
       rewrite.result_types.push_back(DeviceValue{"", op.result(i)->type(), results[i]}.LocalType());
     }
-    return program_.EmitRewritten(op, std::move(rewrite));
+    return Emit(op, std::move(rewrite));
   }
 
   // The value of `operand` if it is an evenly tiled static tensor.
@@ -738,10 +817,19 @@ class OpPartitioner {
     for (const shlo::Region* region : op.regions()) {
       for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
     }
-    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    std::vector<std::string> names = Emit(op, std::move(rewrite));
     for (size_t i = 0; i < op.num_results(); ++i) {
       Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Manual()});
     }
+  }
+
+  // The function a func.call calls, when it can be partitioned in place
+  // (it has a body and is not already being partitioned); else null.
+  const shlo::Function* Inlinable(const shlo::Operation& op) const {
+    if (op.kind() != OpKind::kFuncCall) return nullptr;
+    const shlo::Function* callee = module_.function(op.callee());
+    if (callee == nullptr || callee->is_declaration() || call_stack_.contains(callee)) return nullptr;
+    return callee;
   }
 
   static std::string Where(const shlo::Operation& op) {
@@ -759,7 +847,7 @@ class OpPartitioner {
     for (const shlo::Region* region : op.regions()) {
       for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
     }
-    std::vector<std::string> names = program_.EmitRewritten(op, std::move(rewrite));
+    std::vector<std::string> names = Emit(op, std::move(rewrite));
     for (size_t i = 0; i < op.num_results(); ++i) {
       Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Replicated()});
     }
@@ -787,29 +875,9 @@ class OpPartitioner {
   const std::map<std::string, Mesh, std::less<>>& meshes_;
   DeviceProgram& program_;
   Status error_;
+  std::unordered_set<const shlo::Function*> call_stack_;
   std::unordered_map<const shlo::Value*, std::vector<DeviceValue>> layouts_;
 };
-
-// Whether `op` may do more than compute its results: a custom call (a host
-// callback, say), an op without results, or an op holding one.
-bool MayHaveEffects(const shlo::Operation& op) {
-  if (op.num_results() == 0 || op.kind() == OpKind::kCustomCall) return true;
-  for (const shlo::Region* region : op.regions()) {
-    for (const shlo::Block* block : region->blocks()) {
-      for (const shlo::Operation* inner : block->operations()) {
-        if (!shlo::IsTerminator(inner->kind()) && MayHaveEffects(*inner)) return true;
-      }
-    }
-  }
-  return false;
-}
-
-// An op whose results nothing uses and that does nothing else: writing it
-// would only cost its operands' gathering.
-bool IsUnused(const shlo::Operation& op) {
-  return !MayHaveEffects(op) &&
-         std::all_of(op.results().begin(), op.results().end(), [](const shlo::Value* v) { return v->use_empty(); });
-}
 
 }  // namespace
 
@@ -817,20 +885,10 @@ Result<PartitionedOps> PartitionOps(const shlo::Module& module, const shlo::Bloc
                                     std::vector<DeviceValue> arguments,
                                     const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program) {
   OpPartitioner partitioner(module, meshes, program);
-  for (size_t i = 0; i < arguments.size(); ++i) partitioner.Define(body.argument(i), std::move(arguments[i]));
   PartitionedOps out;
-  for (const shlo::Operation* op : body.operations()) {
-    if (op->kind() == OpKind::kFuncReturn) {
-      for (const shlo::Value* value : op->operands()) out.returned.push_back(partitioner.Current(value));
-      break;
-    }
-    if (IsUnused(*op)) continue;
-    BERTH_ASSIGN_OR_RETURN(bool partitioned, partitioner.Partition(*op));
-    if (!partitioned) {
-      out.needs_whole_program = op->location().ToString() + ": " + std::string(op->name());
-      return out;
-    }
-  }
+  BERTH_ASSIGN_OR_RETURN(bool partitioned, partitioner.PartitionBlock(body, std::move(arguments), out.returned));
+  if (!partitioned) out.needs_whole_program = partitioner.needs_whole_program;
+  out.called = std::move(partitioner.called);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #define BERTH_SPMD_SRC_OP_RULES_HPP_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct PartitionedOps {
   // collective, send/recv, infeed/outfeed, or a call of a function holding
   // one): op-by-op partitioning does not apply to the module.
   std::string needs_whole_program;
+  // The functions the written ops call, directly or not: the module's
+  // functions the per-device program keeps.
+  std::set<std::string, std::less<>> called;
 };
 
 // Writes `body`'s ops (a function of `module`) into `program`, `arguments`

@@ -187,6 +187,8 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   for (const shlo::Function* function : module.functions()) {
     if (function == main) {
       if (!per_op) text += shlo::Print(*function, global_name, shlo::Visibility::kPrivate);
+    } else if (per_op && !ops.called.contains(function->name())) {
+      continue;  // partitioned in place where it was called, or never called
     } else {
       text += shlo::Print(*function);
     }

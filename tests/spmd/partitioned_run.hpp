@@ -1,0 +1,36 @@
+// The partitioner's test harness: seeded inputs, the shardings worth
+// trying, and a partitioned run on the cpu plugin compared shard by shard
+// with the expected global results.
+#ifndef BERTH_TESTS_SPMD_PARTITIONED_RUN_HPP_
+#define BERTH_TESTS_SPMD_PARTITIONED_RUN_HPP_
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "program_runner.hpp"
+
+namespace berth::spmd_testing {
+
+// f32 values in [-1, 1] or i32 values in [-50, 50].
+testing::Literal RandomLiteral(ElementType type, std::vector<int64_t> dims, std::mt19937_64& rng);
+
+// Shardings (GSPMD text) worth trying on a value of `rank` (1 to 3) dims
+// over `n` devices: replicated, tiled along each dimension, and with 4
+// devices 2-D meshes and partial replication.
+std::vector<std::string> ShardingsFor(size_t rank, int64_t n);
+
+// Partitions `global_text`, runs it with each device's shards of `args`
+// on the cpu plugin, and compares each device's result shards with
+// `expected` (integers exactly, f32 within 1e-5 relative: a split
+// contracting dimension sums in another order; padding must be zero).
+void ExpectPartitionedRunGives(const std::string& global_text, const std::vector<testing::Literal>& args,
+                               const std::vector<testing::Literal>& expected);
+
+// The same, the expected results being the unpartitioned run's.
+void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<testing::Literal>& args);
+
+}  // namespace berth::spmd_testing
+
+#endif  // BERTH_TESTS_SPMD_PARTITIONED_RUN_HPP_

@@ -1,0 +1,44 @@
+// What the partitioner needs to know of an op: whether it depends on the
+// device it runs on, is elementwise, reduces with an op it can repeat
+// across devices, or may be dropped when unused.
+#ifndef BERTH_SPMD_SRC_OP_TRAITS_HPP_
+#define BERTH_SPMD_SRC_OP_TRAITS_HPP_
+
+#include <string_view>
+#include <unordered_set>
+
+#include "berth/stablehlo/ir.hpp"
+
+namespace berth::spmd::internal {
+
+bool SeesTheDevice(stablehlo::OpKind kind);
+
+// Whether `op`, an op in its regions, or a function it calls (transitively)
+// depends on the device it runs on.
+bool SeesTheDeviceDeep(const stablehlo::Operation& op, const stablehlo::Module& module,
+                       std::unordered_set<const stablehlo::Function*>& visited);
+
+// Ops computed element by element: operands of the result's shape (or
+// scalars, for clamp and select) give a result of the same shape.
+bool IsElementwise(stablehlo::OpKind kind);
+
+// The binary op a reduce body applies to its two arguments, when that is
+// all it does (`stablehlo.add`, ...); empty otherwise.
+std::string_view ReducerOf(const stablehlo::Operation& reduce);
+
+// Whether `init` is a constant that `reducer` leaves every value unchanged
+// with (0 for add, 1 for multiply, -inf for a float maximum, ...): only
+// then may each device start from it and the partial results be combined.
+bool IsIdentity(const stablehlo::Value* init, std::string_view reducer);
+
+// Whether `op` may do more than compute its results: a custom call (a host
+// callback, say), an op without results, or an op holding one.
+bool MayHaveEffects(const stablehlo::Operation& op);
+
+// An op whose results nothing uses and that does nothing else: writing it
+// would only cost its operands' gathering.
+bool IsUnused(const stablehlo::Operation& op);
+
+}  // namespace berth::spmd::internal
+
+#endif  // BERTH_SPMD_SRC_OP_TRAITS_HPP_

@@ -34,7 +34,9 @@ Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_v
   auto annotated = [](const std::vector<std::optional<spmd::Sharding>>& values) {
     return std::any_of(values.begin(), values.end(), [](const auto& s) { return s.has_value(); });
   };
-  if (!annotated(entry.arguments) && !annotated(entry.results)) return Partitioned();
+  if (!annotated(entry.arguments) && !annotated(entry.results) && !spmd::HasManualRegions(*module)) {
+    return Partitioned();
+  }
   options.replicated_results = true;
   BERTH_ASSIGN_OR_RETURN(spmd::PartitionedProgram program, spmd::Partition(*module, options));
   return Partitioned(std::move(program));

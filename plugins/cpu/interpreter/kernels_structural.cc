@@ -1,5 +1,5 @@
 // Kernels that move values around without computing on them: constants,
-// calls, tuples, tokens, barriers, sharding annotations.
+// calls, tuples, tokens, barriers, sharding annotations, manual regions.
 #include <cstring>
 
 #include "interpreter/element_types.hpp"
@@ -42,6 +42,31 @@ Status Identity(KernelCall& call) {
   return OkStatus();
 }
 
+// sdy.manual_computation on one device: its body, on the whole values, when
+// its shards are the whole values (every manual axis of size 1). Otherwise
+// the module is a multi-device program to partition first.
+Status ManualComputation(KernelCall& call) {
+  const stablehlo::Block& body = call.op.region(0).entry_block();
+  const stablehlo::Operation& ret = *body.operations().back();
+  for (size_t i = 0; i < call.op.num_operands(); ++i) {
+    if (body.argument(i)->type() != call.op.operand(i)->type()) {
+      return UnimplementedError("sdy.manual_computation's body takes " + body.argument(i)->type().ToString() +
+                                " shards of " + call.op.operand(i)->type().ToString() +
+                                ": a shard_map over several devices runs partitioned (berth run of a sharded "
+                                "module, or the SDK's spmd::Partition), not as one device's program");
+    }
+  }
+  for (size_t i = 0; i < call.op.num_results(); ++i) {
+    if (ret.operand(i)->type() != call.op.result(i)->type()) {
+      return UnimplementedError("sdy.manual_computation returns " + ret.operand(i)->type().ToString() +
+                                " shards of " + call.op.result(i)->type().ToString() +
+                                ": a shard_map over several devices runs partitioned");
+    }
+  }
+  BERTH_ASSIGN_OR_RETURN(call.results, call.RunRegion(0, call.operands));
+  return OkStatus();
+}
+
 Status MakeTuple(KernelCall& call) {
   call.results.push_back(Tensor::Tuple(std::vector<Tensor>(call.operands.begin(), call.operands.end())));
   return OkStatus();
@@ -72,6 +97,7 @@ void RegisterStructuralKernels(KernelRegistry& registry) {
                      {OpKind::kOptimizationBarrier, Identity},
                      {OpKind::kSdyShardingConstraint, Identity},
                      {OpKind::kSdyReshard, Identity},
+                     {OpKind::kSdyManualComputation, ManualComputation},
                      {OpKind::kTuple, MakeTuple},
                      {OpKind::kGetTupleElement, GetTupleElement},
                      {OpKind::kAfterAll, MakeToken},

@@ -139,6 +139,7 @@ class PlanBuilder {
       case OpKind::kWhile:
       case OpKind::kFuncCall:
       case OpKind::kComposite:
+      case OpKind::kSdyManualComputation:
       case OpKind::kCustomCall:
       case OpKind::kInterpreterRunParallel:
       case OpKind::kConvolution:

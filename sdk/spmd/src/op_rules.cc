@@ -104,6 +104,9 @@ class OpPartitioner {
       BERTH_RETURN_IF_ERROR(FullToShard(op));
     } else if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDShardToFullShape") {
       BERTH_RETURN_IF_ERROR(ShardToFull(op));
+    } else if (op.kind() == OpKind::kSdyManualComputation) {
+      BERTH_ASSIGN_OR_RETURN(bool partitioned, ManualComputation(op));
+      if (!partitioned) return false;
     } else if (IsConstraint(op) && IsManual(op.operand(0))) {
       Define(op.result(0), Current(op.operand(0)));  // {manual} on a region's value: nothing to do
     } else if (TouchesManual(op)) {
@@ -153,16 +156,25 @@ class OpPartitioner {
       BERTH_ASSIGN_OR_RETURN(sharding, ParseGspmdSharding(gspmd->value()));
     } else if (const auto* shardy = op.attr_as<shlo::OpaqueAttr>("sharding")) {
       BERTH_ASSIGN_OR_RETURN(ShardySharding parsed, ParseShardySharding(shardy->text()));
-      const Mesh* mesh = parsed.inline_mesh ? &*parsed.inline_mesh : nullptr;
-      if (mesh == nullptr) {
-        auto found = meshes_.find(parsed.mesh_name);
-        if (found == meshes_.end()) {
-          return InvalidArgumentError("names mesh @" + parsed.mesh_name + ", which the module lacks");
-        }
-        mesh = &found->second;
-      }
+      BERTH_ASSIGN_OR_RETURN(const Mesh* mesh, MeshOf(parsed));
       BERTH_ASSIGN_OR_RETURN(sharding, ToSharding(parsed, *mesh));
     }
+    return Holdable(sharding, type);
+  }
+
+  // The mesh a Shardy sharding names (its own, when inline).
+  Result<const Mesh*> MeshOf(const ShardySharding& parsed) const {
+    if (parsed.inline_mesh) return &*parsed.inline_mesh;
+    auto found = meshes_.find(parsed.mesh_name);
+    if (found == meshes_.end()) {
+      return InvalidArgumentError("names mesh @" + parsed.mesh_name + ", which the module lacks");
+    }
+    return &found->second;
+  }
+
+  // `sharding` where the partitioner can hold it for a value of `type` (a
+  // tiled layout over every partition); else replicated.
+  Result<Sharding> Holdable(Sharding sharding, const shlo::Type& type) const {
     sharding = sharding.Canonical();
     if (!sharding.IsTiled()) return Sharding::Replicated();
     if (!IsStaticTensor(type)) return Sharding::Replicated();
@@ -444,6 +456,118 @@ class OpPartitioner {
                                 type.ToString() + " cut evenly as " + PrintGspmdSharding(target));
     }
     Define(op.result(0), std::move(out));
+    return OkStatus();
+  }
+
+  // sdy.manual_computation (Shardy's shard_map). With manual axes (every
+  // axis of more than one device): each operand laid out as its in_sharding
+  // says becomes each device's shard, the body runs as written on the
+  // shards, and each returned shard is that device's part of the result as
+  // its out_sharding lays it out. With no manual axes the body is ordinary
+  // code: partitioned in place, its operands and results constrained to the
+  // shardings given. False when the body needs the whole program.
+  Result<bool> ManualComputation(const shlo::Operation& op) {
+    const std::string where = op.location().ToString() + ": sdy.manual_computation: ";
+    auto fail = [&](const Status& status) { return Status(status.code(), where + status.message()); };
+    auto per_value = [&](std::string_view name, size_t count) -> Result<std::vector<ShardySharding>> {
+      const auto* text = op.attr_as<shlo::OpaqueAttr>(name);
+      if (text == nullptr) return InvalidArgumentError(where + "has no " + std::string(name));
+      Result<std::vector<ShardySharding>> parsed = ParseShardyShardingPerValue(text->text());
+      if (!parsed.ok()) return fail(parsed.status());
+      if (parsed->size() != count) {
+        return InvalidArgumentError(where + std::string(name) + " lists " + std::to_string(parsed->size()) +
+                                    " sharding(s) for " + std::to_string(count) + " value(s)");
+      }
+      return parsed;
+    };
+    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> ins, per_value("in_shardings", op.num_operands()));
+    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> outs, per_value("out_shardings", op.num_results()));
+    const auto* axes_text = op.attr_as<shlo::OpaqueAttr>("manual_axes");
+    if (axes_text == nullptr) return InvalidArgumentError(where + "has no manual_axes");
+    Result<std::vector<std::string>> manual_axes = ParseManualAxes(axes_text->text());
+    if (!manual_axes.ok()) return fail(manual_axes.status());
+
+    // The layout of each value on its sharding's mesh, and which of the
+    // mesh's axes stay automatic.
+    bool automatic = manual_axes->empty();
+    auto layout_of = [&](const ShardySharding& sharding, const shlo::Type& type) -> Result<Sharding> {
+      Result<const Mesh*> mesh = MeshOf(sharding);
+      if (!mesh.ok()) return fail(mesh.status());
+      std::string free;
+      for (const MeshAxis& axis : (*mesh)->axes()) {
+        if (axis.size > 1 && std::find(manual_axes->begin(), manual_axes->end(), axis.name) == manual_axes->end()) {
+          free += (free.empty() ? "\"" : ", \"") + axis.name + "\"";
+        }
+      }
+      if (!automatic && !free.empty()) {
+        return UnimplementedError(where + "partially manual computations (axes " + free +
+                                  " not manual) are not partitioned yet");
+      }
+      if ((*mesh)->num_devices() != program_.num_partitions()) {
+        return UnimplementedError(where + "its mesh has " + std::to_string((*mesh)->num_devices()) +
+                                  " devices, the program " + std::to_string(program_.num_partitions()) +
+                                  " partitions; manual computations over a subset are not partitioned yet");
+      }
+      Result<Sharding> layout = ToSharding(sharding, **mesh);
+      if (!layout.ok()) return fail(layout.status());
+      if (!IsStaticTensor(type)) return UnimplementedError(where + "a value of type " + type.ToString());
+      BERTH_RETURN_IF_ERROR(layout->CheckRank(type.rank()));
+      return Holdable(*layout, type);
+    };
+    const shlo::Block& body = op.region(0).entry_block();
+    std::vector<DeviceValue> arguments;
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      BERTH_ASSIGN_OR_RETURN(Sharding layout, layout_of(ins[i], op.operand(i)->type()));
+      DeviceValue operand = Layout(op.operand(i), layout);
+      if (!automatic) {
+        BERTH_RETURN_IF_ERROR(CheckShards(operand, body.argument(i)->type(), where + "operand " + std::to_string(i)));
+        operand = {operand.name, body.argument(i)->type(), Sharding::Manual()};
+      }
+      arguments.push_back(std::move(operand));
+    }
+    std::vector<DeviceValue> returned;
+    if (automatic) {
+      BERTH_ASSIGN_OR_RETURN(bool partitioned, PartitionBlock(body, std::move(arguments), returned));
+      if (!partitioned) return false;
+    } else {
+      for (size_t i = 0; i < arguments.size(); ++i) Define(body.argument(i), std::move(arguments[i]));
+      for (const shlo::Operation* inner : body.operations()) {
+        if (shlo::IsTerminator(inner->kind())) {
+          for (const shlo::Value* value : inner->operands()) returned.push_back(Current(value));
+          break;
+        }
+        if (inner->kind() == OpKind::kSdyManualComputation) {
+          return UnimplementedError(where + "nested manual computations are not partitioned yet");
+        }
+        if (!IsUnused(*inner)) AsWritten(*inner);
+      }
+    }
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      BERTH_ASSIGN_OR_RETURN(Sharding layout, layout_of(outs[i], op.result(i)->type()));
+      DeviceValue result{returned.at(i).name, op.result(i)->type(), layout};
+      if (automatic) {
+        result = program_.Reshard(returned[i], layout);
+      } else {
+        BERTH_RETURN_IF_ERROR(CheckShards(result, returned[i].global_type, where + "result " + std::to_string(i)));
+      }
+      Define(op.result(i), std::move(result));
+    }
+    return true;
+  }
+
+  // Whether `value`'s layout cuts it evenly into shards of `shard` type.
+  static Status CheckShards(const DeviceValue& value, const shlo::Type& shard, const std::string& where) {
+    const std::vector<int64_t> local = value.LocalShape();
+    if (!DividesEvenly(value.sharding, value.GlobalShape())) {
+      return UnimplementedError(where + ": " + value.global_type.ToString() + " laid out as " +
+                                PrintGspmdSharding(value.sharding) +
+                                " has uneven shards; uneven manual computations are not partitioned yet");
+    }
+    if (!IsStaticTensor(shard) || !std::equal(local.begin(), local.end(), shard.shape().begin(), shard.shape().end())) {
+      return InvalidArgumentError(where + ": " + value.global_type.ToString() + " laid out as " +
+                                  PrintGspmdSharding(value.sharding) + " gives " + value.LocalType() +
+                                  " per device, not the body's " + shard.ToString());
+    }
     return OkStatus();
   }
 

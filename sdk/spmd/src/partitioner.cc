@@ -16,9 +16,10 @@ namespace shlo = berth::stablehlo;
 using internal::DeviceProgram;
 using internal::DeviceValue;
 
-// Whether the block holds a manual (shard_map) region's marks.
+// Whether the block holds a manual (shard_map) region or its marks.
 bool HasManualRegions(const shlo::Block& block) {
   for (const shlo::Operation* op : block.operations()) {
+    if (op->kind() == shlo::OpKind::kSdyManualComputation) return true;
     if (op->kind() == shlo::OpKind::kCustomCall &&
         (op->call_target_name() == "SPMDFullToShardShape" || op->call_target_name() == "SPMDShardToFullShape")) {
       return true;
@@ -89,6 +90,12 @@ std::string UniqueFunctionName(const shlo::Module& module, std::string base) {
 
 }  // namespace
 
+bool HasManualRegions(const shlo::Module& module) {
+  return std::any_of(module.functions().begin(), module.functions().end(), [](const shlo::Function* function) {
+    return !function->is_declaration() && HasManualRegions(function->entry_block());
+  });
+}
+
 Result<PartitionedProgram> Partition(const shlo::Module& module, const PartitionOptions& options) {
   BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions));
   const shlo::Function* main = module.entry_function();
@@ -96,10 +103,7 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   if (module.num_replicas().value_or(1) > 1) {
     return UnimplementedError("mhlo.num_replicas > 1: partitioning replicated programs is not supported yet");
   }
-  bool manual = false;
-  for (const shlo::Function* function : module.functions()) {
-    if (!function->is_declaration()) manual = manual || HasManualRegions(function->entry_block());
-  }
+  const bool manual = HasManualRegions(module);
   if (AnyCalls(module, main->name())) {
     return UnimplementedError("@" + std::string(main->name()) +
                               " is called by the module's own functions; such entries are not partitioned yet");

@@ -161,6 +161,27 @@ Result<std::vector<ShardySharding>> ParseShardyShardingPerValue(std::string_view
   return shardings;
 }
 
+Result<std::vector<std::string>> ParseManualAxes(std::string_view text) {
+  TextCursor cursor(text, "Shardy manual_axes");
+  const bool wrapped = cursor.Consume("#sdy<");
+  if (wrapped) BERTH_RETURN_IF_ERROR(cursor.Expect("manual_axes", "after '#sdy<'"));
+  BERTH_RETURN_IF_ERROR(cursor.Expect("{", "to open the axes"));
+  std::vector<std::string> axes;
+  if (!cursor.Consume("}")) {
+    do {
+      BERTH_ASSIGN_OR_RETURN(std::string axis, cursor.QuotedName("for a manual axis"));
+      if (std::find(axes.begin(), axes.end(), axis) != axes.end()) {
+        return cursor.Error("manual axis \"" + axis + "\" is listed twice");
+      }
+      axes.push_back(std::move(axis));
+    } while (cursor.Consume(","));
+    BERTH_RETURN_IF_ERROR(cursor.Expect("}", "to close the axes"));
+  }
+  if (wrapped) BERTH_RETURN_IF_ERROR(cursor.Expect(">", "to close #sdy<manual_axes...>"));
+  BERTH_RETURN_IF_ERROR(cursor.ExpectEnd());
+  return axes;
+}
+
 std::string PrintShardySharding(const ShardySharding& sharding) {
   std::string out = "#sdy.sharding<";
   out += sharding.inline_mesh ? "mesh" + sharding.inline_mesh->ToString() : "@" + sharding.mesh_name;

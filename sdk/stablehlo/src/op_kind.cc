@@ -193,6 +193,8 @@ constexpr std::array<std::string_view, kNumOpKinds> kNames = {
     "sdy.mesh",
     "sdy.sharding_constraint",
     "sdy.reshard",
+    "sdy.manual_computation",
+    "sdy.return",
 };
 
 // A static object, not a leaked pointer: a plugin that links this library
@@ -224,7 +226,7 @@ std::optional<OpKind> LookupOpKind(std::string_view name) {
 }
 
 bool IsTerminator(OpKind kind) {
-  return kind == OpKind::kReturn || kind == OpKind::kFuncReturn;
+  return kind == OpKind::kReturn || kind == OpKind::kFuncReturn || kind == OpKind::kSdyReturn;
 }
 
 }  // namespace berth::stablehlo

@@ -180,6 +180,8 @@ class Parser {
   Status ParsePrettyTopK(OpState& st, size_t num_results);
   Status ParsePrettyScan(OpState& st, size_t num_results);
   Status ParsePrettySharding(OpState& st, size_t num_results);
+  Status ParsePrettyManualComputation(OpState& st, size_t num_results);
+  Status ParseTypedArgument(std::string_view what, std::string_view* name, Type* type);
   Status ParseOptionalAttrDict(OpState& st);
   Status AddAttr(OpState& st, std::string_view name, const Attribute* value);
 

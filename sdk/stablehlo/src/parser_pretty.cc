@@ -14,6 +14,7 @@ TypePolicy PolicyFor(OpKind kind) {
     case OpKind::kGetTupleElement: return TypePolicy::kResultOnly;
     case OpKind::kReturn:
     case OpKind::kFuncReturn:
+    case OpKind::kSdyReturn:
     case OpKind::kCheckExpectEq:
     case OpKind::kCheckExpectAlmostEq:
     case OpKind::kCheckExpectClose:
@@ -58,6 +59,7 @@ Status Parser::ParsePrettyOp(OpState& st, size_t num_results) {
     case OpKind::kChloScan: return ParsePrettyScan(st, num_results);
     case OpKind::kSdyShardingConstraint:
     case OpKind::kSdyReshard: return ParsePrettySharding(st, num_results);
+    case OpKind::kSdyManualComputation: return ParsePrettyManualComputation(st, num_results);
     default: return ParsePrettyDefault(st, num_results);
   }
 }
@@ -67,7 +69,7 @@ Status Parser::ParsePrettyDefault(OpState& st, size_t num_results) {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
   bool has_dot_dims = false;
   char c = Peek();
-  bool terminator = st.kind == OpKind::kReturn || st.kind == OpKind::kFuncReturn;
+  bool terminator = IsTerminator(st.kind);
   // A terminator's items are values only; a bare word after it is the next op.
   bool has_items = c == '%' || (!terminator && IsBareIdStart(c) && PeekBareId() != "loc");
   if (has_items) {

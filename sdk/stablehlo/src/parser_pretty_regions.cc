@@ -1,8 +1,20 @@
 // Pretty forms with regions or nested syntax: reduce, while, convolution,
-// chlo.top_k and chlo.scan.
+// chlo.top_k, chlo.scan and sdy.manual_computation.
 #include "src/parser_impl.hpp"
 
 namespace berth::stablehlo::detail {
+
+// `%name: type [loc(...)]`, `what` naming the argument in errors.
+Status Parser::ParseTypedArgument(std::string_view what, std::string_view* name, Type* type) {
+  SkipWs();
+  if (Peek() != '%') return Error("expected '%name' for a " + std::string(what));
+  ++pos_;
+  *name = LexSuffixId();
+  if (name->empty()) return Error("expected a " + std::string(what) + " name");
+  BERTH_RETURN_IF_ERROR(Expect(':', "and the " + std::string(what) + " type"));
+  BERTH_RETURN_IF_ERROR(ParseType(type));
+  return SkipTrailingLocation();
+}
 
 // stablehlo.convolution(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
 //     window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1],
@@ -157,17 +169,7 @@ Status Parser::ParsePrettyReduce(OpState& st, size_t num_results) {
     BERTH_RETURN_IF_ERROR(Expect('(', "to start a reducer argument pair"));
     for (size_t j = 0; j < 2; ++j) {
       if (j) BERTH_RETURN_IF_ERROR(Expect(',', "between reducer arguments"));
-      SkipWs();
-      if (Peek() != '%') return Error("expected '%name' for a reducer argument");
-      ++pos_;
-      std::string_view name = LexSuffixId();
-      if (name.empty()) return Error("expected a reducer argument name");
-      BERTH_RETURN_IF_ERROR(Expect(':', "and the reducer argument type"));
-      Type t;
-      BERTH_RETURN_IF_ERROR(ParseType(&t));
-      BERTH_RETURN_IF_ERROR(SkipTrailingLocation());
-      names[i + j * n] = name;
-      types[i + j * n] = t;
+      BERTH_RETURN_IF_ERROR(ParseTypedArgument("reducer argument", &names[i + j * n], &types[i + j * n]));
     }
     BERTH_RETURN_IF_ERROR(Expect(')', "to close a reducer argument pair"));
   }
@@ -283,6 +285,53 @@ Status Parser::ParsePrettyScan(OpState& st, size_t num_results) {
   Region* body;
   BERTH_RETURN_IF_ERROR(ParseRegion(&body));
   st.regions.push_back(body);
+  return ParseTypeClause(st, TypePolicy::kSame, num_results);
+}
+
+// sdy.manual_computation(%x, ...) in_shardings=[<@m, [{"x"}, {}]>, ...]
+//     out_shardings=[<@m, [...]>, ...] manual_axes={"x", ...}
+//     (%arg1: T, ...) { ... sdy.return %v, ... : R, ... } : (Ts) -> Rs
+// The shardings and axes are kept under their generic names as the generic
+// form writes them: in_shardings = #sdy.sharding_per_value<[...]>,
+// manual_axes = #sdy<manual_axes{...}>.
+Status Parser::ParsePrettyManualComputation(OpState& st, size_t num_results) {
+  BERTH_RETURN_IF_ERROR(Expect('(', "after sdy.manual_computation"));
+  if (!TryConsume(')')) {
+    do {
+      BERTH_RETURN_IF_ERROR(ParseOperand(st));
+    } while (TryConsume(','));
+    BERTH_RETURN_IF_ERROR(Expect(')', "to close the manual computation's operands"));
+  }
+  auto bracketed = [&](std::string_view key, char open, std::string_view prefix,
+                       std::string_view suffix) -> Status {
+    BERTH_RETURN_IF_ERROR(ExpectKeyword(key, "in sdy.manual_computation"));
+    BERTH_RETURN_IF_ERROR(Expect('=', "after '" + std::string(key) + "'"));
+    SkipWs();
+    if (Peek() != open) return Error("expected '" + std::string(1, open) + "' after '" + std::string(key) + " ='");
+    size_t start = pos_;
+    size_t end;
+    BERTH_RETURN_IF_ERROR(ScanBalanced(&end));
+    pos_ = end;
+    return AddAttr(st, key,
+                   b_.Make<OpaqueAttr>(std::string(prefix) + std::string(src_.substr(start, end - start)) +
+                                       std::string(suffix)));
+  };
+  BERTH_RETURN_IF_ERROR(bracketed("in_shardings", '[', "#sdy.sharding_per_value<", ">"));
+  BERTH_RETURN_IF_ERROR(bracketed("out_shardings", '[', "#sdy.sharding_per_value<", ">"));
+  BERTH_RETURN_IF_ERROR(bracketed("manual_axes", '{', "#sdy<manual_axes", ">"));
+  BERTH_RETURN_IF_ERROR(Expect('(', "to start the manual computation's block arguments"));
+  std::vector<Type> types;
+  std::vector<std::string_view> names;
+  if (!TryConsume(')')) {
+    do {
+      BERTH_RETURN_IF_ERROR(ParseTypedArgument("block argument", &names.emplace_back(), &types.emplace_back()));
+    } while (TryConsume(','));
+    BERTH_RETURN_IF_ERROR(Expect(')', "to close the block arguments"));
+  }
+  Region* body;
+  BERTH_RETURN_IF_ERROR(ParseRegion(&body, types, names));
+  st.regions.push_back(body);
+  BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   return ParseTypeClause(st, TypePolicy::kSame, num_results);
 }
 

@@ -216,13 +216,19 @@ int ExpectedRegions(OpKind kind) {
     case OpKind::kAllReduce:
     case OpKind::kReduceScatter:
     case OpKind::kCollectiveReduce:
-    case OpKind::kChloScan: return 1;
+    case OpKind::kChloScan:
+    case OpKind::kSdyManualComputation: return 1;
     case OpKind::kWhile:
     case OpKind::kIf:
     case OpKind::kSelectAndScatter: return 2;
     case OpKind::kCase: return -1;
     default: return 0;
   }
+}
+
+// The op that ends the regions of an op of `kind`.
+OpKind RegionTerminator(OpKind kind) {
+  return kind == OpKind::kSdyManualComputation ? OpKind::kSdyReturn : OpKind::kReturn;
 }
 
 bool AllowsIndexElements(OpKind kind) {
@@ -366,7 +372,8 @@ class Verifier {
       }
       const Block& block = region.entry_block();
       if (block.operations().empty() || !IsTerminator(block.operations().back()->kind())) {
-        return OpError(op, "region #" + std::to_string(r) + " must end with 'stablehlo.return'");
+        return OpError(op, "region #" + std::to_string(r) + " must end with '" +
+                               std::string(OpKindName(RegionTerminator(op.kind()))) + "'");
       }
       for (Value* arg : block.arguments()) {
         BERTH_RETURN_IF_ERROR(CheckValueType(op, arg->type(), "region argument", arg->index()));
@@ -378,7 +385,7 @@ class Verifier {
     BERTH_RETURN_IF_ERROR(VerifyRegionOp(op, module_));
     BERTH_RETURN_IF_ERROR(VerifyMiscOp(op, module_));
     for (size_t r = 0; r < op.num_regions(); ++r) {
-      BERTH_RETURN_IF_ERROR(VerifyBlock(op.region(r).entry_block(), OpKind::kReturn, &op));
+      BERTH_RETURN_IF_ERROR(VerifyBlock(op.region(r).entry_block(), RegionTerminator(op.kind()), &op));
     }
     return OkStatus();
   }

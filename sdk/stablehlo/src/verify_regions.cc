@@ -1,6 +1,7 @@
 // Checks for ops with regions or symbol references: reduce, reduce_window,
 // select_and_scatter, sort, map, scatter, gather, while, if, case, call,
-// composite, optimization_barrier and interpreter.run_parallel.
+// composite, optimization_barrier, interpreter.run_parallel and
+// sdy.manual_computation.
 #include <algorithm>
 
 #include "src/verifier_impl.hpp"
@@ -541,6 +542,46 @@ Status Case(const Operation& op) {
   return OkStatus();
 }
 
+// sdy.manual_computation: one body block argument per operand and one
+// returned value per result, each of the same element type and rank (the
+// body's are each device's shards); the shardings as the generic form
+// writes them (their contents are read by the partitioner).
+Status ManualComputation(const Operation& op) {
+  auto opaque = [&](std::string_view name, std::string_view prefix) -> Status {
+    const auto* attr = op.attr_as<OpaqueAttr>(name);
+    if (attr == nullptr || !attr->text().starts_with(prefix)) {
+      return OpError(op, "needs '" + std::string(name) + " = " + std::string(prefix) + "...>'");
+    }
+    return OkStatus();
+  };
+  BERTH_RETURN_IF_ERROR(opaque("in_shardings", "#sdy.sharding_per_value<"));
+  BERTH_RETURN_IF_ERROR(opaque("out_shardings", "#sdy.sharding_per_value<"));
+  BERTH_RETURN_IF_ERROR(opaque("manual_axes", "#sdy<manual_axes"));
+  const Block& body = op.region(0).entry_block();
+  const Operation& ret = *body.operations().back();
+  if (body.arguments().size() != op.num_operands() || ret.num_operands() != op.num_results()) {
+    return OpError(op, "has " + std::to_string(op.num_operands()) + " operand(s) and " +
+                           std::to_string(op.num_results()) + " result(s) but its body takes " +
+                           std::to_string(body.arguments().size()) + " and returns " +
+                           std::to_string(ret.num_operands()));
+  }
+  auto local_of = [&](Type global, Type local, const std::string& what) -> Status {
+    if (!global.IsTensor() || !local.IsTensor() || global.element_type() != local.element_type() ||
+        global.rank() != local.rank()) {
+      return OpError(op, what + " " + Str(local) + " is no shard of " + Str(global));
+    }
+    return OkStatus();
+  };
+  for (size_t i = 0; i < op.num_operands(); ++i) {
+    BERTH_RETURN_IF_ERROR(
+        local_of(OperandType(op, i), body.argument(i)->type(), "body argument #" + std::to_string(i)));
+  }
+  for (size_t i = 0; i < op.num_results(); ++i) {
+    BERTH_RETURN_IF_ERROR(local_of(ResultType(op, i), ret.operand(i)->type(), "returned value #" + std::to_string(i)));
+  }
+  return OkStatus();
+}
+
 // Operands and results of `op` against the signature of `f`.
 Status MatchSignature(const Operation& op, const Function& f, bool exact) {
   std::span<const Type> inputs = f.argument_types();
@@ -696,6 +737,7 @@ Status VerifyRegionOp(const Operation& op, const Module& module) {
     case OpKind::kComposite: return Composite(op, module);
     case OpKind::kInterpreterRunParallel: return RunParallel(op, module);
     case OpKind::kChloScan: return Scan(op);
+    case OpKind::kSdyManualComputation: return ManualComputation(op);
     case OpKind::kOptimizationBarrier: {
       BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
       for (size_t i = 0; i < op.num_operands(); ++i) {

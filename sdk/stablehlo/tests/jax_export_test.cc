@@ -62,6 +62,77 @@ module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 :
   ExpectRoundTrip(m);
 }
 
+// shard_map as JAX writes it with Shardy: the pretty form keeps its
+// shardings and axes under the generic form's names, and the two forms
+// read alike.
+TEST(JaxExportTest, ShardyManualComputationInBothForms) {
+  const char* pretty = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32>, %arg1: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>) {
+    %0:2 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}]>] out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"x", "y"} (%arg2: tensor<4x2xf32>, %arg3: tensor<4xf32>) {
+      %1 = stablehlo.negate %arg2 : tensor<4x2xf32>
+      %2 = stablehlo.slice %arg3 [0:2] : (tensor<4xf32>) -> tensor<2xf32>
+      sdy.return %1, %2 : tensor<4x2xf32>, tensor<2xf32>
+    } : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>)
+    return %0#0, %0#1 : tensor<8x4xf32>, tensor<4xf32>
+  }
+}
+)";
+  Module m = MustParse(pretty);
+  const Operation& op = FirstOp(m);
+  ASSERT_EQ(op.kind(), OpKind::kSdyManualComputation);
+  EXPECT_EQ(op.attr_as<OpaqueAttr>("in_shardings")->text(),
+            R"(#sdy.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}]>]>)");
+  EXPECT_EQ(op.attr_as<OpaqueAttr>("out_shardings")->text(),
+            R"(#sdy.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>]>)");
+  EXPECT_EQ(op.attr_as<OpaqueAttr>("manual_axes")->text(), R"(#sdy<manual_axes{"x", "y"}>)");
+  ASSERT_EQ(op.num_regions(), 1u);
+  EXPECT_EQ(op.region(0).entry_block().terminator()->kind(), OpKind::kSdyReturn);
+  ExpectRoundTrip(m);
+  // The generic form, as MLIR prints it.
+  Module generic = MustParse(R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32>, %arg1: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>) {
+    %0:2 = "sdy.manual_computation"(%arg0, %arg1) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}]>]>, manual_axes = #sdy<manual_axes{"x", "y"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>]>}> ({
+    ^bb0(%arg2: tensor<4x2xf32>, %arg3: tensor<4xf32>):
+      %1 = "stablehlo.negate"(%arg2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+      %2 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 2>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<4xf32>) -> tensor<2xf32>
+      "sdy.return"(%1, %2) : (tensor<4x2xf32>, tensor<2xf32>) -> ()
+    }) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>)
+    return %0#0, %0#1 : tensor<8x4xf32>, tensor<4xf32>
+  }
+}
+)");
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(m, generic, &diff)) << diff;
+}
+
+TEST(JaxExportTest, MalformedManualComputationsAreRejectedNamingWhat) {
+  auto status_of = [](const std::string& region_args, const std::string& body, const std::string& axes) {
+    return ParseStatus(R"(
+sdy.mesh @mesh = <["x"=2]>
+func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] )" +
+                       axes + " (" + region_args + ") {\n" + body + R"(
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+)");
+  };
+  const std::string axes = R"(manual_axes={"x"})";
+  EXPECT_TRUE(status_of("%a: tensor<4xf32>", "sdy.return %a : tensor<4xf32>", axes).ok());
+  Status no_arg = status_of("", "%c = stablehlo.constant dense<1.0> : tensor<4xf32>\nsdy.return %c : tensor<4xf32>", axes);
+  EXPECT_NE(no_arg.message().find("its body takes 0"), std::string::npos) << no_arg.ToString();
+  Status wrong_type = status_of("%a: tensor<4xi32>", "sdy.return %a : tensor<4xi32>", axes);
+  EXPECT_NE(wrong_type.message().find("is no shard of tensor<8xf32>"), std::string::npos) << wrong_type.ToString();
+  Status wrong_end = status_of("%a: tensor<4xf32>", "stablehlo.return %a : tensor<4xf32>", axes);
+  EXPECT_NE(wrong_end.message().find("sdy.return"), std::string::npos) << wrong_end.ToString();
+  Status no_axes = status_of("%a: tensor<4xf32>", "sdy.return %a : tensor<4xf32>", "");
+  EXPECT_NE(no_axes.message().find("manual_axes"), std::string::npos) << no_axes.ToString();
+}
+
 TEST(JaxExportTest, MhloAttributesAndFrontendAttributes) {
   Module m = MustParse(R"(
 module @jit_g attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32, mhlo.frontend_attributes = {xla.sdy.meshes = "{}"}} {

@@ -50,8 +50,14 @@ struct PartitionedProgram {
   std::vector<std::vector<int64_t>> local_result_shapes;
 };
 
+// Whether the module holds shard_map regions (sdy.manual_computation, or
+// GSPMD's @SPMDFullToShardShape / @SPMDShardToFullShape): a multi-device
+// program even where its entry carries no sharding.
+bool HasManualRegions(const stablehlo::Module& module);
+
 // UNIMPLEMENTED (naming the value or op) for what the partitioner cannot do
-// yet: partially manual regions, device-dependent ops outside the shard_map
+// yet: partially manual regions, nested or uneven manual computations,
+// device-dependent ops outside the shard_map
 // regions of a module that has them, a region's value returned or used
 // outside it other than through @SPMDShardToFullShape, maximal, manual or
 // tuple shardings of entry values, tiled shardings over a

@@ -57,6 +57,9 @@ Result<ShardySharding> ParseShardySharding(std::string_view text);
 // `#sdy.sharding_per_value<[<...>, ...]>`: one per result of an op.
 Result<std::vector<ShardySharding>> ParseShardyShardingPerValue(std::string_view text);
 
+// A manual_computation's axes: `#sdy<manual_axes{"x", "y"}>` or `{"x", "y"}`.
+Result<std::vector<std::string>> ParseManualAxes(std::string_view text);
+
 // `#sdy.sharding<@mesh, [{"x"}, {}]>`; parses back to an equal value.
 std::string PrintShardySharding(const ShardySharding& sharding);
 

@@ -204,10 +204,14 @@ enum class OpKind : uint16_t {
   kSdyMesh,
   kSdyShardingConstraint,
   kSdyReshard,
+  // A shard_map region: its body runs on each device's shards (sdy.return
+  // ends it); on one device, it is a call of its body.
+  kSdyManualComputation,
+  kSdyReturn,
 };
 
 // Number of OpKind values.
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kSdyReshard) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kSdyReturn) + 1;
 
 // The full name, e.g. "stablehlo.add", "func.call", "check.expect_eq".
 std::string_view OpKindName(OpKind kind);

@@ -1,0 +1,259 @@
+// Shardy's shard_map (sdy.manual_computation) through the partitioner and
+// the cpu plugin: bodies run as written on each device's shards, against
+// scalar loops; bodies with no manual axes against the unpartitioned run;
+// what is not partitioned yet, and bad regions, refused naming them.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "berth/spmd/partitioner.hpp"
+#include "berth/stablehlo/parser.hpp"
+#include "partitioned_run.hpp"
+#include "temp_dir.hpp"
+#include "test_util.hpp"
+
+namespace berth {
+namespace {
+
+using spmd_testing::ExpectPartitionedRunGives;
+using spmd_testing::ExpectPartitionedRunMatches;
+using spmd_testing::RandomLiteral;
+using testing::CpuRunner;
+using testing::Literal;
+namespace shlo = berth::stablehlo;
+
+// A 2x2 mesh, device x * 2 + y. The body gets an 8x4 block of the 16x8
+// argument (rows over "x", columns over "y"), sums its rows, psums the sums
+// over "x" (devices {0, 2} and {1, 3}), and returns 2 * block + column sums,
+// and the column sums themselves, laid out over "y" only (replicated over
+// "x": both devices of a group hold the same sums). The argument arrives cut
+// along columns over "x", so it is resharded on the way in.
+constexpr char kTwoByTwoShardMap[] = R"(module @shmap attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>})
+      -> (tensor<16x8xi32>, tensor<8xi32>) {
+    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"x", "y"} (%x: tensor<8x4xi32>) {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x4xi32>, tensor<i32>) -> tensor<4xi32>
+      %p = "stablehlo.all_reduce"(%s) ({
+      ^bb0(%l: tensor<i32>, %r: tensor<i32>):
+        %t = stablehlo.add %l, %r : tensor<i32>
+        stablehlo.return %t : tensor<i32>
+      }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids} : (tensor<4xi32>) -> tensor<4xi32>
+      %b = stablehlo.broadcast_in_dim %p, dims = [1] : (tensor<4xi32>) -> tensor<8x4xi32>
+      %two = stablehlo.constant dense<2> : tensor<8x4xi32>
+      %m = stablehlo.multiply %x, %two : tensor<8x4xi32>
+      %r = stablehlo.add %m, %b : tensor<8x4xi32>
+      sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
+    } : (tensor<16x8xi32>) -> (tensor<16x8xi32>, tensor<8xi32>)
+    %1 = stablehlo.negate %0#0 : tensor<16x8xi32>
+    return %1, %0#1 : tensor<16x8xi32>, tensor<8xi32>
+  }
+})";
+
+TEST(ManualComputationTest, ShardyShardMapRunsItsBodyOnEachDevicesShard) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 3; ++trial) {
+    Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
+    std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
+    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+    for (size_t c = 0; c < 8; ++c) {
+      for (size_t r = 0; r < 16; ++r) sums[c] += in[r * 8 + c];
+      for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(2 * in[r * 8 + c] + sums[c]);
+    }
+    ExpectPartitionedRunGives(kTwoByTwoShardMap, {x}, {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The partitioned text holds the body once, on local shapes, with the
+// psum as written and no manual_computation left.
+TEST(ManualComputationTest, ThePerDeviceProgramHoldsTheBodyOnLocalShapes) {
+  Result<shlo::Module> module = shlo::ParseModule(kTwoByTwoShardMap, "shmap.mlir");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  EXPECT_TRUE(spmd::HasManualRegions(*module));
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const std::string& text = program->text;
+  EXPECT_EQ(text.find("manual_computation"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sdy.return"), std::string::npos) << text;
+  EXPECT_NE(text.find("(tensor<8x4xi32>, tensor<i32>) -> tensor<4xi32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("dense<[[0, 2], [1, 3]]>"), std::string::npos) << text;
+  EXPECT_EQ(program->local_argument_shapes.at(0), (std::vector<int64_t>{16, 4}));
+}
+
+// One sdy.manual_computation over a 1-D mesh of 4, with a
+// collective_permute that rotates the shards (device d gets d - 1's), run
+// on every dimension choice of a 2-D argument.
+TEST(ManualComputationTest, ShardsRotateWithACollectivePermuteAlongEitherDimension) {
+  for (int dim = 0; dim < 2; ++dim) {
+    const std::string spec = dim == 0 ? R"([{"x"}, {}])" : R"([{}, {"x"}])";
+    const std::string local = dim == 0 ? "tensor<2x8xi32>" : "tensor<8x2xi32>";
+    const std::string text = R"(module {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8x8xi32>) -> tensor<8x8xi32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, )" + spec + R"(>] out_shardings=[<@mesh, )" + spec +
+                             R"(>] manual_axes={"x"} (%a: )" + local + R"() {
+      %1 = "stablehlo.collective_permute"(%a) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : ()" +
+                             local + ") -> " + local + R"(
+      sdy.return %1 : )" + local + R"(
+    } : (tensor<8x8xi32>) -> tensor<8x8xi32>
+    return %0 : tensor<8x8xi32>
+  }
+})";
+    std::mt19937_64 rng(static_cast<uint64_t>(dim) + 5);
+    Literal x = RandomLiteral(ElementType::kS32, {8, 8}, rng);
+    std::vector<int32_t> in(64), out(64);
+    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+    for (size_t r = 0; r < 8; ++r) {
+      for (size_t c = 0; c < 8; ++c) {
+        size_t from_r = dim == 0 ? (r + 6) % 8 : r;  // the shard of the previous device: 2 rows back
+        size_t from_c = dim == 1 ? (c + 6) % 8 : c;
+        out[r * 8 + c] = in[from_r * 8 + from_c];
+      }
+    }
+    SCOPED_TRACE("dimension " + std::to_string(dim));
+    ExpectPartitionedRunGives(text, {x}, {Literal::Of(out, {8, 8})});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// With no manual axes the body is ordinary code on global shapes: it is
+// partitioned in place, and the result equals the unpartitioned run (where
+// the cpu plugin runs the body as a call).
+TEST(ManualComputationTest, NoManualAxesMeansTheBodyIsPartitionedInPlace) {
+  const std::string text = R"(module {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<8x6xf32>) -> tensor<6x8xf32> {
+    %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{"x"}, {}]>, <@mesh, [{}, {}]>] out_shardings=[<@mesh, [{}, {"x"}]>] manual_axes={} (%a: tensor<8x6xf32>, %b: tensor<8x6xf32>) {
+      %1 = stablehlo.multiply %a, %b : tensor<8x6xf32>
+      %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<8x6xf32>) -> tensor<6x8xf32>
+      sdy.return %2 : tensor<6x8xf32>
+    } : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<6x8xf32>
+    %3 = stablehlo.exponential %0 : tensor<6x8xf32>
+    return %3 : tensor<6x8xf32>
+  }
+})";
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 3; ++trial) {
+    ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {8, 6}, rng),
+                                       RandomLiteral(ElementType::kF32, {8, 6}, rng)});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Run unpartitioned on one device, a shard_map over 4 devices is refused
+// with a pointer to partitioning, not run on the wrong shapes.
+TEST(ManualComputationTest, OneDeviceRunOfAMultiDeviceShardMapIsRefused) {
+  const std::string text = R"(module {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%a: tensor<2xf32>) {
+      %1 = stablehlo.negate %a : tensor<2xf32>
+      sdy.return %1 : tensor<2xf32>
+    } : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+})";
+  std::mt19937_64 rng(1);
+  Result<std::vector<Literal>> run = CpuRunner::Get().Run(text, {RandomLiteral(ElementType::kF32, {8}, rng)});
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), StatusCode::kUnimplemented) << run.status().ToString();
+  EXPECT_NE(run.status().message().find("runs partitioned"), std::string::npos) << run.status().ToString();
+}
+
+// `berth run` partitions a module holding a shard_map even where its entry
+// carries no sharding, and prints what the same computation written for
+// one device prints.
+TEST(ManualComputationTest, BerthRunOfAShardMapModulePrintsTheOneDeviceResult) {
+  const std::string shard_map = R"(module {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8x3xi32>) -> tensor<8x3xi32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%a: tensor<2x3xi32>) {
+      %1 = stablehlo.multiply %a, %a : tensor<2x3xi32>
+      %2 = stablehlo.negate %1 : tensor<2x3xi32>
+      sdy.return %2 : tensor<2x3xi32>
+    } : (tensor<8x3xi32>) -> tensor<8x3xi32>
+    return %0 : tensor<8x3xi32>
+  }
+})";
+  const std::string plain = R"(module {
+  func.func public @main(%arg0: tensor<8x3xi32>) -> tensor<8x3xi32> {
+    %1 = stablehlo.multiply %arg0, %arg0 : tensor<8x3xi32>
+    %2 = stablehlo.negate %1 : tensor<8x3xi32>
+    return %2 : tensor<8x3xi32>
+  }
+})";
+  testing::TempDir dir;
+  const std::string berth = std::string(BERTH_EXE) + " run ";
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> value(-99, 99);
+  std::string arg = " --arg 'dense<[";
+  for (int r = 0; r < 8; ++r) {
+    arg += r ? ", [" : "[";
+    for (int c = 0; c < 3; ++c) arg += (c ? ", " : "") + std::to_string(value(rng));
+    arg += "]";
+  }
+  arg += "]> : tensor<8x3xi32>'";
+  testing::CommandResult want =
+      testing::RunCommand(berth + dir.Write("plain.mlir", plain).string() + arg + " 2>&1");
+  testing::CommandResult got =
+      testing::RunCommand(berth + dir.Write("shard_map.mlir", shard_map).string() + arg + " 2>&1");
+  ASSERT_EQ(want.exit_code, 0) << want.out;
+  ASSERT_EQ(got.exit_code, 0) << got.out;
+  EXPECT_EQ(got.out, want.out);
+}
+
+TEST(ManualComputationTest, WhatIsNotPartitionedYetOrMalformedIsRefusedNamingIt) {
+  // %0 = sdy.manual_computation(%arg0: tensor<N x f32>) over `mesh`, the
+  // body taking %a: tensor<local x f32> and returning %r (%a unless `body`
+  // defines it).
+  struct Case {
+    const char* mesh;
+    int global;
+    const char* in_shardings;
+    const char* manual_axes;
+    int local;
+    const char* body;
+    StatusCode code;
+    const char* message;
+  };
+  const char* const kNested = R"(%r = sdy.manual_computation(%a) in_shardings=[<@mesh, [{}]>] out_shardings=[<@mesh, [{}]>] manual_axes={} (%b: tensor<4xf32>) {
+      sdy.return %b : tensor<4xf32>
+    } : (tensor<4xf32>) -> tensor<4xf32>)";
+  const Case cases[] = {
+      {R"(<["x"=2, "y"=2]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, "", StatusCode::kUnimplemented,
+       R"(partially manual computations (axes "y" not manual))"},
+      {R"(<["x"=4]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, "", StatusCode::kInvalidArgument,
+       "gives tensor<2xf32> per device, not the body's tensor<4xf32>"},
+      {R"(<["x"=4]>)", 8, R"(<@mesh, [{"x"}]>, <@mesh, [{}]>)", R"("x")", 2, "", StatusCode::kInvalidArgument,
+       "in_shardings lists 2 sharding(s) for 1 value(s)"},
+      {R"(<["x"=4]>)", 8, R"(<@other, [{"x"}]>)", R"("x")", 2, "", StatusCode::kInvalidArgument,
+       "names mesh @other, which the module lacks"},
+      {R"(<["x"=2]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, kNested, StatusCode::kUnimplemented,
+       "nested manual computations"},
+      {R"(<["x"=4]>)", 10, R"(<@mesh, [{"x"}]>)", R"("x")", 3, "", StatusCode::kUnimplemented,
+       "uneven manual computations"},  // 10 rows over 4 devices
+  };
+  for (const Case& c : cases) {
+    const std::string global = "tensor<" + std::to_string(c.global) + "xf32>";
+    const std::string local = "tensor<" + std::to_string(c.local) + "xf32>";
+    const std::string body = *c.body ? std::string(c.body) + "\n    sdy.return %r : " : "sdy.return %a : ";
+    const std::string text = std::string("module {\n  sdy.mesh @mesh = ") + c.mesh + "\n  func.func @main(%arg0: " +
+                             global + ") -> " + global + " {\n  %0 = sdy.manual_computation(%arg0) in_shardings=[" +
+                             c.in_shardings + "] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={" + c.manual_axes +
+                             "} (%a: " + local + ") {\n    " + body + local + "\n  } : (" + global + ") -> " + global +
+                             "\n  return %0 : " + global + "\n  }\n}\n";
+    Result<shlo::Module> module = shlo::ParseModule(text, "bad.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString() << "\n" << text;
+    Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+    ASSERT_FALSE(program.ok()) << text;
+    EXPECT_EQ(program.status().code(), c.code) << program.status().ToString();
+    EXPECT_NE(program.status().message().find(c.message), std::string::npos) << program.status().message();
+    EXPECT_NE(program.status().message().find("bad.mlir:4:"), std::string::npos) << program.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace berth

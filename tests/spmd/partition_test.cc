@@ -76,6 +76,33 @@ const Program kPrograms[] = {
     {"concatenate_slice", {{ElementType::kS32, {4, 6}}, {ElementType::kS32, {6, 6}}}, {{ElementType::kS32, {8, 6}}},
      "%0 = stablehlo.concatenate %a0, %a1, dim = 0 : (tensor<4x6xi32>, tensor<6x6xi32>) -> tensor<10x6xi32>\n"
      " %1 = stablehlo.slice %0 [1:9, 0:6] : (tensor<10x6xi32>) -> tensor<8x6xi32>\n return %1 : tensor<8x6xi32>"},
+    // Reshapes that split, merge and flatten dimensions, and one that
+    // drops a leading 1.
+    {"reshapes", {{ElementType::kS32, {8, 6}}, {ElementType::kS32, {1, 8, 6}}},
+     {{ElementType::kS32, {4, 12}}, {ElementType::kS32, {48}}, {ElementType::kS32, {8, 6}}},
+     "%0 = stablehlo.reshape %a0 : (tensor<8x6xi32>) -> tensor<2x4x6xi32>\n"
+     " %1 = stablehlo.negate %0 : tensor<2x4x6xi32>\n"
+     " %2 = stablehlo.reshape %1 : (tensor<2x4x6xi32>) -> tensor<4x12xi32>\n"
+     " %3 = stablehlo.reshape %a0 : (tensor<8x6xi32>) -> tensor<48xi32>\n"
+     " %4 = stablehlo.reshape %a1 : (tensor<1x8x6xi32>) -> tensor<8x6xi32>\n"
+     " %5 = stablehlo.add %4, %a0 : tensor<8x6xi32>\n"
+     " return %2, %3, %5 : tensor<4x12xi32>, tensor<48xi32>, tensor<8x6xi32>"},
+    // Slices and pads that leave some dimensions whole (those keep their
+    // cuts) and change others.
+    {"slice_pad", {{ElementType::kS32, {8, 6}}}, {{ElementType::kS32, {8, 10}}, {ElementType::kS32, {4, 6}},
+                                                   {ElementType::kS32, {10, 6}}},
+     "%0 = stablehlo.slice %a0 [0:8, 1:5] : (tensor<8x6xi32>) -> tensor<8x4xi32>\n"
+     " %z = stablehlo.constant dense<7> : tensor<i32>\n"
+     " %1 = stablehlo.pad %0, %z, low = [0, 1], high = [0, 2], interior = [0, 1] : (tensor<8x4xi32>, tensor<i32>) "
+     "-> tensor<8x10xi32>\n"
+     " %2 = stablehlo.slice %a0 [0:8:2, 0:6] : (tensor<8x6xi32>) -> tensor<4x6xi32>\n"
+     " %3 = stablehlo.pad %a0, %z, low = [2, 0], high = [0, 0], interior = [0, 0] : (tensor<8x6xi32>, tensor<i32>) "
+     "-> tensor<10x6xi32>\n"
+     " return %1, %2, %3 : tensor<8x10xi32>, tensor<4x6xi32>, tensor<10x6xi32>"},
+    {"concatenate_columns", {{ElementType::kF32, {8, 4}}, {ElementType::kF32, {8, 2}}, {ElementType::kF32, {8, 6}}},
+     {{ElementType::kF32, {8, 6}}},
+     "%0 = stablehlo.concatenate %a0, %a1, dim = 1 : (tensor<8x4xf32>, tensor<8x2xf32>) -> tensor<8x6xf32>\n"
+     " %1 = stablehlo.multiply %0, %a2 : tensor<8x6xf32>\n return %1 : tensor<8x6xf32>"},
     {"elementwise_chain", {{ElementType::kS32, {8, 6}}, {ElementType::kS32, {8, 6}}}, {{ElementType::kS32, {8, 6}}},
      "%c = stablehlo.compare GT, %a0, %a1 : (tensor<8x6xi32>, tensor<8x6xi32>) -> tensor<8x6xi1>\n"
      " %m = stablehlo.select %c, %a0, %a1 : tensor<8x6xi1>, tensor<8x6xi32>\n"
@@ -330,6 +357,38 @@ TEST(PartitionTest, ShardedDotsHoldLocalShapesAndOnlyTheCollectivesTheirRulesNee
 // input is cut both ways, the weight's contracting dimension over the
 // mesh's minor axis; one all-reduce per layer, and only the first layer's
 // input is gathered.
+// Rows over 4 devices through a reshape that merges columns into rows'
+// runs, a column slice, a column pad and a column concatenate: every op
+// keeps the row cut, so the program holds no collective but the results'
+// gathers, each device working on its quarter, and still matches the
+// unpartitioned run.
+TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsTheyLeaveWhole) {
+  const std::string text = R"(module @keep attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a0: tensor<8x6xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                         %a1: tensor<4x3xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"})
+      -> (tensor<4x17xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) {
+    %0 = stablehlo.reshape %a0 : (tensor<8x6xi32>) -> tensor<4x12xi32>
+    %1 = stablehlo.slice %0 [0:4, 2:10] : (tensor<4x12xi32>) -> tensor<4x8xi32>
+    %z = stablehlo.constant dense<-1> : tensor<i32>
+    %2 = stablehlo.pad %1, %z, low = [0, 1], high = [0, 0], interior = [0, 1] : (tensor<4x8xi32>, tensor<i32>) -> tensor<4x16xi32>
+    %3 = stablehlo.slice %a1 [0:4, 1:2] : (tensor<4x3xi32>) -> tensor<4x1xi32>
+    %4 = stablehlo.concatenate %2, %3, dim = 1 : (tensor<4x16xi32>, tensor<4x1xi32>) -> tensor<4x17xi32>
+    return %4 : tensor<4x17xi32>
+  }
+})";
+  Result<shlo::Module> module = shlo::ParseModule(text, "keep.mlir");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_TRUE(CollectivesIn(program->text).empty()) << program->text;
+  for (const char* local : {"-> tensor<1x12xi32>", "-> tensor<1x8xi32>", "-> tensor<1x16xi32>", "-> tensor<1x17xi32>"}) {
+    EXPECT_NE(program->text.find(local), std::string::npos) << local << "\n" << program->text;
+  }
+  std::mt19937_64 rng(44);
+  ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kS32, {8, 6}, rng),
+                                     RandomLiteral(ElementType::kS32, {4, 3}, rng)});
+}
+
 TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
   const std::string t = "tensor<16x8xf32>";
   std::string body;

@@ -1,7 +1,8 @@
 // The partitioner on generated programs: chains of elementwise ops, clamps
-// with scalar bounds, transposes, broadcasts, reductions, dot_generals and
-// sharding constraints over i32 arrays of 4, 6 and 8 rows or columns (6
-// does not divide over 4 devices), with random shardings on the arguments,
+// with scalar bounds, transposes, broadcasts, reductions, dot_generals,
+// reshapes, slices, pads, concatenates and sharding constraints over i32
+// arrays of 4, 6 and 8 rows or columns (6 does not divide over 4 devices;
+// slices, pads and concatenates make other sizes), with random shardings on the arguments,
 // results and constraints, over 2 and 4 devices. Each must give the
 // unpartitioned run's results exactly. Values are clamped to [-100, 100]
 // before each dot and reduction, so no sum overflows.
@@ -107,7 +108,7 @@ class ProgramGenerator {
 
   void Step() {
     Array a = Pick();
-    switch (Uniform(8)) {
+    switch (Uniform(12)) {
       case 0: case 1: {
         static const char* kBinary[] = {"add", "subtract", "maximum", "minimum", "xor"};
         Array b = OfShape(a.dims);
@@ -156,6 +157,76 @@ class ProgramGenerator {
         std::vector<int64_t> dims = {a.dims[0], b.dims[1]};
         Define("stablehlo.dot_general " + ca.name + ", " + cb.name + ", contracting_dims = [1] x [0] : (" +
                    Type(a.dims) + ", " + Type(b.dims) + ") -> " + Type(dims),
+               dims);
+        break;
+      }
+      case 8: {
+        // Flatten a 2-D value, or fold a 1-D one (or a 2-D one's rows) in two.
+        std::vector<int64_t> dims;
+        if (a.dims.size() == 2 && (a.dims[0] % 2 != 0 || Uniform(2) == 0)) {
+          dims = {a.dims[0] * a.dims[1]};
+        } else if (a.dims.size() == 2) {
+          dims = {a.dims[0] / 2, a.dims[1] * 2};
+        } else if (a.dims[0] % 2 == 0) {
+          dims = {2, a.dims[0] / 2};
+        } else {
+          return Step();
+        }
+        if (dims[0] > 64) return Step();
+        Define("stablehlo.reshape " + a.name + " : (" + Type(a.dims) + ") -> " + Type(dims), dims);
+        break;
+      }
+      case 9: {
+        // A slice per dimension: often the whole of it, else a start, an end
+        // and a stride.
+        std::string ranges;
+        std::vector<int64_t> dims;
+        for (size_t d = 0; d < a.dims.size(); ++d) {
+          int64_t start = 0, limit = a.dims[d], stride = 1;
+          if (Uniform(2) == 0) {
+            start = static_cast<int64_t>(Uniform(static_cast<size_t>(a.dims[d] + 1) / 2));
+            limit = start + 1 + static_cast<int64_t>(Uniform(static_cast<size_t>(a.dims[d] - start)));
+            stride = 1 + static_cast<int64_t>(Uniform(2));
+          }
+          ranges += (d ? ", " : "") + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride);
+          dims.push_back((limit - start + stride - 1) / stride);
+        }
+        Define("stablehlo.slice " + a.name + " [" + ranges + "] : (" + Type(a.dims) + ") -> " + Type(dims), dims);
+        break;
+      }
+      case 10: {
+        // Padding on some dimensions (edges and interior), with 7.
+        if (a.dims.size() != 2 || a.dims[0] > 16 || a.dims[1] > 16) return Step();
+        std::string low, high, interior;
+        std::vector<int64_t> dims;
+        for (size_t d = 0; d < 2; ++d) {
+          const bool padded = Uniform(2) == 0;
+          const int64_t l = padded ? static_cast<int64_t>(Uniform(3)) : 0, h = padded ? static_cast<int64_t>(Uniform(3)) : 0,
+                        i = padded ? static_cast<int64_t>(Uniform(2)) : 0;
+          low += (d ? ", " : "") + std::to_string(l);
+          high += (d ? ", " : "") + std::to_string(h);
+          interior += (d ? ", " : "") + std::to_string(i);
+          dims.push_back(a.dims[d] + l + h + (a.dims[d] - 1) * i);
+        }
+        if (body_.find("%seven =") == std::string::npos) {
+          body_ = "    %seven = stablehlo.constant dense<7> : tensor<i32>\n" + body_;
+        }
+        Define("stablehlo.pad " + a.name + ", %seven, low = [" + low + "], high = [" + high + "], interior = [" +
+                   interior + "] : (" + Type(a.dims) + ", tensor<i32>) -> " + Type(dims),
+               dims);
+        break;
+      }
+      case 11: {
+        // Joined with a value of another length along one dimension.
+        if (a.dims.size() != 2 || a.dims[0] > 16 || a.dims[1] > 16) return Step();
+        const size_t d = Uniform(2);
+        std::vector<int64_t> other = a.dims;
+        other[d] = Size();
+        Array b = OfShape(other);
+        std::vector<int64_t> dims = a.dims;
+        dims[d] += other[d];
+        Define("stablehlo.concatenate " + a.name + ", " + b.name + ", dim = " + std::to_string(d) + " : (" +
+                   Type(a.dims) + ", " + Type(other) + ") -> " + Type(dims),
                dims);
         break;
       }

@@ -1,6 +1,7 @@
 #include "src/op_rules.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -129,7 +130,9 @@ class OpPartitioner {
       } else if (!(IsElementwise(op.kind()) && Elementwise(op)) && !(op.kind() == OpKind::kDotGeneral && DotGeneral(op)) &&
                  !(op.kind() == OpKind::kTranspose && Transpose(op)) &&
                  !(op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) &&
-                 !(op.kind() == OpKind::kReduce && Reduce(op))) {
+                 !(op.kind() == OpKind::kReduce && Reduce(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
+                 !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
+                 !(op.kind() == OpKind::kConcatenate && Concatenate(op))) {
         Whole(op);
       }
     }
@@ -347,6 +350,173 @@ class OpPartitioner {
         CarriedOver(operand->sharding, dims.size(), source, program_.num_partitions());
     if (!result) return false;
     Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], type, *result});
+    return true;
+  }
+
+  // `value` with its cuts kept on the dimensions `keep` marks and the
+  // others made whole (gathered); nullopt when it is not an evenly tiled or
+  // replicated static tensor.
+  std::optional<DeviceValue> KeepingCutsOn(const shlo::Value* value, const std::vector<bool>& keep) {
+    if (!IsStaticTensor(value->type())) return std::nullopt;
+    const DeviceValue current = Current(value);
+    if (current.sharding.IsReplicated()) return current;
+    std::optional<DeviceValue> tiled = TiledOperand(value);
+    if (!tiled) return std::nullopt;
+    const size_t rank = keep.size();
+    std::vector<int64_t> tiles = TilesOf(tiled->sharding, rank);
+    std::vector<Coords> coords = DeviceCoords(tiled->sharding, rank, program_.num_partitions());
+    for (size_t d = 0; d < rank; ++d) {
+      if (keep[d]) continue;
+      tiles[d] = 1;
+      for (Coords& c : coords) c[d] = 0;
+    }
+    std::optional<Sharding> target = FromDeviceCoords(tiles, coords);
+    if (!target) return std::nullopt;
+    return Layout(value, target->Canonical());
+  }
+
+  using Triple = std::array<int64_t, 3>;
+  // For an op of static operand 0 and result and three per-dimension
+  // attributes `names`: the dimensions d where they read `whole(d)` (the op
+  // leaves them whole); nullopt when the attributes do not fit the rank.
+  template <typename Whole>
+  std::optional<std::vector<bool>> DimsLeftWhole(const shlo::Operation& op, const std::array<const char*, 3>& names,
+                                                 Whole whole) const {
+    const shlo::Type& type = op.operand(0)->type();
+    if (!IsStaticTensor(type) || !IsStaticTensor(op.result(0)->type())) return std::nullopt;
+    const size_t rank = type.shape().size();
+    std::array<std::span<const int64_t>, 3> values;
+    for (size_t k = 0; k < 3; ++k) {
+      values[k] = op.GetI64Array(names[k]);
+      if (values[k].size() != rank) return std::nullopt;
+    }
+    std::vector<bool> keep(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      const Triple want = whole(d);
+      keep[d] = values[0][d] == want[0] && values[1][d] == want[1] && values[2][d] == want[2];
+    }
+    return keep;
+  }
+
+  // slice: dimensions taken whole (from 0 to the end, stride 1) keep their
+  // cuts, each device slicing its own part; the others are gathered first.
+  bool Slice(const shlo::Operation& op) {
+    const std::span<const int64_t> shape = op.operand(0)->type().shape();
+    std::optional<std::vector<bool>> keep = DimsLeftWhole(op, {"start_indices", "limit_indices", "strides"},
+                                                          [&](size_t d) { return Triple{0, shape[d], 1}; });
+    if (!keep) return false;
+    std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), *keep);
+    if (!operand) return false;
+    std::span<const int64_t> start = op.GetI64Array("start_indices");
+    std::span<const int64_t> limit = op.GetI64Array("limit_indices");
+    std::span<const int64_t> strides = op.GetI64Array("strides");
+    const size_t rank = shape.size();
+    const std::vector<int64_t> local = operand->LocalShape();
+    auto list = [](const std::vector<int64_t>& v) {
+      std::string out = "array<i64";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : ": ") + std::to_string(v[i]);
+      return out + ">";
+    };
+    std::vector<int64_t> local_limit(limit.begin(), limit.end());
+    for (size_t d = 0; d < rank; ++d) {
+      if ((*keep)[d]) local_limit[d] = local[d];
+    }
+    DeviceValue out{"", op.result(0)->type(), operand->sharding};
+    out.name = program_.Emit("\"stablehlo.slice\"(" + operand->name + ") {limit_indices = " + list(local_limit) +
+                             ", start_indices = " + list({start.begin(), start.end()}) +
+                             ", strides = " + list({strides.begin(), strides.end()}) + "} : (" +
+                             operand->LocalType() + ") -> " + out.LocalType());
+    Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // pad: dimensions without padding keep their cuts; the others are
+  // gathered first.
+  bool Pad(const shlo::Operation& op) {
+    std::optional<std::vector<bool>> keep = DimsLeftWhole(
+        op, {"edge_padding_low", "edge_padding_high", "interior_padding"}, [](size_t) { return Triple{0, 0, 0}; });
+    if (!keep) return false;
+    std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), *keep);
+    if (!operand) return false;
+    DeviceValue value = Layout(op.operand(1), Sharding::Replicated());
+    Define(op.result(0), {EmitLocal(op, {*operand, value}, {operand->sharding})[0], op.result(0)->type(),
+                          operand->sharding});
+    return true;
+  }
+
+  // concatenate: every operand takes the layout of the first one tiled
+  // (the concatenated dimension whole); the result keeps it.
+  bool Concatenate(const shlo::Operation& op) {
+    const shlo::Type& type = op.result(0)->type();
+    std::optional<int64_t> dimension = op.GetInt("dimension");
+    if (!IsStaticTensor(type) || !dimension || *dimension < 0 || *dimension >= type.rank()) return false;
+    std::vector<bool> keep(static_cast<size_t>(type.rank()), true);
+    keep[static_cast<size_t>(*dimension)] = false;
+    std::optional<Sharding> target;
+    for (const shlo::Value* operand : op.operands()) {
+      if (!IsStaticTensor(operand->type()) || Current(operand).sharding.IsReplicated()) continue;
+      std::optional<DeviceValue> kept = KeepingCutsOn(operand, keep);
+      if (!kept) return false;
+      target = kept->sharding;
+      break;
+    }
+    if (!target) return false;  // all whole: nothing to keep
+    std::vector<DeviceValue> operands;
+    for (const shlo::Value* operand : op.operands()) {
+      if (!IsStaticTensor(operand->type())) return false;
+      operands.push_back(Layout(operand, *target));
+    }
+    Define(op.result(0), {EmitLocal(op, operands, {*target})[0], type, *target});
+    return true;
+  }
+
+  // reshape: the dimensions split into groups of equal element counts
+  // (operand [6, 4] -> result [2, 3, 4]: {6} -> {2, 3}, {4} -> {4}); a
+  // group whose only cut is t tiles of its major operand dimension, where
+  // t divides its major result dimension, keeps that cut there (each
+  // device holds the same run of the group's elements either way); the
+  // other groups are gathered first.
+  bool Reshape(const shlo::Operation& op) {
+    const shlo::Type& from = op.operand(0)->type();
+    const shlo::Type& to = op.result(0)->type();
+    if (!IsStaticTensor(from) || !IsStaticTensor(to)) return false;
+    std::optional<DeviceValue> current = TiledOperand(op.operand(0));
+    if (!current) return false;
+    const std::span<const int64_t> a = from.shape(), b = to.shape();
+    const std::vector<int64_t> tiles = TilesOf(current->sharding, a.size());
+    std::vector<bool> keep(a.size(), false);
+    std::vector<int64_t> source(b.size(), -1);
+    size_t i = 0, j = 0;
+    while (i < a.size() || j < b.size()) {
+      const size_t first_a = i, first_b = j;
+      int64_t pa = 1, pb = 1;
+      if (i < a.size()) pa *= a[i++];
+      if (j < b.size()) pb *= b[j++];
+      while (pa != pb && (i < a.size() || j < b.size())) {
+        if ((pa < pb && i < a.size()) || j >= b.size()) {
+          pa *= a[i++];
+        } else {
+          pb *= b[j++];
+        }
+      }
+      if (pa != pb) return false;  // sizes disagree: not a valid reshape
+      // The major dimensions: the first of more than one element (leading
+      // 1s do not change where elements lie).
+      size_t major_a = first_a, major_b = first_b;
+      while (major_a + 1 < i && a[major_a] == 1) ++major_a;
+      while (major_b + 1 < j && b[major_b] == 1) ++major_b;
+      bool others_whole = true;
+      for (size_t d = first_a; d < i; ++d) others_whole = others_whole && (d == major_a || tiles[d] == 1);
+      if (major_a < i && major_b < j && others_whole && b[major_b] % tiles[major_a] == 0) {
+        keep[major_a] = true;
+        if (tiles[major_a] > 1) source[major_b] = static_cast<int64_t>(major_a);
+      }
+    }
+    std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), keep);
+    if (!operand) return false;
+    std::optional<Sharding> result = CarriedOver(operand->sharding, a.size(), source, program_.num_partitions());
+    if (!result) return false;
+    Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], to, *result});
     return true;
   }
 

@@ -1,6 +1,7 @@
 // The partitioner's per-op rules: each op of the entry function runs on the
 // layouts its operands arrive in where a rule allows (elementwise ops,
-// dot_general, transpose, broadcast_in_dim, reduce), takes the layouts
+// dot_general, transpose, broadcast_in_dim, reduce, reshape, slice, pad,
+// concatenate), takes the layouts
 // sharding constraints ask for, runs as written inside manual (shard_map)
 // regions, and runs whole on every device where no rule applies (the
 // fallback: operands gathered, result replicated). Rules and their order:

@@ -84,17 +84,7 @@ Status Parser::ParseAttribute(const Attribute** out, bool typed_numbers) {
     case '@': {
       std::vector<std::string> path;
       do {
-        if (Peek() != '@') return Error("expected '@' in a symbol reference");
-        ++pos_;
-        if (Peek() == '"' && PeekAt(0) == '"') {
-          std::string s;
-          BERTH_RETURN_IF_ERROR(LexString(&s));
-          path.push_back(std::move(s));
-        } else {
-          std::string_view id = LexSuffixId();
-          if (id.empty()) return Error("expected a symbol name after '@'");
-          path.emplace_back(id);
-        }
+        BERTH_RETURN_IF_ERROR(LexSymbolName(&path.emplace_back(), "a symbol name"));
       } while (Peek() == ':' && PeekAt(1) == ':' && (pos_ += 2, true));
       *out = b_.Make<SymbolRefAttr>(std::move(path));
       return OkStatus();

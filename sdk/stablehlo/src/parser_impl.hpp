@@ -78,6 +78,8 @@ class Parser {
   std::string_view PeekBareId();
   std::string_view LexBareId();    // [A-Za-z_][A-Za-z0-9_$.]*
   std::string_view LexSuffixId();  // [A-Za-z0-9_$.-]+ right at pos_
+  // `@name` or `@"any name"` (a symbol), `what` naming it in errors.
+  Status LexSymbolName(std::string* out, std::string_view what);
   Status LexString(std::string* out);
   Status LexNumber(NumberLit* out);
   Status LexInt64(int64_t* out, std::string_view context);

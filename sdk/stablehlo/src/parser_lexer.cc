@@ -329,6 +329,17 @@ char Closer(char open) {
 
 // Skips from an opening bracket at pos_ to just past its match, stepping
 // over string literals and `->`.
+Status Parser::LexSymbolName(std::string* out, std::string_view what) {
+  SkipWs();
+  if (Peek() != '@') return Error("expected '@' and " + std::string(what));
+  ++pos_;
+  if (Peek() == '"' && PeekAt(0) == '"') return LexString(out);
+  std::string_view id = LexSuffixId();
+  if (id.empty()) return Error("expected " + std::string(what) + " after '@'");
+  *out = std::string(id);
+  return OkStatus();
+}
+
 Status Parser::ScanBalanced(size_t* end) {
   SkipWs();
   size_t start = pos_;

@@ -216,18 +216,9 @@ Status Parser::ParseFunc() {
   } else {
     TryKeyword("public");
   }
-  if (Peek() != '@') return Error("expected '@name' after 'func.func'");
-  ++pos_;
-  std::string_view name;
-  if (Peek() == '"' && PeekAt(0) == '"') {
-    std::string s;
-    BERTH_RETURN_IF_ERROR(LexString(&s));
-    name = b_.Save(s);
-  } else {
-    name = LexSuffixId();
-    if (name.empty()) return Error("expected a function name after '@'");
-    name = b_.Save(name);
-  }
+  std::string symbol;
+  BERTH_RETURN_IF_ERROR(LexSymbolName(&symbol, "a function name"));
+  std::string_view name = b_.Save(symbol);
   // Arguments.
   BERTH_RETURN_IF_ERROR(Expect('(', "to start the function arguments"));
   std::vector<Type> arg_types;
@@ -416,9 +407,8 @@ Status Parser::ParseGenericTopLevelOp() {
 Status Parser::ParseSdyMesh() {
   size_t start = pos_;
   BERTH_RETURN_IF_ERROR(ExpectKeyword("sdy.mesh", ""));
-  if (Peek() != '@') return Error("expected '@name' after 'sdy.mesh'");
-  ++pos_;
-  std::string_view name = LexSuffixId();
+  std::string name;
+  BERTH_RETURN_IF_ERROR(LexSymbolName(&name, "a mesh name"));
   BERTH_RETURN_IF_ERROR(Expect('=', "after the mesh name"));
   if (Peek() != '<') return Error("expected '<' to start the mesh");
   size_t mesh_start = pos_;
@@ -429,7 +419,7 @@ Status Parser::ParseSdyMesh() {
   if (Peek() == '{') BERTH_RETURN_IF_ERROR(ParseAttrDict(&attrs));
   attrs.push_back({"mesh", b_.Make<OpaqueAttr>("#sdy.mesh" +
                                                std::string(src_.substr(mesh_start, end - mesh_start)))});
-  attrs.push_back({"sym_name", b_.Make<StringAttr>(std::string(name))});
+  attrs.push_back({"sym_name", b_.Make<StringAttr>(std::move(name))});
   std::string_view dup = SortAttributes(attrs);
   if (!dup.empty()) return ErrorAt(start, "duplicate attribute '" + std::string(dup) + "'");
   Operation* op = b_.NewOp(OpKind::kSdyMesh, LocationAt(start), {}, {}, attrs, {}, {});

@@ -133,6 +133,20 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   EXPECT_NE(no_axes.message().find("manual_axes"), std::string::npos) << no_axes.ToString();
 }
 
+// Found by the fuzzer: a mesh named by blanks parsed with an empty name
+// and printed as @"", which did not parse back. Names follow '@' at once,
+// bare or quoted, as function names and symbol references do.
+TEST(JaxExportTest, MeshNamesAreBareOrQuotedSymbols) {
+  Status blank = ParseStatus("sdy.mesh @\t = <[\"x\"=2]>\nfunc.func @main() {\n  return\n}\n");
+  EXPECT_NE(blank.message().find("expected a mesh name after '@'"), std::string::npos) << blank.ToString();
+  Module quoted = MustParse("sdy.mesh @\"my mesh\" = <[\"x\"=2]>\nfunc.func @main() {\n  return\n}\n");
+  EXPECT_EQ(quoted.top_level_ops()[0]->GetString("sym_name"), "my mesh");
+  ExpectRoundTrip(quoted);
+  Module empty = MustParse(
+      "\"sdy.mesh\"() {mesh = #sdy.mesh<[\"x\"=2]>, sym_name = \"\"} : () -> ()\nfunc.func @main() {\n  return\n}\n");
+  ExpectRoundTrip(empty);
+}
+
 TEST(JaxExportTest, MhloAttributesAndFrontendAttributes) {
   Module m = MustParse(R"(
 module @jit_g attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32, mhlo.frontend_attributes = {xla.sdy.meshes = "{}"}} {

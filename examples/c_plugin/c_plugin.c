@@ -1340,8 +1340,10 @@ static BERTH_Error* loaded_execute(BERTH_LoadedExecutable_Execute_Args* args) {
 
 /* ------------------------------------------------------------------- table */
 
+/* The table of ABI 1.1: it ends at the last 1.1 function, so a host of a
+ * later minor sees the later functions as absent (UNIMPLEMENTED). */
 static const BERTH_Api kApi = {
-    .struct_size = BERTH_Api_STRUCT_SIZE,
+    .struct_size = BERTH_STRUCT_SIZE(BERTH_Api, BERTH_TopologyDescription_GetDeviceDescriptions),
     .extension_start = &kLiveObjects.base,
     .api_version = {.struct_size = BERTH_Api_Version_STRUCT_SIZE,
                     .major_version = BERTH_API_MAJOR,

@@ -16,7 +16,7 @@ struct LoadCheck {
   bool loaded = false;
   std::string reason;              // the loader's reason code when not loaded
   std::string message;             // and its sentence
-  std::string negotiated_version;  // "1.1" when a plugin loaded
+  std::string negotiated_version;  // "1.2" when a plugin loaded
 };
 
 // Runs the loader on `manifest` in a child process that has `timeout` to

@@ -30,13 +30,7 @@ Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_v
   if (!module.ok() || module->entry_function() == nullptr) return Partitioned();
   spmd::PartitionOptions options;
   if (partitions > 0) options.num_partitions = partitions;
-  BERTH_ASSIGN_OR_RETURN(spmd::EntryShardings entry, spmd::ReadEntryShardings(*module, options.num_partitions));
-  auto annotated = [](const std::vector<std::optional<spmd::Sharding>>& values) {
-    return std::any_of(values.begin(), values.end(), [](const auto& s) { return s.has_value(); });
-  };
-  if (!annotated(entry.arguments) && !annotated(entry.results) && !spmd::HasManualRegions(*module)) {
-    return Partitioned();
-  }
+  if (!spmd::IsSharded(*module)) return Partitioned();
   options.replicated_results = true;
   BERTH_ASSIGN_OR_RETURN(spmd::PartitionedProgram program, spmd::Partition(*module, options));
   return Partitioned(std::move(program));

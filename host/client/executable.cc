@@ -77,6 +77,37 @@ Result<Executable> Executable::Adopt(std::shared_ptr<const core::ClientState> cl
     }
   }
 
+  for (BERTH_Executable_Side side : {BERTH_Executable_Side_Parameters, BERTH_Executable_Side_Outputs}) {
+    BERTH_Executable_Shardings_Args shardings{};
+    shardings.struct_size = BERTH_Executable_Shardings_Args_STRUCT_SIZE;
+    shardings.executable = view.get();
+    shardings.side = side;
+    Status status = BERTH_CALL(lib, BERTH_Executable_Shardings, &shardings);
+    if (status.code() == StatusCode::kUnimplemented) break;  // a plugin older than ABI 1.2
+    BERTH_RETURN_IF_ERROR(status);
+    const bool outputs = side == BERTH_Executable_Side_Outputs;
+    if (outputs && shardings.num_values != 0 && shardings.num_values != out.output_types_.size()) {
+      return InternalError("the plugin reports " + std::to_string(shardings.num_values) + " output shardings for " +
+                           std::to_string(out.output_types_.size()) + " outputs");
+    }
+    if (shardings.num_values != 0 &&
+        (shardings.shardings == nullptr || shardings.global_dims == nullptr || shardings.global_dim_sizes == nullptr)) {
+      return InternalError("BERTH_Executable_Shardings returned NULL arrays for " +
+                           std::to_string(shardings.num_values) + " values");
+    }
+    std::vector<ValueSharding>& values = outputs ? out.output_shardings_ : out.parameter_shardings_;
+    size_t offset = 0;
+    for (size_t i = 0; i < shardings.num_values; ++i) {
+      if (shardings.shardings[i] == nullptr) {
+        return InternalError("BERTH_Executable_Shardings: sharding " + std::to_string(i) + " is NULL");
+      }
+      values.push_back({shardings.shardings[i], std::vector<int64_t>(shardings.global_dims + offset,
+                                                                     shardings.global_dims + offset +
+                                                                         shardings.global_dim_sizes[i])});
+      offset += shardings.global_dim_sizes[i];
+    }
+  }
+
   BERTH_LoadedExecutable_AddressableDevices_Args devices{};
   devices.struct_size = BERTH_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE;
   devices.executable = executable;
@@ -102,6 +133,8 @@ Executable& Executable::operator=(Executable&& other) noexcept {
   std::swap(num_partitions_, other.num_partitions_);
   std::swap(output_types_, other.output_types_);
   std::swap(output_dims_, other.output_dims_);
+  std::swap(parameter_shardings_, other.parameter_shardings_);
+  std::swap(output_shardings_, other.output_shardings_);
   std::swap(static_outputs_, other.static_outputs_);
   std::swap(devices_, other.devices_);
   return *this;

@@ -454,7 +454,7 @@ class Checker {
     if (key == "file_format_version") return "\"1.0.0\"";
     if (key == "name") return "\"cpu\"";
     if (key == "library_path") return "\"./libberth_cpu.so\" (a library beside the manifest)";
-    if (key == "api_version") return "\"1.1\"";
+    if (key == "api_version") return "\"1.2\"";
     if (key == "platform") return "\"cpu\"";
     if (key == "type") return "\"ffi\"";
     if (key == "applies_to") return "[\"cpu\", \"cuda*\"]";

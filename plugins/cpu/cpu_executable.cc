@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "berth/plugin/options.hpp"
+#include "berth/spmd/gspmd.hpp"
+#include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "berth/stablehlo/verifier.hpp"
 #include "cpu_buffer.hpp"
@@ -37,6 +39,32 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
                          stablehlo::ParseModule(program.code, source_name, parse_options));
   auto module = std::make_unique<stablehlo::Module>(std::move(parsed));
 
+  // A sharded program over several partitions is partitioned here, by the
+  // SDK: the executable is the per-device program, its parameters and
+  // outputs each device's shards, and it reports their layouts.
+  std::vector<plugin::ValueSharding> parameter_shardings, output_shardings;
+  if (options.entry_name.empty()) {
+    spmd::PartitionOptions partition_options;
+    if (options.num_partitions > 0) partition_options.num_partitions = options.num_partitions;
+    Result<std::optional<spmd::PartitionedProgram>> partitioned = spmd::PartitionIfSharded(*module, partition_options);
+    if (!partitioned.ok()) {
+      return Status(partitioned.status().code(), source_name + ": " + partitioned.status().message());
+    }
+    if (*partitioned) {
+      const spmd::PartitionedProgram& program = **partitioned;
+      for (size_t i = 0; i < program.argument_shardings.size(); ++i) {
+        parameter_shardings.push_back({spmd::PrintGspmdSharding(program.argument_shardings[i]),
+                                       program.argument_shapes[i]});
+      }
+      for (size_t i = 0; i < program.result_shardings.size(); ++i) {
+        output_shardings.push_back({spmd::PrintGspmdSharding(program.result_shardings[i]), program.result_shapes[i]});
+      }
+      BERTH_ASSIGN_OR_RETURN(stablehlo::Module per_device,
+                             stablehlo::ParseModule(program.text, source_name + " (partitioned)", parse_options));
+      module = std::make_unique<stablehlo::Module>(std::move(per_device));
+    }
+  }
+
   const stablehlo::Function* entry =
       options.entry_name.empty() ? module->entry_function() : module->function(options.entry_name);
   if (entry == nullptr || entry->is_declaration()) {
@@ -48,6 +76,8 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
 
   auto metadata = std::make_shared<plugin::ExecutableMetadata>();
   metadata->name = module->name().empty() ? std::string(entry->name()) : std::string(module->name());
+  metadata->parameter_shardings = std::move(parameter_shardings);
+  metadata->output_shardings = std::move(output_shardings);
   for (size_t i = 0; i < entry->num_results(); ++i) {
     stablehlo::Type type = entry->result_types()[i];
     if (!type.IsTensor() || !type.HasStaticShape()) {

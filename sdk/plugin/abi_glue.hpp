@@ -50,6 +50,14 @@ struct BERTH_Executable {
   std::vector<BERTH_Buffer_Type> output_types;
   std::vector<int64_t> output_dims;
   std::vector<size_t> output_dim_sizes;
+  // BERTH_Executable_Shardings, per side (parameters, outputs): pointers
+  // into metadata's strings, and the global dims flattened.
+  struct Shardings {
+    std::vector<const char*> texts;
+    std::vector<int64_t> dims;
+    std::vector<size_t> dim_sizes;
+  };
+  Shardings shardings[2];
 };
 
 namespace berth::plugin::glue {

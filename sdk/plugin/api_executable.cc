@@ -121,6 +121,23 @@ BERTH_Error* ExecutableOutputDimensions(BERTH_Executable_OutputDimensions_Args* 
                });
 }
 
+BERTH_Error* ExecutableShardings(BERTH_Executable_Shardings_Args* args) {
+  return Guard("BERTH_Executable_Shardings", args, BERTH_Executable_Shardings_Args_STRUCT_SIZE,
+               [&]() -> Status {
+                 BERTH_ASSIGN_OR_RETURN(auto* e, CheckExecutable(args->executable, "BERTH_Executable_Shardings"));
+                 if (args->side != BERTH_Executable_Side_Parameters && args->side != BERTH_Executable_Side_Outputs) {
+                   return InvalidArgumentError("BERTH_Executable_Shardings: side " + std::to_string(args->side) +
+                                               " is neither parameters (0) nor outputs (1)");
+                 }
+                 const BERTH_Executable::Shardings& side = e->shardings[args->side];
+                 args->num_values = side.texts.size();
+                 args->shardings = side.texts.data();
+                 args->global_dims = side.dims.data();
+                 args->global_dim_sizes = side.dim_sizes.data();
+                 return OkStatus();
+               });
+}
+
 Result<BERTH_LoadedExecutable*> CheckLoaded(BERTH_LoadedExecutable* e, const char* function) {
   if (e == nullptr || e->impl == nullptr) return NullArgument(function, "executable");
   return e;
@@ -150,6 +167,15 @@ BERTH_Error* LoadedGetExecutable(BERTH_LoadedExecutable_GetExecutable_Args* args
                  for (const std::vector<int64_t>& dims : m.output_dims) {
                    executable->output_dims.insert(executable->output_dims.end(), dims.begin(), dims.end());
                    executable->output_dim_sizes.push_back(dims.size());
+                 }
+                 const std::vector<ValueSharding>* sides[2] = {&m.parameter_shardings, &m.output_shardings};
+                 for (int side = 0; side < 2; ++side) {
+                   BERTH_Executable::Shardings& out = executable->shardings[side];
+                   for (const ValueSharding& value : *sides[side]) {
+                     out.texts.push_back(value.sharding.c_str());
+                     out.dims.insert(out.dims.end(), value.global_dims.begin(), value.global_dims.end());
+                     out.dim_sizes.push_back(value.global_dims.size());
+                   }
                  }
                  args->executable = executable.release();
                  return OkStatus();
@@ -285,6 +311,7 @@ void FillExecutableEntries(BERTH_Api& api) {
   api.BERTH_Executable_NumOutputs = ExecutableNumOutputs;
   api.BERTH_Executable_OutputElementTypes = ExecutableOutputTypes;
   api.BERTH_Executable_OutputDimensions = ExecutableOutputDimensions;
+  api.BERTH_Executable_Shardings = ExecutableShardings;
   api.BERTH_LoadedExecutable_Destroy = LoadedDestroy;
   api.BERTH_LoadedExecutable_GetExecutable = LoadedGetExecutable;
   api.BERTH_LoadedExecutable_AddressableDevices = LoadedAddressableDevices;

@@ -55,7 +55,7 @@ TEST_F(LoaderTest, GoodPluginLoadsWithNegotiatedVersion) {
   Result<PluginInfo> info = host.Load("good");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_EQ(info->status, "ok");
-  EXPECT_EQ(info->negotiated_version, "1.1");
+  EXPECT_EQ(info->negotiated_version, "1.2");
   EXPECT_EQ(std::get<bool>(info->attributes.at("fixture")), true);
   // The SDK links live_objects into every plugin's chain.
   EXPECT_THAT(info->extensions, ElementsAre("live_objects"));
@@ -88,7 +88,7 @@ TEST_F(LoaderTest, NewerMinorLoadsAtHostMinorAndUnknownExtensionIsSkipped) {
   testing::LogCapture log;
   Result<PluginInfo> info = host.Load("newer");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
-  EXPECT_EQ(info->negotiated_version, "1.1");
+  EXPECT_EQ(info->negotiated_version, "1.2");
   EXPECT_THAT(info->extensions, ElementsAre("unknown(1000)", "ffi", "live_objects"));
   EXPECT_TRUE(log.Contains("ignoring extension type 1000"));
   Result<Client> client = host.CreateClient("newer");
@@ -125,7 +125,7 @@ TEST_P(LoaderSkipTest, BrokenPluginIsSkippedWithReasonAndMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, LoaderSkipTest,
     ::testing::Values(
-        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.1", "host ABI 1.1"}},
+        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.2", "host ABI 1.2"}},
         SkipCase{"no_entry", "no_entry_symbol", {"does not export BERTH_GetApi"}},
         SkipCase{"null_table", "null_api_table", {"BERTH_GetApi returned NULL"}},
         SkipCase{"init_fails", "initialize_failed",
@@ -428,12 +428,12 @@ TEST_F(LoaderTest, ClientOfAnotherPlatformThanTheManifestSaysIsRefusedAndSkipped
 }
 
 TEST_F(LoaderTest, DeclaredMinorOtherThanTheLibrarysIsAWarning) {
-  AddFixture("good", "good", {{"api_version", "1.0"}});  // the library reports 1.1
+  AddFixture("good", "good", {{"api_version", "1.0"}});  // the library reports 1.2
   testing::LogCapture log;
   Host host = MakeHost();
   ASSERT_TRUE(host.Load("good").ok());
   EXPECT_TRUE(log.Has(LogLevel::kWarning, "the manifest declares api_version 1.0 but the "
-                                                "library reports 1.1"));
+                                                "library reports 1.2"));
 }
 
 TEST_F(LoaderTest, WellKnownAttributesOfTheWrongTypeAreWarnedAbout) {

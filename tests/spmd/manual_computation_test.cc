@@ -143,8 +143,9 @@ TEST(ManualComputationTest, NoManualAxesMeansTheBodyIsPartitionedInPlace) {
   }
 }
 
-// Run unpartitioned on one device, a shard_map over 4 devices is refused
-// with a pointer to partitioning, not run on the wrong shapes.
+// Compiled for one partition, a shard_map over 4 devices is refused with a
+// pointer to partitioning, not run on the wrong shapes (over the mesh's 4
+// partitions the plugin partitions it: plugin_partitioning_test.cc).
 TEST(ManualComputationTest, OneDeviceRunOfAMultiDeviceShardMapIsRefused) {
   const std::string text = R"(module {
   sdy.mesh @mesh = <["x"=4]>
@@ -157,7 +158,9 @@ TEST(ManualComputationTest, OneDeviceRunOfAMultiDeviceShardMapIsRefused) {
   }
 })";
   std::mt19937_64 rng(1);
-  Result<std::vector<Literal>> run = CpuRunner::Get().Run(text, {RandomLiteral(ElementType::kF32, {8}, rng)});
+  CompileOptions one;
+  one.num_partitions = 1;
+  Result<std::vector<Literal>> run = CpuRunner::Get().Run(text, {RandomLiteral(ElementType::kF32, {8}, rng)}, one);
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), StatusCode::kUnimplemented) << run.status().ToString();
   EXPECT_NE(run.status().message().find("runs partitioned"), std::string::npos) << run.status().ToString();

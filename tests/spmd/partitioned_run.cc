@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "berth/spmd/gspmd.hpp"
 #include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
 
@@ -111,47 +112,51 @@ bool SameValues(const Literal& got, const std::vector<std::byte>& want) {
 
 }  // namespace
 
-void ExpectPartitionedRunGives(const std::string& global_text, const std::vector<Literal>& args,
-                               const std::vector<Literal>& expected_results) {
-  const std::vector<Literal>* expected = &expected_results;
-  Result<shlo::Module> module = shlo::ParseModule(global_text, "global.mlir", shlo::ParseOptions{.verify = true});
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
-  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
-  ASSERT_TRUE(program.ok()) << program.status().ToString();
-  SCOPED_TRACE(program->text);
-  const int64_t n = program->num_partitions;
+namespace {
 
+// Where each argument and result lives: the program each device runs (with
+// the compile options for it), and every value's layout and shard shape.
+struct Layouts {
+  std::string text;
+  CompileOptions options;
+  int64_t num_partitions = 1;
+  std::vector<spmd::Sharding> arguments, results;
+  std::vector<std::vector<int64_t>> local_arguments, local_results;
+};
+
+// Runs `layouts.text` with each device's shards of `args` and compares each
+// device's result shards with `expected`.
+void ExpectShardsGive(const Layouts& layouts, const std::vector<Literal>& args, const std::vector<Literal>& expected) {
+  const int64_t n = layouts.num_partitions;
+  ASSERT_EQ(layouts.arguments.size(), args.size());
   std::vector<std::vector<Literal>> per_device(static_cast<size_t>(n));
   for (int64_t p = 0; p < n; ++p) {
     for (size_t i = 0; i < args.size(); ++i) {
-      const std::vector<int64_t>& local = program->local_argument_shapes[i];
+      const std::vector<int64_t>& local = layouts.local_arguments[i];
       Literal shard;
       shard.type = args[i].type;
       shard.dims = local;
       shard.bytes.assign(static_cast<size_t>(Elements(local)) * ElementBytes(args[i]), std::byte{0});
-      Result<spmd::ShardRegion> region = program->argument_shardings[i].RegionOf(p, args[i].dims);
+      Result<spmd::ShardRegion> region = layouts.arguments[i].RegionOf(p, args[i].dims);
       ASSERT_TRUE(region.ok());
       CopyBlock(args[i].bytes.data(), args[i].dims, region->offsets, shard.bytes.data(), local,
                 std::vector<int64_t>(local.size(), 0), region->sizes, ElementBytes(args[i]));
       per_device[static_cast<size_t>(p)].push_back(std::move(shard));
     }
   }
-  CompileOptions partitioned;
-  partitioned.num_partitions = n;
-  partitioned.num_replicas = 1;
-  Result<std::vector<std::vector<Literal>>> outputs = CpuRunner::Get().RunAll(program->text, per_device, partitioned);
+  Result<std::vector<std::vector<Literal>>> outputs = CpuRunner::Get().RunAll(layouts.text, per_device, layouts.options);
   ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
   ASSERT_EQ(outputs->size(), static_cast<size_t>(n));
 
-  for (size_t r = 0; r < expected->size(); ++r) {
-    const Literal& want = (*expected)[r];
+  for (size_t r = 0; r < expected.size(); ++r) {
+    const Literal& want = expected[r];
     size_t element = ElementBytes(want);
-    ASSERT_EQ(program->local_result_shapes[r], (*outputs)[0][r].dims);
+    ASSERT_EQ(layouts.local_results[r], (*outputs)[0][r].dims);
     // Each device's shard, put where its sharding says; replicas of a tile
     // must agree; padding past the array is zero.
     for (int64_t p = 0; p < n; ++p) {
       const Literal& got = (*outputs)[static_cast<size_t>(p)][r];
-      Result<spmd::ShardRegion> region = program->result_shardings[r].RegionOf(p, want.dims);
+      Result<spmd::ShardRegion> region = layouts.results[r].RegionOf(p, want.dims);
       ASSERT_TRUE(region.ok());
       Literal expected_shard;
       expected_shard.bytes.assign(got.bytes.size(), std::byte{0});
@@ -162,11 +167,79 @@ void ExpectPartitionedRunGives(const std::string& global_text, const std::vector
   }
 }
 
-void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
-  SCOPED_TRACE(global_text);
+// The unpartitioned run's results (one partition: the cpu plugin runs the
+// module as written, shardings ignored).
+Result<std::vector<Literal>> UnpartitionedRun(const std::string& global_text, const std::vector<Literal>& args) {
   CompileOptions single;
   single.num_partitions = 1;
-  Result<std::vector<Literal>> expected = CpuRunner::Get().Run(global_text, args, single);
+  return CpuRunner::Get().Run(global_text, args, single);
+}
+
+}  // namespace
+
+void ExpectPartitionedRunGives(const std::string& global_text, const std::vector<Literal>& args,
+                               const std::vector<Literal>& expected_results) {
+  Result<shlo::Module> module = shlo::ParseModule(global_text, "global.mlir", shlo::ParseOptions{.verify = true});
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  SCOPED_TRACE(program->text);
+  Layouts layouts;
+  layouts.text = program->text;
+  layouts.num_partitions = program->num_partitions;
+  layouts.options.num_partitions = program->num_partitions;
+  layouts.options.num_replicas = 1;
+  layouts.arguments = program->argument_shardings;
+  layouts.results = program->result_shardings;
+  layouts.local_arguments = program->local_argument_shapes;
+  layouts.local_results = program->local_result_shapes;
+  ExpectShardsGive(layouts, args, expected_results);
+}
+
+void ExpectPluginPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
+  SCOPED_TRACE(global_text);
+  Result<std::vector<Literal>> expected = UnpartitionedRun(global_text, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  ExpectPluginPartitionedRunGives(global_text, args, *expected);
+}
+
+void ExpectPluginPartitionedRunGives(const std::string& global_text, const std::vector<Literal>& args,
+                                     const std::vector<Literal>& expected_results) {
+  const std::vector<Literal>* expected = &expected_results;
+  Result<Executable> executable = CpuRunner::Get().client().Compile(global_text);
+  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+  Layouts layouts;
+  layouts.text = global_text;
+  layouts.num_partitions = executable->num_partitions();
+  ASSERT_EQ(executable->parameter_shardings().size(), args.size());
+  ASSERT_EQ(executable->output_shardings().size(), expected->size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ValueSharding& reported = executable->parameter_shardings()[i];
+    ASSERT_EQ(reported.global_dims, args[i].dims) << "parameter " << i;
+    Result<spmd::Sharding> sharding = spmd::ParseGspmdSharding(reported.sharding);
+    ASSERT_TRUE(sharding.ok()) << sharding.status().ToString();
+    Result<std::vector<int64_t>> local = sharding->ShardShape(args[i].dims);
+    ASSERT_TRUE(local.ok()) << local.status().ToString();
+    layouts.local_arguments.push_back(*local);
+    layouts.arguments.push_back(*sharding);
+  }
+  for (size_t r = 0; r < expected->size(); ++r) {
+    const ValueSharding& reported = executable->output_shardings()[r];
+    ASSERT_EQ(reported.global_dims, (*expected)[r].dims) << "output " << r;
+    Result<spmd::Sharding> sharding = spmd::ParseGspmdSharding(reported.sharding);
+    ASSERT_TRUE(sharding.ok()) << sharding.status().ToString();
+    Result<std::vector<int64_t>> local = sharding->ShardShape((*expected)[r].dims);
+    ASSERT_TRUE(local.ok()) << local.status().ToString();
+    layouts.local_results.push_back(*local);
+    ASSERT_EQ(executable->output_dims()[r], layouts.local_results.back()) << "output " << r;
+    layouts.results.push_back(*sharding);
+  }
+  ExpectShardsGive(layouts, args, *expected);
+}
+
+void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<Literal>& args) {
+  SCOPED_TRACE(global_text);
+  Result<std::vector<Literal>> expected = UnpartitionedRun(global_text, args);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   ExpectPartitionedRunGives(global_text, args, *expected);
 }

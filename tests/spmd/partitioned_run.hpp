@@ -31,6 +31,14 @@ void ExpectPartitionedRunGives(const std::string& global_text, const std::vector
 // The same, the expected results being the unpartitioned run's.
 void ExpectPartitionedRunMatches(const std::string& global_text, const std::vector<testing::Literal>& args);
 
+// The global module compiled as it is: the cpu plugin partitions it and
+// reports each parameter's and output's layout; each device's shards, cut
+// as reported, give the unpartitioned run's results.
+void ExpectPluginPartitionedRunMatches(const std::string& global_text, const std::vector<testing::Literal>& args);
+// The same against `expected` (for programs one device cannot run: shard_maps).
+void ExpectPluginPartitionedRunGives(const std::string& global_text, const std::vector<testing::Literal>& args,
+                                     const std::vector<testing::Literal>& expected);
+
 }  // namespace berth::spmd_testing
 
 #endif  // BERTH_TESTS_SPMD_PARTITIONED_RUN_HPP_

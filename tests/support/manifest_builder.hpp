@@ -71,12 +71,12 @@ class ManifestBuilder {
 };
 
 // A plugin manifest as JSON text, declaring the ABI the SDK builds plugins
-// for (1.1) and platform `name`; `extra` fields are merged into "plugin".
+// for (1.2) and platform `name`; `extra` fields are merged into "plugin".
 inline std::string PluginManifest(const std::string& name, const std::string& library,
                                   nlohmann::json extra = nlohmann::json::object()) {
   nlohmann::json plugin = {{"name", name},
                            {"library_path", library},
-                           {"api_version", "1.1"},
+                           {"api_version", "1.2"},
                            {"platform", name}};
   for (auto& [key, value] : extra.items()) plugin[key] = value;
   return nlohmann::json{{"file_format_version", "1.0.0"}, {"plugin", plugin}}.dump(2);

@@ -39,6 +39,15 @@ struct ExecuteResult {
   std::vector<Event> completion;  // one per device
 };
 
+// How a partitioned program lays out one parameter or output over its
+// partitions: GSPMD sharding text ("{devices=[4,1]<=[4]}", "{replicated}")
+// and the value's global dims. Each device takes and returns its shard
+// (ceil(global / tiles) long along each dimension).
+struct ValueSharding {
+  std::string sharding;
+  std::vector<int64_t> global_dims;
+};
+
 class BERTH_API Executable {
  public:
   Executable() = default;
@@ -50,8 +59,14 @@ class BERTH_API Executable {
   int64_t num_replicas() const { return num_replicas_; }
   int64_t num_partitions() const { return num_partitions_; }
   const std::vector<ElementType>& output_types() const { return output_types_; }
+  // Per device: a partitioned program's are each device's shard dims.
   const std::vector<std::vector<int64_t>>& output_dims() const { return output_dims_; }
   const std::vector<Device>& addressable_devices() const { return devices_; }
+  // When the plugin partitioned a sharded program at compile: one per
+  // parameter and per output; empty for a program that is not partitioned
+  // (and from plugins of ABI 1.0 and 1.1, which cannot say).
+  const std::vector<ValueSharding>& parameter_shardings() const { return parameter_shardings_; }
+  const std::vector<ValueSharding>& output_shardings() const { return output_shardings_; }
 
   // Starts the program on every addressable device; argument_lists[d] holds
   // the arguments for addressable_devices()[d]. Returns once started.
@@ -84,6 +99,8 @@ class BERTH_API Executable {
   int64_t num_partitions_ = 1;
   std::vector<ElementType> output_types_;
   std::vector<std::vector<int64_t>> output_dims_;
+  std::vector<ValueSharding> parameter_shardings_;
+  std::vector<ValueSharding> output_shardings_;
   // Every output dimension is known (none dynamic): outputs are adopted with
   // these shapes instead of asking the plugin per buffer.
   bool static_outputs_ = true;

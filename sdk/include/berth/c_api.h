@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define BERTH_API_MAJOR 1
-#define BERTH_API_MINOR 1
+#define BERTH_API_MINOR 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -976,6 +976,36 @@ BERTH_DEFINE_STRUCT_TRAITS(BERTH_Executable_OutputDimensions_Args, dim_sizes)
 typedef BERTH_Error* BERTH_Executable_OutputDimensions(
     BERTH_Executable_OutputDimensions_Args* args);
 
+/* ABI 1.2. How a partitioned program (one global program with sharding
+ * annotations, which the plugin partitioned at compile) lays out each of its
+ * parameters or outputs over its partitions: GSPMD sharding text
+ * ("{devices=[4,1]<=[4]}", "{replicated}") and the value's global dims.
+ * Execute then takes and returns each device's shard, ceil(global / tiles)
+ * long along each dimension (the last shards padded where a dimension does
+ * not divide). A program that is not partitioned reports num_values = 0. */
+typedef int32_t BERTH_Executable_Side;
+enum BERTH_Executable_Side_Values {
+  BERTH_Executable_Side_Parameters = 0,
+  BERTH_Executable_Side_Outputs = 1,
+};
+
+typedef struct BERTH_Executable_Shardings_Args {
+  size_t struct_size;
+  BERTH_Extension_Base* extension_start;
+  BERTH_Executable* executable;
+  BERTH_Executable_Side side;
+  size_t num_values;            /* out: parameters or outputs, or 0 */
+  /* out; owned by the executable: value i's sharding, NUL-terminated, and
+   * its global dims (global_dim_sizes[i] of them, in `global_dims` right
+   * after those of values 0..i-1). */
+  const char* const* shardings;
+  const int64_t* global_dims;
+  const size_t* global_dim_sizes;
+} BERTH_Executable_Shardings_Args;
+BERTH_DEFINE_STRUCT_TRAITS(BERTH_Executable_Shardings_Args, global_dim_sizes)
+
+typedef BERTH_Error* BERTH_Executable_Shardings(BERTH_Executable_Shardings_Args* args);
+
 /* ----------------------------- Loaded executable --------------------------- */
 
 typedef struct BERTH_LoadedExecutable_Destroy_Args {
@@ -1178,8 +1208,11 @@ typedef struct BERTH_Api {
 
   BERTH_API_STRUCT_FIELD(BERTH_TopologyDescription_PlatformName);
   BERTH_API_STRUCT_FIELD(BERTH_TopologyDescription_GetDeviceDescriptions);
+
+  /* 1.2 */
+  BERTH_API_STRUCT_FIELD(BERTH_Executable_Shardings);
 } BERTH_Api;
-BERTH_DEFINE_STRUCT_TRAITS(BERTH_Api, BERTH_TopologyDescription_GetDeviceDescriptions)
+BERTH_DEFINE_STRUCT_TRAITS(BERTH_Api, BERTH_Executable_Shardings)
 
 /* The one symbol a plugin exports. */
 typedef const BERTH_Api* BERTH_GetApi_Fn(void);

@@ -96,6 +96,34 @@ bool HasManualRegions(const shlo::Module& module) {
   });
 }
 
+bool IsSharded(const shlo::Module& module) {
+  if (HasManualRegions(module)) return true;
+  const shlo::Function* main = module.entry_function();
+  if (main == nullptr) return false;
+  auto annotated = [](const shlo::DictionaryAttr* attrs) {
+    return attrs != nullptr && (attrs->Get("mhlo.sharding") != nullptr || attrs->Get("sdy.sharding") != nullptr);
+  };
+  for (size_t i = 0; i < main->num_arguments(); ++i) {
+    if (annotated(main->argument_attrs(i))) return true;
+  }
+  for (size_t i = 0; i < main->num_results(); ++i) {
+    if (annotated(main->result_attrs(i))) return true;
+  }
+  return false;
+}
+
+Result<std::optional<PartitionedProgram>> PartitionIfSharded(const shlo::Module& module,
+                                                             const PartitionOptions& options) {
+  // One partition named: the module runs as written, whatever its shardings
+  // say (JAX exports single-device programs with shardings over devices).
+  const int64_t named = options.num_partitions.value_or(module.num_partitions().value_or(0));
+  if (named == 1 || !IsSharded(module)) return std::optional<PartitionedProgram>();
+  BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions));
+  if (entry.num_partitions <= 1) return std::optional<PartitionedProgram>();
+  BERTH_ASSIGN_OR_RETURN(PartitionedProgram program, Partition(module, options));
+  return std::optional<PartitionedProgram>(std::move(program));
+}
+
 Result<PartitionedProgram> Partition(const shlo::Module& module, const PartitionOptions& options) {
   BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions));
   const shlo::Function* main = module.entry_function();

@@ -34,13 +34,26 @@ struct CompileOptions {
   NamedValueMap options;       // plugin-specific
 };
 
+// How a partitioned program lays out one parameter or output over its
+// partitions: GSPMD sharding text and the value's global dims.
+struct ValueSharding {
+  std::string sharding;
+  std::vector<int64_t> global_dims;
+};
+
 // What the host may ask of any compiled program.
 struct ExecutableMetadata {
   std::string name;
   int64_t num_replicas = 1;
   int64_t num_partitions = 1;
   std::vector<ElementType> output_types;
+  // Per device: for a partitioned program, each device's shard.
   std::vector<std::vector<int64_t>> output_dims;
+  // Set when the plugin partitioned a sharded program at compile (see
+  // berth/spmd/partitioner.hpp): one per parameter and output; empty
+  // otherwise (BERTH_Executable_Shardings).
+  std::vector<ValueSharding> parameter_shardings;
+  std::vector<ValueSharding> output_shardings;
 };
 
 struct ExecuteOptions {

@@ -55,6 +55,11 @@ struct PartitionedProgram {
 // program even where its entry carries no sharding.
 bool HasManualRegions(const stablehlo::Module& module);
 
+// Whether `module` is sharded: its entry's arguments or results carry
+// shardings (mhlo.sharding, sdy.sharding), or it holds shard_map regions.
+// Their text is read by Partition, not here.
+bool IsSharded(const stablehlo::Module& module);
+
 // UNIMPLEMENTED (naming the value or op) for what the partitioner cannot do
 // yet: partially manual regions, nested or uneven manual computations,
 // device-dependent ops outside the shard_map
@@ -64,6 +69,13 @@ bool HasManualRegions(const stablehlo::Module& module);
 // subset of the partitions, and dynamic shapes. INVALID_ARGUMENT for
 // shardings that do not fit the module (see ReadEntryShardings).
 Result<PartitionedProgram> Partition(const stablehlo::Module& module, const PartitionOptions& options = {});
+
+// What a plugin calls at compile: the per-device program when `module` is
+// sharded and runs on more than one partition (options.num_partitions, else
+// the module's mhlo.num_partitions, else its largest mesh); nullopt when it
+// is not (shardings mean nothing on one device: the module runs as written).
+Result<std::optional<PartitionedProgram>> PartitionIfSharded(const stablehlo::Module& module,
+                                                             const PartitionOptions& options = {});
 
 }  // namespace berth::spmd
 

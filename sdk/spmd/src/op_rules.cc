@@ -84,17 +84,36 @@ class OpPartitioner {
     return program_.EmitRewritten(op, std::move(rewrite));
   }
 
+  // Notes every function `op` names (a func.call's callee, a composite's
+  // decomposition, a custom call's called_computations, run_parallel's
+  // programs: any symbol reference among its attributes), and those the
+  // named functions name in turn.
   void NoteCalls(const shlo::Operation& op) {
-    if (op.kind() == OpKind::kFuncCall && called.insert(std::string(op.callee())).second) {
-      const shlo::Function* callee = module_.function(op.callee());
-      if (callee != nullptr && !callee->is_declaration()) {
-        for (const shlo::Operation* inner : callee->entry_block().operations()) NoteCalls(*inner);
-      }
-    }
+    if (op.kind() == OpKind::kFuncCall) NoteFunction(op.callee());
+    for (const shlo::NamedAttribute& attr : op.attributes()) NoteSymbols(attr.value);
     for (const shlo::Region* region : op.regions()) {
       for (const shlo::Block* block : region->blocks()) {
         for (const shlo::Operation* inner : block->operations()) NoteCalls(*inner);
       }
+    }
+  }
+
+  void NoteFunction(std::string_view name) {
+    if (!called.insert(std::string(name)).second) return;
+    const shlo::Function* function = module_.function(name);
+    if (function != nullptr && !function->is_declaration()) {
+      for (const shlo::Operation* inner : function->entry_block().operations()) NoteCalls(*inner);
+    }
+  }
+
+  void NoteSymbols(const shlo::Attribute* attr) {
+    if (attr == nullptr) return;
+    if (const auto* symbol = attr->dyn_cast<shlo::SymbolRefAttr>()) {
+      if (module_.function(symbol->name()) != nullptr) NoteFunction(symbol->name());
+    } else if (const auto* array = attr->dyn_cast<shlo::ArrayAttr>()) {
+      for (const shlo::Attribute* element : array->elements()) NoteSymbols(element);
+    } else if (const auto* dictionary = attr->dyn_cast<shlo::DictionaryAttr>()) {
+      for (const shlo::NamedAttribute& entry : dictionary->entries()) NoteSymbols(entry.value);
     }
   }
 

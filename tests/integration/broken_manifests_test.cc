@@ -153,7 +153,9 @@ TEST_F(BrokenManifestsTest, ManifestOnlyValidationDoesNotOpenLibraries) {
     testing::CommandResult result = RunCommand(std::string(BERTH_EXE) + " validate --manifest-only " +
                                                ShellQuote((dir_ / b.file).string()) + " 2>&1");
     EXPECT_EQ(result.exit_code, b.manifest_level ? 1 : 0) << result.out;
-    if (!b.manifest_level) EXPECT_THAT(result.out, HasSubstr("library not opened"));
+    if (!b.manifest_level) {
+      EXPECT_THAT(result.out, HasSubstr("library not opened"));
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "extension_module.hpp"
 
 #include "berth/log.hpp"
+#include "custom_partitioner/custom_partitioner_module.hpp"
 #include "ffi/ffi_module.hpp"
 
 namespace berth::ext {
@@ -9,7 +10,7 @@ namespace {
 std::string UnsupportedType(const core::Manifest& manifest) {
   return "extension module '" + manifest.name + "' (" + manifest.path.string() +
          "): extension modules of type '" + manifest.extension_type +
-         "' are not supported by this host (only 'ffi' modules are); not loaded";
+         "' are not supported by this host (only 'ffi' and 'custom_partitioner' modules are); not loaded";
 }
 
 }  // namespace
@@ -23,6 +24,8 @@ ModuleOutcome LoadExtensionModule(const core::Manifest& manifest,
                                   const core::LoadOptions& options) {
   switch (manifest.extension_type_id) {
     case BERTH_Extension_Type_Ffi: return ffi::FfiModule::Load(manifest, options);
+    case BERTH_Extension_Type_CustomPartitioner:
+      return custom_partitioner::CustomPartitionerModule::Load(manifest, options);
     default: return ModuleFailure(reason::kUnsupportedExtensionType, UnsupportedType(manifest));
   }
 }
@@ -30,6 +33,7 @@ ModuleOutcome LoadExtensionModule(const core::Manifest& manifest,
 Status CheckExtensionModule(const core::Manifest& manifest) {
   switch (manifest.extension_type_id) {
     case BERTH_Extension_Type_Ffi: return ffi::FfiModule::CheckManifest(manifest);
+    case BERTH_Extension_Type_CustomPartitioner: return OkStatus();  // nothing beyond the common fields
     default: return UnimplementedError(UnsupportedType(manifest));
   }
 }

@@ -85,6 +85,49 @@ Status CheckExtensionModule(const core::Manifest& manifest);
 // Logs `message` as a warning and returns it as a failed outcome.
 ModuleOutcome ModuleFailure(std::string_view reason, std::string message);
 
+// Calls a module library's exported `symbol` (a function returning its
+// static table, `Table`: struct_size, then version) and checks the table:
+// not NULL, at least `min_size` bytes, of version 1 to `newest` of the
+// extension `extension`. The table, or the sentence (starting with `where`)
+// saying what is wrong.
+template <typename Table>
+Result<const Table*> ReadModuleTable(boost::dll::shared_library& library, const char* symbol, size_t min_size,
+                                     const char* table_name, std::string_view extension, int32_t newest,
+                                     const std::string& where) {
+  const Table* table = nullptr;
+  try {
+    table = library.get<const Table*()>(symbol)();
+  } catch (...) {
+    return InvalidArgumentError(where + ": " + symbol + " threw an exception");
+  }
+  if (table == nullptr || table->struct_size < min_size) {
+    return InvalidArgumentError(where + ": " + symbol + " returned NULL or a table smaller than " + table_name);
+  }
+  if (table->version < 1 || table->version > newest) {
+    return InvalidArgumentError(where + ": built for " + std::string(extension) + " extension version " +
+                                std::to_string(table->version) + "; this host reads versions 1 to " +
+                                std::to_string(newest));
+  }
+  return table;
+}
+
+// The targets a client refused while a module attached to it: OK when none,
+// else the first refusal's code with every refusal listed.
+class AttachRefusals {
+ public:
+  void Add(std::string_view target, const Status& status) {
+    if (status.ok()) return;
+    if (first_.ok()) first_ = status;
+    listed_ += std::string(listed_.empty() ? "" : "; ") + "target '" + std::string(target) +
+               "' not registered: " + status.ToString();
+  }
+  Status ToStatus() const { return first_.ok() ? first_ : Status(first_.code(), listed_); }
+
+ private:
+  Status first_;
+  std::string listed_;
+};
+
 }  // namespace berth::ext
 
 #endif  // BERTH_EXTENSIONS_EXTENSION_MODULE_HPP_

@@ -43,25 +43,11 @@ ModuleOutcome FfiModule::Load(const core::Manifest& manifest, const core::LoadOp
     return true;
   };
   if (library.has(BERTH_FFI_GET_MODULE_SYMBOL)) {
-    auto* get_module = library.get<BERTH_Ffi_GetModule_Fn>(BERTH_FFI_GET_MODULE_SYMBOL);
-    const BERTH_Ffi_Module* table = nullptr;
-    try {
-      table = get_module();
-    } catch (...) {
-      return ModuleFailure(reason::kInvalidModule,
-                           where + ": " + BERTH_FFI_GET_MODULE_SYMBOL + " threw an exception");
-    }
-    if (table == nullptr || table->struct_size < BERTH_Ffi_Module_STRUCT_SIZE) {
-      return ModuleFailure(reason::kInvalidModule,
-                           where + ": " + BERTH_FFI_GET_MODULE_SYMBOL +
-                               " returned NULL or a table smaller than BERTH_Ffi_Module");
-    }
-    if (table->version < 1 || table->version > BERTH_FFI_EXTENSION_VERSION) {
-      return ModuleFailure(reason::kInvalidModule,
-                           where + ": built for FFI extension version " +
-                               std::to_string(table->version) + "; this host reads versions 1 to " +
-                               std::to_string(BERTH_FFI_EXTENSION_VERSION));
-    }
+    Result<const BERTH_Ffi_Module*> read = ReadModuleTable<BERTH_Ffi_Module>(
+        library, BERTH_FFI_GET_MODULE_SYMBOL, BERTH_Ffi_Module_STRUCT_SIZE, "BERTH_Ffi_Module", "FFI",
+        BERTH_FFI_EXTENSION_VERSION, where);
+    if (!read.ok()) return ModuleFailure(reason::kInvalidModule, std::string(read.status().message()));
+    const BERTH_Ffi_Module* table = *read;
     if (table->num_handlers > 0 && table->handlers == nullptr) {
       return ModuleFailure(reason::kInvalidModule, where + ": its handler table is NULL");
     }
@@ -128,18 +114,12 @@ NamedValueMap FfiModule::Attributes() const {
 Status FfiModule::AttachTo(const core::PluginLibrary& library, BERTH_Client* client,
                            const BERTH_Extension_Base* extension) const {
   const auto* ffi = reinterpret_cast<const BERTH_Ffi_Extension*>(extension);
-  Status first;
-  std::string refused;
+  AttachRefusals refusals;
   for (const ModuleTarget& target : targets_) {
-    Status status = RegisterHandler(library, client, ffi, target.target, target.handler,
-                                    target.handler_data, nullptr);
-    if (status.ok()) continue;
-    if (first.ok()) first = status;
-    refused += std::string(refused.empty() ? "" : "; ") + "target '" + target.target +
-               "' not registered: " + status.ToString();
+    refusals.Add(target.target, RegisterHandler(library, client, ffi, target.target, target.handler,
+                                                target.handler_data, nullptr));
   }
-  if (first.ok()) return first;
-  return Status(first.code(), refused);
+  return refusals.ToStatus();
 }
 
 }  // namespace berth::ext::ffi

@@ -1,4 +1,5 @@
 // berth plugins [--json] [--load]
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -68,11 +69,15 @@ int RunPlugins(const std::vector<std::string>& args, Context& context) {
     context.out << "no plugin manifests found (set BERTH_PLUGIN_PATH or see `berth --help`)\n";
     return kExitOk;
   }
-  context.out << std::left << std::setw(16) << "NAME" << std::setw(11) << "KIND"
+  // The name column fits the longest name (16 at least), so a long one
+  // does not run into the next column.
+  int name_width = 16;
+  for (const PluginInfo& info : plugins) name_width = std::max(name_width, static_cast<int>(info.name.size()) + 1);
+  context.out << std::left << std::setw(name_width) << "NAME" << std::setw(11) << "KIND"
               << std::setw(10) << "STATUS" << std::setw(8) << "ABI" << std::setw(11)
               << "NEGOTIATED" << std::setw(10) << "PLATFORM" << "MANIFEST\n";
   for (const PluginInfo& info : plugins) {
-    context.out << std::left << std::setw(16) << (info.name.empty() ? "?" : info.name)
+    context.out << std::left << std::setw(name_width) << (info.name.empty() ? "?" : info.name)
                 << std::setw(11) << info.kind << std::setw(10) << info.status << std::setw(8)
                 << (info.api_version.empty() ? "-" : info.api_version) << std::setw(11)
                 << (info.negotiated_version.empty() ? "-" : info.negotiated_version)

@@ -7,6 +7,7 @@
 #include "berth/extension_chain.hpp"
 #include "callback/callback_client.hpp"
 #include "client/client_state.hpp"
+#include "custom_partitioner/custom_partitioner_client.hpp"
 #include "ffi/ffi_client.hpp"
 
 namespace berth {
@@ -15,6 +16,7 @@ bool Client::HasExtension(BERTH_Extension_Type type) const {
   switch (type) {
     case BERTH_Extension_Type_Ffi: return state_->ffi != nullptr;
     case BERTH_Extension_Type_Callback: return state_->callback != nullptr;
+    case BERTH_Extension_Type_CustomPartitioner: return state_->custom_partitioner != nullptr;
     case BERTH_Extension_Type_AbiVersion: return state_->abi_version != nullptr;
     default: return FindExtension(state_->library->api().extension_start, type) != nullptr;
   }
@@ -40,6 +42,17 @@ Status Client::RegisterHostCallback(std::string_view name, FfiHandler callback) 
 Status Client::AddEventCallback(EventCallback callback) const {
   return ext::callback::AddEventCallback(*state_->library, state_->client, state_->callback,
                                          std::move(callback));
+}
+
+Result<CustomPartitionerHandle> Client::RegisterCustomPartitioner(std::string_view target,
+                                                                 CustomPartitionerRule rule) const {
+  return ext::custom_partitioner::RegisterRule(*state_->library, state_->client, state_->custom_partitioner, target,
+                                               std::move(rule));
+}
+
+Status Client::UnregisterCustomPartitioner(const CustomPartitionerHandle& handle) const {
+  return ext::custom_partitioner::UnregisterRule(*state_->library, state_->client, state_->custom_partitioner,
+                                                 handle);
 }
 
 Result<AbiVersions> Client::abi_versions() const {

@@ -113,6 +113,8 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
                                                   BERTH_Ffi_Extension_STRUCT_SIZE);
   state->callback = lib.Extension<BERTH_Callback_Extension>(BERTH_Extension_Type_Callback,
                                                             BERTH_Callback_Extension_STRUCT_SIZE);
+  state->custom_partitioner = lib.Extension<BERTH_CustomPartitioner_Extension>(
+      BERTH_Extension_Type_CustomPartitioner, BERTH_CustomPartitioner_Extension_STRUCT_SIZE);
   state->abi_version = lib.Extension<BERTH_AbiVersion_Extension>(
       BERTH_Extension_Type_AbiVersion, BERTH_AbiVersion_Extension_STRUCT_SIZE);
 

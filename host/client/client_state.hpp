@@ -10,6 +10,7 @@
 #include "berth/c_api.h"
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
+#include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/element_type.hpp"
 #include "berth/named_value.hpp"
@@ -53,6 +54,7 @@ struct ClientState {
   // points through library->CallExtension.
   const BERTH_Ffi_Extension* ffi = nullptr;
   const BERTH_Callback_Extension* callback = nullptr;
+  const BERTH_CustomPartitioner_Extension* custom_partitioner = nullptr;
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "berth/plugin/options.hpp"
+#include "berth/spmd/custom_rules.hpp"
 #include "berth/spmd/gspmd.hpp"
 #include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
@@ -46,6 +47,9 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   if (options.entry_name.empty()) {
     spmd::PartitionOptions partition_options;
     if (options.num_partitions > 0) partition_options.num_partitions = options.num_partitions;
+    for (const std::shared_ptr<const plugin::RegisteredPartitioner>& rule : client.custom_partitioners().Rules()) {
+      partition_options.custom_rules[rule->target()] = spmd::RuleFromC(rule->rule(), rule);
+    }
     Result<std::optional<spmd::PartitionedProgram>> partitioned = spmd::PartitionIfSharded(*module, partition_options);
     if (!partitioned.ok()) {
       return Status(partitioned.status().code(), source_name + ": " + partitioned.status().message());

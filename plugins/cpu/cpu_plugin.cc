@@ -35,7 +35,8 @@ class CpuPlugin final : public plugin::Plugin {
   }
 
   std::vector<BERTH_Extension_Base*> Extensions() override {
-    return {plugin::FfiExtension(), plugin::CallbackExtension(), plugin::AbiVersionExtension()};
+    return {plugin::FfiExtension(), plugin::CallbackExtension(), plugin::AbiVersionExtension(),
+            plugin::CustomPartitionerExtension()};
   }
 
   Result<std::unique_ptr<plugin::Client>> CreateClient(

@@ -1,6 +1,7 @@
-// The ffi, callback, abi_version and live_objects extensions
+// The ffi, callback, abi_version, custom_partitioner and live_objects extensions
 // (berth/plugin/extensions.hpp): the handler tables and the C entry points that
 // fill them.
+#include <algorithm>
 #include <limits>
 
 #include "abi_glue.hpp"
@@ -124,6 +125,52 @@ void EventCallbacks::Emit(BERTH_Callback_EventKind kind, std::string_view execut
   for (const Entry& entry : entries_) entry.fn(&event, entry.data);
 }
 
+// ------------------------------------------------------- custom partitioners
+
+RegisteredPartitioner::RegisteredPartitioner(const BERTH_CustomPartitioner_Rule& rule, std::string target,
+                                             std::string identity, BERTH_Ffi_ReleaseData* release)
+    : target_(std::move(target)), identity_(std::move(identity)), rule_(rule), release_(release) {
+  rule_.target = target_.data();
+  rule_.target_size = target_.size();
+}
+
+RegisteredPartitioner::~RegisteredPartitioner() {
+  if (release_ != nullptr) release_(rule_.rule_data);
+}
+
+Result<uint64_t> CustomPartitionerTable::Add(std::shared_ptr<const RegisteredPartitioner> rule) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [handle, held] : by_handle_) {
+    if (held->target() == rule->target()) {
+      return AlreadyExistsError("custom call target '" + rule->target() +
+                                "' already has a partitioning rule (identity " + held->identity() + ")");
+    }
+  }
+  const uint64_t handle = next_handle_++;
+  by_handle_.emplace(handle, std::move(rule));
+  return handle;
+}
+
+Status CustomPartitionerTable::Remove(uint64_t handle) {
+  std::shared_ptr<const RegisteredPartitioner> removed;  // released outside the lock
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = by_handle_.find(handle);
+  if (found == by_handle_.end()) {
+    return NotFoundError("no custom partitioning rule has handle " + std::to_string(handle) +
+                         " on this client (already unregistered?)");
+  }
+  removed = std::move(found->second);
+  by_handle_.erase(found);
+  return OkStatus();
+}
+
+std::vector<std::shared_ptr<const RegisteredPartitioner>> CustomPartitionerTable::Rules() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const RegisteredPartitioner>> rules;
+  for (const auto& [handle, rule] : by_handle_) rules.push_back(rule);
+  return rules;
+}
+
 // ------------------------------------------------------------------ C entries
 
 namespace glue {
@@ -137,7 +184,6 @@ Result<std::string> NameArgument(const char* function, const char* field, const 
   }
   return std::string(data, size);
 }
-
 // Registration takes ownership of `data` whatever happens: on failure the
 // release function runs before returning (ffi.h).
 // `body` clears `release` once something else owns the data.
@@ -198,6 +244,48 @@ BERTH_Error* RegisterEventCallback(BERTH_Callback_RegisterEventCallback_Args* ar
       release = nullptr;
       return OkStatus();
     });
+  });
+}
+
+bool IsIdentity(std::string_view text) {
+  return text.size() == BERTH_CUSTOM_PARTITIONER_IDENTITY_SIZE &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+BERTH_Error* RegisterPartitioner(BERTH_CustomPartitioner_Register_Args* args) {
+  constexpr const char* kFn = "BERTH_CustomPartitioner_Register";
+  return Guard(kFn, args, BERTH_CustomPartitioner_Register_Args_STRUCT_SIZE, [&]() -> Status {
+    args->handle = 0;
+    BERTH_Ffi_ReleaseData* release = args->release_data;
+    return TakeData(args->rule != nullptr ? args->rule->rule_data : nullptr, release, [&]() -> Status {
+      if (args->client == nullptr) return NullArgument(kFn, "client");
+      if (args->rule == nullptr) return NullArgument(kFn, "rule");
+      const BERTH_CustomPartitioner_Rule& rule = *args->rule;
+      if (rule.struct_size < BERTH_CustomPartitioner_Rule_STRUCT_SIZE) {
+        return InvalidArgumentError(std::string(kFn) + ": rule.struct_size is " + std::to_string(rule.struct_size) +
+                                    ", smaller than " + std::to_string(BERTH_CustomPartitioner_Rule_STRUCT_SIZE));
+      }
+      if (rule.partition == nullptr) return NullArgument(kFn, "rule.partition");
+      BERTH_ASSIGN_OR_RETURN(std::string target, NameArgument(kFn, "rule.target", rule.target, rule.target_size));
+      const std::string_view identity(args->identity ? args->identity : "", args->identity ? args->identity_size : 0);
+      if (!IsIdentity(identity)) {
+        return InvalidArgumentError(std::string(kFn) + ": identity must be " +
+                                    std::to_string(BERTH_CUSTOM_PARTITIONER_IDENTITY_SIZE) +
+                                    " lower-case hex digits (a SHA-256), not '" + std::string(identity) + "'");
+      }
+      auto registered = std::make_shared<RegisteredPartitioner>(rule, std::move(target), std::string(identity), release);
+      release = nullptr;  // the registration owns the data now
+      BERTH_ASSIGN_OR_RETURN(args->handle, args->client->impl->custom_partitioners().Add(std::move(registered)));
+      return OkStatus();
+    });
+  });
+}
+
+BERTH_Error* UnregisterPartitioner(BERTH_CustomPartitioner_Unregister_Args* args) {
+  constexpr const char* kFn = "BERTH_CustomPartitioner_Unregister";
+  return Guard(kFn, args, BERTH_CustomPartitioner_Unregister_Args_STRUCT_SIZE, [&]() -> Status {
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    return args->client->impl->custom_partitioners().Remove(args->handle);
   });
 }
 
@@ -298,6 +386,15 @@ BERTH_Extension_Base* AbiVersionExtension() {
       glue::AbiIsCompatible,
       glue::AbiSerialize,
       glue::AbiDeserializeAndLoad};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* CustomPartitionerExtension() {
+  static BERTH_CustomPartitioner_Extension extension{
+      {BERTH_CustomPartitioner_Extension_STRUCT_SIZE, BERTH_Extension_Type_CustomPartitioner, nullptr},
+      BERTH_CUSTOM_PARTITIONER_EXTENSION_VERSION,
+      glue::RegisterPartitioner,
+      glue::UnregisterPartitioner};
   return &extension.base;
 }
 

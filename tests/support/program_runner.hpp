@@ -143,7 +143,13 @@ class CpuRunner {
 
   void Start() {
     dir_.Write("cpu.json", PluginManifest("cpu", BERTH_CPU_PLUGIN));
-    ScopedEnv path("BERTH_PLUGIN_PATH", dir_.path().string());
+    // Its own folder, plus what the test's environment adds (extension
+    // modules a test binary runs with, tests/extensions/meson.build).
+    std::string search = dir_.path().string();
+    if (const char* added = ::getenv("BERTH_ADD_PLUGIN_PATH"); added != nullptr && *added != '\0') {
+      search += std::string(":") + added;
+    }
+    ScopedEnv path("BERTH_PLUGIN_PATH", search);
     Result<Host> host = Host::Create();
     if (!host.ok()) std::abort();
     host_.emplace(std::move(host).value());

@@ -11,6 +11,7 @@
 
 #include "berth/api.hpp"
 #include "berth/buffer.hpp"
+#include "berth/custom_partitioner.hpp"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
 #include "berth/executable.hpp"
@@ -72,6 +73,14 @@ class BERTH_API Client {
   Status RegisterHostCallback(std::string_view name, FfiHandler callback) const;
   // callback: execution finished / failed, plugin fatal error.
   Status AddEventCallback(EventCallback callback) const;
+  // custom_partitioner: how the partitioner cuts `custom_call @target` in
+  // sharded programs compiled afterwards (berth/custom_partitioner.hpp).
+  // ALREADY_EXISTS when the target has a rule; INVALID_ARGUMENT without a
+  // partition function or an identity.
+  Result<CustomPartitionerHandle> RegisterCustomPartitioner(std::string_view target,
+                                                            CustomPartitionerRule rule) const;
+  // NOT_FOUND when the handle's rule is not registered (any more).
+  Status UnregisterCustomPartitioner(const CustomPartitionerHandle& handle) const;
   // abi_version: the runtime's ABI version and the executable ABI it writes.
   Result<AbiVersions> abi_versions() const;
   // abi_version: loads a `berth-executable` file made by Executable::Serialize.

@@ -10,13 +10,6 @@ using stablehlo::Operation;
 
 namespace {
 
-// Attributes that describe the call itself rather than parameterise it.
-bool IsStructuralAttribute(std::string_view name) {
-  return name == "call_target_name" || name == "api_version" || name == "operand_layouts" ||
-         name == "result_layouts" || name == "output_operand_aliases" ||
-         name == "called_computations";
-}
-
 Status CheckTensorTypes(const Operation& op, const std::string& what) {
   auto check = [&](stablehlo::Type type, const std::string& which) -> Status {
     if (!type.IsTensor() || !type.HasStaticShape()) {
@@ -81,65 +74,7 @@ Result<std::unique_ptr<FfiCallSite>> FfiCallSite::Resolve(const Operation& op,
   }
   BERTH_RETURN_IF_ERROR(CheckTensorTypes(op, site->what_));
 
-  // Typed attributes, with a backend_config dictionary flattened in (JAX
-  // writes it as mhlo.backend_config next to api_version = 4).
-  auto add = [&](std::string_view name, const Attribute& value) {
-    BERTH_NamedValue named{};
-    named.struct_size = BERTH_NamedValue_STRUCT_SIZE;
-    const std::string& stored_name = site->strings_.emplace_back(name);
-    named.name = stored_name.data();
-    named.name_size = stored_name.size();
-    named.value_size = 1;
-    if (const auto* b = value.dyn_cast<stablehlo::BoolAttr>()) {
-      named.type = BERTH_NamedValue_Type_Bool;
-      named.bool_value = b->value();
-    } else if (value.isa<stablehlo::UnitAttr>()) {
-      named.type = BERTH_NamedValue_Type_Bool;
-      named.bool_value = true;
-    } else if (const auto* i = value.dyn_cast<stablehlo::IntegerAttr>()) {
-      named.type = BERTH_NamedValue_Type_Int64;
-      named.int64_value = i->value();
-    } else if (const auto* f = value.dyn_cast<stablehlo::FloatAttr>()) {
-      named.type = BERTH_NamedValue_Type_Float64;
-      named.float64_value = f->value();
-    } else if (const auto* s = value.dyn_cast<stablehlo::StringAttr>()) {
-      const std::string& stored = site->strings_.emplace_back(s->value());
-      named.type = BERTH_NamedValue_Type_String;
-      named.string_value = stored.data();
-      named.value_size = stored.size();
-    } else {
-      std::vector<int64_t> list;
-      if (const auto* a = value.dyn_cast<stablehlo::DenseArrayAttr>();
-          a != nullptr && !IsFloat(a->element_type())) {
-        list.assign(a->ints().begin(), a->ints().end());
-      } else if (const auto* d = value.dyn_cast<stablehlo::DenseElementsAttr>();
-                 d != nullptr && (IsInteger(d->element_type()) || IsBool(d->element_type()))) {
-        list = d->ToInt64Vector();
-      } else {
-        return;  // not expressible as a typed value; handlers do not see it
-      }
-      const std::vector<int64_t>& stored = site->lists_.emplace_back(std::move(list));
-      named.type = BERTH_NamedValue_Type_Int64List;
-      named.int64_list_value = stored.data();
-      named.value_size = stored.size();
-    }
-    site->attributes_.push_back(named);
-  };
-  for (const stablehlo::NamedAttribute& attr : op.attributes()) {
-    if (IsStructuralAttribute(attr.name) || attr.value == nullptr) continue;
-    if (attr.name == "backend_config" || attr.name == "mhlo.backend_config") {
-      if (const auto* dict = attr.value->dyn_cast<stablehlo::DictionaryAttr>()) {
-        for (const stablehlo::NamedAttribute& entry : dict->entries()) {
-          if (entry.value != nullptr) add(entry.name, *entry.value);
-        }
-        continue;
-      }
-      if (const auto* s = attr.value->dyn_cast<stablehlo::StringAttr>(); s && s->value().empty()) {
-        continue;
-      }
-    }
-    add(attr.name, *attr.value);
-  }
+  site->attributes_ = std::make_unique<stablehlo::CustomCallAttributes>(op);
   BERTH_RETURN_IF_ERROR(site->Prepare(op));
   return site;
 }
@@ -150,7 +85,7 @@ Status FfiCallSite::Prepare(const Operation& op) const {
   for (const stablehlo::Value* value : op.operands()) operands.push_back(DescribeType(value->type()));
   for (const stablehlo::Value* value : op.results()) results.push_back(DescribeType(value->type()));
   Status status = handler_->Call(BERTH_Ffi_Stage_Prepare, platform_, operands, results,
-                                 attributes_);
+                                 attributes_->values());
   if (!status.ok()) {
     return Status(status.code(), op.location().ToString() + ": error: " + what_ +
                                      " refused its operands: " + std::string(status.message()));
@@ -181,7 +116,7 @@ Status FfiCallSite::Execute(KernelCall& call) const {
     call.results.push_back(std::move(out));
   }
   Status status = handler_->Call(BERTH_Ffi_Stage_Execute, platform_, operands, results,
-                                 attributes_);
+                                 attributes_->values());
   if (!status.ok()) {
     return Status(status.code(), what_ + " failed: " + std::string(status.message()));
   }

@@ -7,12 +7,12 @@
 #ifndef BERTH_PLUGINS_CPU_INTERPRETER_FFI_CALL_HPP_
 #define BERTH_PLUGINS_CPU_INTERPRETER_FFI_CALL_HPP_
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "berth/plugin/extensions.hpp"
+#include "berth/stablehlo/custom_call_attributes.hpp"
 #include "interpreter/kernel.hpp"
 
 namespace berth::cpu {
@@ -43,10 +43,7 @@ class FfiCallSite {
   std::shared_ptr<const plugin::RegisteredHandler> handler_;
   std::string platform_;
   std::string what_;  // "custom call 'x'" or "host callback 'y'", for messages
-  std::vector<BERTH_NamedValue> attributes_;
-  // Storage the attributes point into (deques keep addresses stable).
-  std::deque<std::string> strings_;
-  std::deque<std::vector<int64_t>> lists_;
+  std::unique_ptr<const stablehlo::CustomCallAttributes> attributes_;
 };
 
 }  // namespace berth::cpu

@@ -10,10 +10,12 @@
 #define BERTH_SPMD_SRC_OP_RULES_HPP_
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "berth/spmd/custom_rules.hpp"
 #include "berth/spmd/mesh.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
@@ -32,13 +34,28 @@ struct PartitionedOps {
   // The functions the written ops call, directly or not: the module's
   // functions the per-device program keeps.
   std::set<std::string, std::less<>> called;
+  // The per-shard computations of custom calls partitioned by their rules,
+  // as private functions of the per-device module.
+  std::vector<std::string> custom_functions;
+};
+
+// What the ops of the entry see of the whole module.
+struct EntryContext {
+  // The entry function's body, and its results' layouts (nullopt where the
+  // module gives none): what a custom call returned as a result is asked to
+  // be.
+  const stablehlo::Block* body = nullptr;
+  std::vector<std::optional<Sharding>> results;
+  // Rules for custom-call targets.
+  const CustomCallRules& rules;
 };
 
 // Writes `body`'s ops (a function of `module`) into `program`, `arguments`
 // being the per-device values of the block's arguments.
 Result<PartitionedOps> PartitionOps(const stablehlo::Module& module, const stablehlo::Block& body,
                                     std::vector<DeviceValue> arguments,
-                                    const std::map<std::string, Mesh, std::less<>>& meshes, DeviceProgram& program);
+                                    const std::map<std::string, Mesh, std::less<>>& meshes, const EntryContext& entry,
+                                    DeviceProgram& program);
 
 }  // namespace berth::spmd::internal
 

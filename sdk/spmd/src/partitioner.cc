@@ -161,7 +161,10 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   // Op by op, unless an op outside a manual region depends on the device:
   // then every device runs the whole global program on whole arguments.
   BERTH_ASSIGN_OR_RETURN(internal::PartitionedOps ops,
-                         internal::PartitionOps(module, main->entry_block(), arguments, entry.meshes, writer));
+                         internal::PartitionOps(module, main->entry_block(), arguments, entry.meshes,
+                                                internal::EntryContext{&main->entry_block(), entry.results,
+                                                                       options.custom_rules},
+                                                writer));
   const bool per_op = ops.needs_whole_program.empty();
   std::vector<DeviceValue> results = std::move(ops.returned);
   if (!per_op && manual) {
@@ -224,6 +227,9 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
     } else {
       text += shlo::Print(*function);
     }
+  }
+  if (per_op) {
+    for (const std::string& function : ops.custom_functions) text += function;
   }
   text += "  func.func @" + entry_name + "(" + signature + ") -> (" + returned_types + ") {\n";
   text += writer.body();

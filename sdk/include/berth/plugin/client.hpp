@@ -59,6 +59,8 @@ class Client {
   // host through the ffi and callback extensions, when the plugin offers them.
   FfiHandlerTable& ffi_handlers() { return ffi_handlers_; }
   FfiHandlerTable& host_callbacks() { return host_callbacks_; }
+  CustomPartitionerTable& custom_partitioners() { return custom_partitioners_; }
+  const CustomPartitionerTable& custom_partitioners() const { return custom_partitioners_; }
   const EventCallbacks& event_callbacks() const { return event_callbacks_; }
   EventCallbacks& event_callbacks() { return event_callbacks_; }
   // True for custom-call targets the plugin implements itself; registering
@@ -103,6 +105,7 @@ class Client {
   std::vector<BERTH_Memory*> c_memories_;
   FfiHandlerTable ffi_handlers_{"ffi target"};
   FfiHandlerTable host_callbacks_{"host callback"};
+  CustomPartitionerTable custom_partitioners_;
   EventCallbacks event_callbacks_;
   LiveObject live_{LiveObjectKind::kClient};
 };

@@ -1,5 +1,5 @@
-// The ffi, callback and abi_version extensions for plugins built with the
-// SDK. The SDK implements the C side of each (berth/ext/*.h); a plugin opts in
+// The ffi, callback, abi_version and custom_partitioner extensions for
+// plugins built with the SDK. The SDK implements the C side of each (berth/ext/*.h); a plugin opts in
 // by returning the extension's struct from Plugin::Extensions():
 //
 //   std::vector<BERTH_Extension_Base*> Extensions() override {
@@ -29,6 +29,7 @@
 #include "berth/c_api.h"
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
+#include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/live_objects.h"
 #include "berth/plugin/version.hpp"
@@ -110,6 +111,46 @@ class EventCallbacks {
   std::atomic<size_t> count_{0};
 };
 
+// One custom partitioning rule (berth/ext/custom_partitioner.h), as a
+// client holds it: the rule with its target copied, its identity (SHA-256
+// hex of what the registrant says the rule is), and its data, released when
+// the last reference goes.
+class RegisteredPartitioner {
+ public:
+  RegisteredPartitioner(const BERTH_CustomPartitioner_Rule& rule, std::string target, std::string identity,
+                        BERTH_Ffi_ReleaseData* release);
+  ~RegisteredPartitioner();
+  RegisteredPartitioner(const RegisteredPartitioner&) = delete;
+  RegisteredPartitioner& operator=(const RegisteredPartitioner&) = delete;
+
+  const std::string& target() const { return target_; }
+  const std::string& identity() const { return identity_; }
+  // Its `target` points into this object.
+  const BERTH_CustomPartitioner_Rule& rule() const { return rule_; }
+
+ private:
+  std::string target_;
+  std::string identity_;
+  BERTH_CustomPartitioner_Rule rule_;
+  BERTH_Ffi_ReleaseData* release_;
+};
+
+// A client's custom partitioning rules by target. Thread-safe.
+class CustomPartitionerTable {
+ public:
+  // The registration's handle; ALREADY_EXISTS when the target has a rule.
+  Result<uint64_t> Add(std::shared_ptr<const RegisteredPartitioner> rule);
+  // NOT_FOUND for a handle the table does not hold.
+  Status Remove(uint64_t handle);
+  // The rules now registered (a compile takes them once).
+  std::vector<std::shared_ptr<const RegisteredPartitioner>> Rules() const;
+
+ private:
+  mutable std::mutex mutex_;
+  uint64_t next_handle_ = 1;
+  std::map<uint64_t, std::shared_ptr<const RegisteredPartitioner>> by_handle_;
+};
+
 // An ABI version, "major.minor" when printed.
 struct AbiVersion {
   int32_t major = 0;
@@ -132,6 +173,9 @@ struct SerializedExecutable {
 BERTH_Extension_Base* FfiExtension();
 BERTH_Extension_Base* CallbackExtension();
 BERTH_Extension_Base* AbiVersionExtension();
+// Since plugin SDK 1.3: rules land in Client::custom_partitioners(); the
+// plugin hands them to the SDK's partitioner (spmd::RuleFromC) at compile.
+BERTH_Extension_Base* CustomPartitionerExtension();
 // The live_objects extension (LiveObjects() of berth/plugin/live_objects.hpp).
 // MakeApi links it at the end of every SDK plugin's chain; plugins need not
 // list it.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "berth/spmd/custom_rules.hpp"
 #include "berth/spmd/sharding.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
@@ -34,6 +35,9 @@ struct PartitionOptions {
   // Every result whole on every device, whatever the module says (gathered
   // in the program): what `berth run` prints on each node of a job.
   bool replicated_results = false;
+  // Rules for custom-call targets (custom_rules.hpp); a custom call whose
+  // target has none runs whole on every device.
+  CustomCallRules custom_rules;
 };
 
 struct PartitionedProgram {

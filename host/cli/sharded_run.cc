@@ -1,26 +1,13 @@
 #include "cli/sharded_run.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "berth/spmd/entry_shardings.hpp"
 #include "berth/stablehlo/parser.hpp"
+#include "client/array_block.hpp"
 
 namespace berth::cli {
-namespace {
-
-int64_t Elements(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "x" : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
-}  // namespace
 
 Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_view code,
                                                                     const std::string& source_name,
@@ -40,26 +27,12 @@ HostArray ShardOf(const HostArray& global, const spmd::ShardRegion& region, cons
   HostArray shard;
   shard.type = global.type;
   shard.dims = local;
-  const int64_t count = Elements(global.dims);
+  const int64_t count = core::ElementCount(global.dims);
   const size_t element = count == 0 ? 0 : global.bytes.size() / static_cast<size_t>(count);
-  shard.bytes.assign(static_cast<size_t>(Elements(local)) * element, std::byte{0});
-  if (Elements(region.sizes) == 0 || element == 0) return shard;
-  // Row by row of the innermost dimension.
-  const size_t rank = local.size();
-  std::vector<int64_t> index(rank, 0);
-  const int64_t row = rank == 0 ? 1 : region.sizes[rank - 1];
-  while (true) {
-    int64_t from = 0, to = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      from = from * global.dims[d] + region.offsets[d] + index[d];
-      to = to * local[d] + index[d];
-    }
-    std::memcpy(shard.bytes.data() + static_cast<size_t>(to) * element,
-                global.bytes.data() + static_cast<size_t>(from) * element, static_cast<size_t>(row) * element);
-    size_t d = rank == 0 ? 0 : rank - 1;
-    while (d > 0 && ++index[d - 1] == region.sizes[d - 1]) index[--d] = 0;
-    if (d == 0) return shard;
-  }
+  shard.bytes.assign(static_cast<size_t>(core::ElementCount(local)) * element, std::byte{0});
+  core::CopyBlock(core::BlockDirection::kGlobalToShard, const_cast<std::byte*>(global.bytes.data()), global.dims,
+                  region.offsets, region.sizes, shard.bytes.data(), local, element);
+  return shard;
 }
 
 Result<RunOutput> RunSharded(Session& session, const spmd::PartitionedProgram& program,
@@ -72,8 +45,8 @@ Result<RunOutput> RunSharded(Session& session, const spmd::PartitionedProgram& p
   for (size_t i = 0; i < count; ++i) {
     if (global_args[i].dims != program.argument_shapes[i]) {
       return InvalidArgumentError("argument " + std::to_string(i) + ": the program takes a global array of shape " +
-                                  ShapeText(program.argument_shapes[i]) + ", given " +
-                                  ShapeText(global_args[i].dims));
+                                  core::ShapeText(program.argument_shapes[i]) + ", given " +
+                                  core::ShapeText(global_args[i].dims));
     }
   }
   std::vector<int64_t> assignment(static_cast<size_t>(program.num_partitions));

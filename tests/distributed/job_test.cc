@@ -226,12 +226,20 @@ class JobTest : public ::testing::Test {
                                        const std::vector<std::string>& launch_args = {},
                                        const std::vector<std::string>& run_args = {}) {
     std::string program = dir_.Write("program" + std::to_string(started_) + ".mlir", program_text).string();
+    std::vector<std::string> command = {BERTH_EXE, "run", program};
+    command.insert(command.end(), run_args.begin(), run_args.end());
+    command.push_back("--json");
+    return LaunchCommand(nodes, launch_args, command);
+  }
+
+  // `berth launch -n NODES [LAUNCH_ARGS] -- COMMAND...`, each node printing
+  // one JSON report.
+  std::map<int, nlohmann::json> LaunchCommand(int nodes, const std::vector<std::string>& launch_args,
+                                              const std::vector<std::string>& command) {
     std::vector<std::string> argv = {BERTH_EXE, "launch", "-n", std::to_string(nodes)};
     argv.insert(argv.end(), launch_args.begin(), launch_args.end());
-    for (const char* arg : {"--", BERTH_EXE, "run"}) argv.push_back(arg);
-    argv.push_back(program);
-    argv.insert(argv.end(), run_args.begin(), run_args.end());
-    argv.push_back("--json");
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
     auto launch = Start(argv, {{"BERTH_LOG", "error"}}, "launch" + std::to_string(started_++));
     std::optional<int> code = launch->Wait(90s);
     if (!code.has_value()) {
@@ -326,6 +334,23 @@ TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
     EXPECT_EQ(report["results"][0]["shape"], nlohmann::json::array({8, 2})) << "node " << node << ": " << report;
     EXPECT_EQ(report["results"][0]["data"], expected) << "node " << node << ": " << report;
     EXPECT_FALSE(report.contains("devices")) << "node " << node << ": " << report;
+  }
+}
+
+// The same kind of module on berth::ShardedArray (sharded_array_node.cc):
+// each node holds the shards of its own two devices only, each of them right,
+// a row-split output cannot be gathered on one node (FAILED_PRECONDITION
+// naming another process), and the replicated output can, on both.
+TEST_F(JobTest, ShardedArraysHoldOnlyTheNodesShards) {
+  std::map<int, nlohmann::json> reports = LaunchCommand(2, {"--devices-per-node", "2"}, {BERTH_SHARDED_ARRAY_NODE});
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [node, report] : reports) {
+    EXPECT_EQ(report["node"], node) << report;
+    // x rows (2 of 4), w replicated (2 of 4), the rows output (2 of 4), the sums (2 of 4).
+    EXPECT_EQ(report["held"], nlohmann::json::array({2, 2, 2, 2})) << "node " << node << ": " << report;
+    EXPECT_EQ(report["shards_match"], true) << "node " << node << ": " << report;
+    EXPECT_EQ(report["gather"], "FAILED_PRECONDITION") << "node " << node << ": " << report;
+    EXPECT_EQ(report["sums_ok"], true) << "node " << node << ": " << report;
   }
 }
 

@@ -12,6 +12,7 @@
 #include "berth/host.hpp"
 #include "berth/log.hpp"
 #include "berth/named_value.hpp"
+#include "berth/sharded_array.hpp"
 #include "berth/status.hpp"
 
 #endif  // BERTH_BERTH_HPP_

@@ -14,6 +14,7 @@
 #include "berth/element_type.hpp"
 #include "berth/event.hpp"
 #include "berth/named_value.hpp"
+#include "berth/sharded_array.hpp"
 #include "berth/status.hpp"
 
 namespace berth {
@@ -72,6 +73,14 @@ class BERTH_API Executable {
   // the arguments for addressable_devices()[d]. Returns once started.
   Result<ExecuteResult> Execute(const std::vector<std::vector<const Buffer*>>& argument_lists,
                                 const ExecuteOptions& options = {}) const;
+  // Runs a partitioned program (one replica, its layouts reported) on
+  // global arrays laid out as parameter_shardings() says: each addressable
+  // device runs the partition whose shards it holds (partition p on the
+  // arguments' device_ids()[p]; with no arguments, device p). Returns once
+  // the program has finished, its outputs laid out as output_shardings()
+  // says, each process holding its devices' shards (berth/sharded_array.hpp).
+  Result<std::vector<ShardedArray>> ExecuteSharded(const std::vector<const ShardedArray*>& arguments,
+                                                   const ExecuteOptions& options = {}) const;
   // Runs a single-device program on `device`.
   Result<ExecuteResult> ExecuteOn(const Device& device, const std::vector<const Buffer*>& arguments,
                                   const ExecuteOptions& options = {}) const;

@@ -1,5 +1,5 @@
 // berth compile PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]
-// berth compile PROGRAM.mlir --partitioned [--partitions N] -o FILE.mlir
+// berth compile PROGRAM.mlir --partitioned [--partitions N] [--mesh x=2,y=2] -o FILE.mlir
 #include <fstream>
 #include <sstream>
 
@@ -7,6 +7,7 @@
 #include "berth/stablehlo/parser.hpp"
 #include "cli/command.hpp"
 #include "cli/session.hpp"
+#include "cli/sharded_run.hpp"
 
 namespace berth::cli {
 
@@ -17,13 +18,13 @@ namespace {
 // --partitioned: the per-device program the SPMD partitioner writes, as
 // StableHLO text; no plugin is involved.
 int WritePartitioned(const std::string& code, const std::string& program_path, int64_t partitions,
-                     const std::string& out_path, Context& context) {
+                     const std::string& mesh, const std::string& out_path, Context& context) {
   Result<stablehlo::Module> module =
       stablehlo::ParseModule(code, program_path, stablehlo::ParseOptions{.verify = true});
-  spmd::PartitionOptions options;
-  if (partitions > 0) options.num_partitions = partitions;
-  Result<spmd::PartitionedProgram> program =
-      module.ok() ? spmd::Partition(*module, options) : Result<spmd::PartitionedProgram>(module.status());
+  Result<spmd::PartitionOptions> options = PartitionFlags(partitions, mesh);
+  Result<spmd::PartitionedProgram> program = !module.ok()    ? Result<spmd::PartitionedProgram>(module.status())
+                                             : !options.ok() ? Result<spmd::PartitionedProgram>(options.status())
+                                                             : spmd::Partition(*module, *options);
   if (!program.ok()) {
     context.err << "berth compile: " << program.status().ToString() << "\n";
     return kExitFailure;
@@ -47,6 +48,7 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
   std::string program_path, out_path, plugin, entry;
   bool partitioned = false;
   int64_t partitions = 0;
+  std::string mesh;
   options.add_options()
       ("program", po::value<std::string>(&program_path)->required(), "program file (.mlir)")
       ("output,o", po::value<std::string>(&out_path)->required(),
@@ -56,14 +58,16 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
       ("partitioned", po::bool_switch(&partitioned),
        "write the per-device StableHLO program the SPMD partitioner makes of a sharded module")
       ("partitions", po::value<int64_t>(&partitions),
-       "with --partitioned: the partition count (default: mhlo.num_partitions, else the mesh's size)");
+       "with --partitioned: the partition count (default: mhlo.num_partitions, else the mesh's size)")
+      ("mesh", po::value<std::string>(&mesh),
+       "with --partitioned: a Shardy module's mesh, e.g. x=2,y=2 (its sdy.mesh's axes with other sizes)");
   po::positional_options_description positional;
   positional.add("program", 1);
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("compile",
                  "PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]\n"
-                 "       berth compile PROGRAM.mlir --partitioned [--partitions N] -o FILE.mlir",
+                 "       berth compile PROGRAM.mlir --partitioned [--partitions N] [--mesh x=2,y=2] -o FILE.mlir",
                  options,
                  &positional, args, vm, context, exit_code)) {
     return exit_code;
@@ -75,7 +79,11 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
   }
   std::stringstream code;
   code << in.rdbuf();
-  if (partitioned) return WritePartitioned(code.str(), program_path, partitions, out_path, context);
+  if (!partitioned && (partitions > 0 || !mesh.empty())) {
+    context.err << "berth compile: --partitions and --mesh go with --partitioned\n";
+    return kExitUsage;
+  }
+  if (partitioned) return WritePartitioned(code.str(), program_path, partitions, mesh, out_path, context);
   Result<Session> session = Session::Open(plugin);
   if (!session.ok()) {
     context.err << "berth compile: " << session.status().ToString() << "\n";

@@ -1,4 +1,4 @@
-// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--json]
+// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--mesh x=2,y=2] [--json]
 //           [--out FILE.npy]
 #include <filesystem>
 #include <fstream>
@@ -50,14 +50,16 @@ void FailJob(Job& job, const Status& status) {
 // sharded), or loads and runs a berth-executable file.
 Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::string& source_name, const std::string& entry,
-                             const std::vector<HostArray>& arguments, int64_t partitions) {
+                             const std::vector<HostArray>& arguments, int64_t partitions, const std::string& mesh) {
   if (!ext::abi_version::LooksLikeExecutableFile(code)) {
+    BERTH_ASSIGN_OR_RETURN(spmd::PartitionOptions options, PartitionFlags(partitions, mesh));
     BERTH_ASSIGN_OR_RETURN(std::optional<spmd::PartitionedProgram> sharded,
-                           PartitionIfSharded(code, source_name, partitions));
+                           PartitionIfSharded(code, source_name, std::move(options)));
     if (!sharded) {
-      if (partitions > 0) {
-        return InvalidArgumentError("--partitions applies to a sharded module (mhlo.sharding or sdy.sharding on "
-                                    "its entry's arguments or results); this one has none");
+      if (partitions > 0 || !mesh.empty()) {
+        return InvalidArgumentError(std::string(partitions > 0 ? "--partitions" : "--mesh") +
+                                    " applies to a sharded module (mhlo.sharding or sdy.sharding on its entry's "
+                                    "arguments or results, or a shard_map); this one has none");
       }
       return session.Run(code, source_name, entry, arguments);
     }
@@ -78,6 +80,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   std::string program_path, plugin, entry, out;
   std::vector<std::string> arg_values;
   int64_t partitions = 0;
+  std::string mesh;
   options.add_options()
       ("program", po::value<std::string>(&program_path)->required(),
        "program file: StableHLO text (.mlir) or a berth-executable file (berth compile)")
@@ -87,6 +90,8 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
        "an argument: an MLIR literal such as 'dense<[1.0, 2.0]> : tensor<2xf32>', or a .npy file")
       ("partitions", po::value<int64_t>(&partitions),
        "a sharded module's partition count (default: mhlo.num_partitions, else its mesh's size)")
+      ("mesh", po::value<std::string>(&mesh),
+       "a Shardy module's mesh, e.g. x=2,y=2: the axes of its sdy.mesh with other sizes")
       ("json", "print results as JSON")
       ("out", po::value<std::string>(&out), "write results to this .npy file (FILE_i.npy if several)");
   po::positional_options_description positional;
@@ -94,7 +99,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("run",
-                 "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--json] "
+                 "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--mesh x=2,y=2] [--json] "
                  "[--out FILE.npy]",
                  options, &positional, args, vm, context, exit_code)) {
     return exit_code;
@@ -136,7 +141,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     context.err << "berth run: " << session.status().ToString() << "\n";
     return kExitFailure;
   }
-  Result<RunOutput> output = RunProgram(*session, code.str(), program_path, entry, arguments, partitions);
+  Result<RunOutput> output = RunProgram(*session, code.str(), program_path, entry, arguments, partitions, mesh);
   if (!output.ok()) {
     if (Job* job = session->job()) FailJob(*job, output.status());
     context.err << "berth run: " << output.status().ToString() << "\n";

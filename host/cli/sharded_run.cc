@@ -9,14 +9,23 @@
 
 namespace berth::cli {
 
+Result<spmd::PartitionOptions> PartitionFlags(int64_t partitions, const std::string& mesh) {
+  spmd::PartitionOptions options;
+  if (partitions > 0) options.num_partitions = partitions;
+  if (!mesh.empty()) {
+    Result<spmd::Mesh> parsed = spmd::ParseMeshFlag(mesh);
+    if (!parsed.ok()) return InvalidArgumentError("--mesh: " + parsed.status().message());
+    options.mesh = std::move(*parsed);
+  }
+  return options;
+}
+
 Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_view code,
                                                                     const std::string& source_name,
-                                                                    int64_t partitions) {
+                                                                    spmd::PartitionOptions options) {
   using Partitioned = std::optional<spmd::PartitionedProgram>;
   Result<stablehlo::Module> module = stablehlo::ParseModule(code, source_name);
   if (!module.ok() || module->entry_function() == nullptr) return Partitioned();
-  spmd::PartitionOptions options;
-  if (partitions > 0) options.num_partitions = partitions;
   if (!spmd::IsSharded(*module)) return Partitioned();
   options.replicated_results = true;
   BERTH_ASSIGN_OR_RETURN(spmd::PartitionedProgram program, spmd::Partition(*module, options));

@@ -18,14 +18,19 @@
 
 namespace berth::cli {
 
+// The partitioner's options from the command line: `partitions` > 0
+// overrides the module's partition count, a non-empty `mesh` ("x=2,y=2")
+// its sdy.mesh. INVALID_ARGUMENT for a malformed mesh.
+Result<spmd::PartitionOptions> PartitionFlags(int64_t partitions, const std::string& mesh);
+
 // The partitioned program when `code` is StableHLO text whose entry
 // function's arguments or results carry shardings (mhlo.sharding or
-// sdy.sharding); nullopt for anything else (text that does not parse is
-// left to the compile to report). `partitions` > 0 overrides the module's
-// partition count.
+// sdy.sharding) or that holds shard_map regions; nullopt for anything else
+// (text that does not parse is left to the compile to report). Every
+// result is gathered in the program (replicated_results).
 Result<std::optional<spmd::PartitionedProgram>> PartitionIfSharded(std::string_view code,
                                                                     const std::string& source_name,
-                                                                    int64_t partitions);
+                                                                    spmd::PartitionOptions options);
 
 // The part of `global` that a device holding `region` of it keeps, in the
 // padded shard shape `local` (zeros past the array's end).

@@ -15,6 +15,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
@@ -425,6 +426,18 @@ TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
                                      RandomLiteral(ElementType::kF32, {8}, rng)});
 }
 
+// A random i32 matrix as a quoted MLIR literal for `--arg`.
+std::string QuotedI32Literal(int64_t rows, int64_t cols, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> value(-9, 9);
+  std::string text = "'dense<[";
+  for (int64_t r = 0; r < rows; ++r) {
+    text += r ? ", [" : "[";
+    for (int64_t c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(value(rng));
+    text += "]";
+  }
+  return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>'";
+}
+
 // `berth run` of a sharded module takes global arguments and prints the
 // global results: the same text as `berth run` of the module without its
 // shardings on one device (10 rows over 4 devices: uneven). Wrong shapes,
@@ -450,16 +463,7 @@ TEST(PartitionTest, BerthRunOfAShardedModulePrintsTheUnpartitionedResults) {
   const std::string sharded_path = dir.Write("sharded.mlir", sharded).string();
   const std::string plain_path = dir.Write("plain.mlir", plain).string();
   std::mt19937_64 rng(7);
-  auto literal = [&](int64_t rows, int64_t cols) {
-    std::uniform_int_distribution<int> value(-9, 9);
-    std::string text = "'dense<[";
-    for (int64_t r = 0; r < rows; ++r) {
-      text += r ? ", [" : "[";
-      for (int64_t c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(value(rng));
-      text += "]";
-    }
-    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>'";
-  };
+  auto literal = [&](int64_t rows, int64_t cols) { return QuotedI32Literal(rows, cols, rng); };
   const std::string berth = std::string(BERTH_EXE) + " run ";
   for (int trial = 0; trial < 3; ++trial) {
     const std::string args = " --arg " + literal(10, 4) + " --arg " + literal(4, 6);
@@ -483,6 +487,65 @@ TEST(PartitionTest, BerthRunOfAShardedModulePrintsTheUnpartitionedResults) {
                                                      " --arg " + literal(4, 6) + " 2>&1");
   EXPECT_EQ(entry.exit_code, 1);
   EXPECT_NE(entry.out.find("UNIMPLEMENTED: --entry with a sharded module"), std::string::npos) << entry.out;
+}
+
+// `--mesh x=A,y=B` gives a Shardy module's mesh other sizes: every size
+// that the devices allow (even and not dividing) prints what the module
+// without shardings prints; the per-device program `berth compile
+// --partitioned --mesh` writes has the new local shapes; a mesh naming other
+// axes, a malformed one, and one for a module without sdy.mesh are refused.
+TEST(PartitionTest, BerthRunWithAnotherMeshPrintsTheUnpartitionedResults) {
+  const std::string body =
+      "    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<8x6xi32>, tensor<6x4xi32>) "
+      "-> tensor<8x4xi32>\n"
+      "    %1 = stablehlo.add %0, %0 : tensor<8x4xi32>\n"
+      "    return %1 : tensor<8x4xi32>\n  }\n}\n";
+  const std::string sharded =
+      "module {\n  sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+      "  func.func public @main(%a0: tensor<8x6xi32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},\n"
+      "      %a1: tensor<6x4xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"y\"}]>})\n"
+      "      -> (tensor<8x4xi32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>}) {\n" + body;
+  const std::string plain =
+      "module {\n  func.func public @main(%a0: tensor<8x6xi32>, %a1: tensor<6x4xi32>) -> tensor<8x4xi32> {\n" + body;
+  testing::TempDir dir;
+  const std::string sharded_path = dir.Write("sharded.mlir", sharded).string();
+  const std::string plain_path = dir.Write("plain.mlir", plain).string();
+  std::mt19937_64 rng(11);
+  auto literal = [&](int64_t rows, int64_t cols) { return QuotedI32Literal(rows, cols, rng); };
+  const std::string berth = std::string(BERTH_EXE) + " run ";
+  for (const char* mesh : {"x=2,y=2", "x=4,y=1", "x=1,y=4", "y=2,x=4", "x=3,y=1", "x=2,y=3"}) {
+    SCOPED_TRACE(mesh);
+    const std::string args = " --arg " + literal(8, 6) + " --arg " + literal(6, 4);
+    testing::CommandResult want = testing::RunCommand(berth + plain_path + args + " 2>&1");
+    testing::CommandResult got = testing::RunCommand(berth + sharded_path + " --mesh " + mesh + args + " 2>&1");
+    ASSERT_EQ(want.exit_code, 0) << want.out;
+    ASSERT_EQ(got.exit_code, 0) << got.out;
+    EXPECT_EQ(got.out, want.out);
+  }
+
+  const std::string out = (dir.path() / "part.mlir").string();
+  testing::CommandResult compiled = testing::RunCommand(std::string(BERTH_EXE) + " compile " + sharded_path +
+                                                        " --partitioned --mesh x=4,y=2 -o " + out + " 2>&1");
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.out;
+  EXPECT_NE(compiled.out.find("of 8 partitions"), std::string::npos) << compiled.out;
+  std::ifstream written(out);
+  std::stringstream text;
+  text << written.rdbuf();
+  EXPECT_NE(text.str().find("@main(%arg0: tensor<2x6xi32>, %arg1: tensor<6x2xi32>) -> (tensor<2x2xi32>)"),
+            std::string::npos) << text.str();
+
+  const std::string args = " --arg " + literal(8, 6) + " --arg " + literal(6, 4) + " 2>&1";
+  testing::CommandResult other_axes = testing::RunCommand(berth + sharded_path + " --mesh a=2,b=2" + args);
+  EXPECT_EQ(other_axes.exit_code, 1);
+  EXPECT_NE(other_axes.out.find("the mesh given names axes a,b; mesh @mesh of the module has x,y"), std::string::npos)
+      << other_axes.out;
+  testing::CommandResult malformed = testing::RunCommand(berth + sharded_path + " --mesh x=two,y=2" + args);
+  EXPECT_EQ(malformed.exit_code, 1);
+  EXPECT_NE(malformed.out.find("--mesh: mesh 'x=two,y=2': the size of 'x' is not a number"), std::string::npos)
+      << malformed.out;
+  testing::CommandResult no_mesh = testing::RunCommand(berth + plain_path + " --mesh x=2" + args);
+  EXPECT_EQ(no_mesh.exit_code, 1);
+  EXPECT_NE(no_mesh.out.find("--mesh applies to a sharded module"), std::string::npos) << no_mesh.out;
 }
 
 // Elementwise ops keep their operands' layout: a row-sharded chain needs no

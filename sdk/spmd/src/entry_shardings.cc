@@ -86,7 +86,34 @@ Result<std::optional<Sharding>> ShardingFromAttributes(const shlo::DictionaryAtt
   return std::optional<Sharding>();
 }
 
-Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optional<int64_t> num_partitions) {
+namespace {
+
+// `override` in place of the module's one mesh, which it must match axis for
+// axis by name.
+Status OverrideMesh(std::map<std::string, Mesh, std::less<>>& meshes, const Mesh& override) {
+  std::string wanted;
+  for (const MeshAxis& axis : override.axes()) wanted += (wanted.empty() ? "" : ",") + axis.name;
+  if (meshes.size() != 1) {
+    return InvalidArgumentError("a mesh (" + wanted + ") replaces the module's sdy.mesh, but the module has " +
+                                std::to_string(meshes.size()) + " meshes");
+  }
+  Mesh& mesh = meshes.begin()->second;
+  std::string have;
+  for (const MeshAxis& axis : mesh.axes()) have += (have.empty() ? "" : ",") + axis.name;
+  bool same = mesh.axes().size() == override.axes().size();
+  for (const MeshAxis& axis : mesh.axes()) same = same && override.AxisIndex(axis.name).has_value();
+  if (!same) {
+    return InvalidArgumentError("the mesh given names axes " + wanted + "; mesh @" + meshes.begin()->first +
+                                " of the module has " + have);
+  }
+  mesh = override;
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optional<int64_t> num_partitions,
+                                          const std::optional<Mesh>& mesh_override) {
   EntryShardings entry;
   int64_t largest_mesh = 1;
   for (const shlo::Operation* op : module.top_level_ops()) {
@@ -98,6 +125,10 @@ Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optio
     if (!mesh.ok()) return WithContext(mesh.status(), "sdy.mesh @" + name);
     largest_mesh = std::max(largest_mesh, mesh->num_devices());
     entry.meshes.emplace(name, std::move(*mesh));
+  }
+  if (mesh_override) {
+    BERTH_RETURN_IF_ERROR(OverrideMesh(entry.meshes, *mesh_override));
+    if (!num_partitions) num_partitions = mesh_override->num_devices();
   }
   entry.num_partitions = num_partitions.value_or(module.num_partitions().value_or(largest_mesh));
   if (entry.num_partitions < 1 || entry.num_partitions > kMaxDevices) {

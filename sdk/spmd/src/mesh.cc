@@ -1,5 +1,7 @@
 #include "berth/spmd/mesh.hpp"
 
+#include <algorithm>
+
 #include <set>
 
 #include "berth/spmd/sharding.hpp"
@@ -114,6 +116,37 @@ Result<Mesh> ParseMesh(std::string_view text) {
   if (!cursor.Consume("#sdy.mesh")) cursor.Consume("mesh");
   BERTH_ASSIGN_OR_RETURN(Mesh mesh, internal::ParseMeshBody(cursor));
   BERTH_RETURN_IF_ERROR(cursor.ExpectEnd());
+  return mesh;
+}
+
+Result<Mesh> ParseMeshFlag(std::string_view text) {
+  const std::string what = "mesh '" + std::string(text) + "': ";
+  std::vector<MeshAxis> axes;
+  int64_t devices = 1;
+  for (size_t at = 0; at <= text.size();) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view item = text.substr(at, comma - at);
+    const size_t equals = item.find('=');
+    if (equals == std::string_view::npos || equals == 0 || equals + 1 == item.size()) {
+      return InvalidArgumentError(what + "expected NAME=SIZE, not '" + std::string(item) + "'");
+    }
+    const std::string_view size_text = item.substr(equals + 1);
+    if (size_text.size() > 7 || !std::all_of(size_text.begin(), size_text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return InvalidArgumentError(what + "the size of '" + std::string(item.substr(0, equals)) +
+                                  "' is not a number from 1 to " + std::to_string(kMaxDevices));
+    }
+    const int64_t size = std::stoll(std::string(size_text));
+    devices *= size;
+    if (size < 1 || devices > kMaxDevices) {
+      return InvalidArgumentError(what + "sizes must be >= 1 and name at most " + std::to_string(kMaxDevices) +
+                                  " devices");
+    }
+    axes.push_back({std::string(item.substr(0, equals)), size});
+    at = comma + 1;
+  }
+  Result<Mesh> mesh = Mesh::Create(std::move(axes));
+  if (!mesh.ok()) return InvalidArgumentError(what + mesh.status().message());
   return mesh;
 }
 

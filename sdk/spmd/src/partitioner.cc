@@ -116,16 +116,17 @@ Result<std::optional<PartitionedProgram>> PartitionIfSharded(const shlo::Module&
                                                              const PartitionOptions& options) {
   // One partition named: the module runs as written, whatever its shardings
   // say (JAX exports single-device programs with shardings over devices).
-  const int64_t named = options.num_partitions.value_or(module.num_partitions().value_or(0));
+  const int64_t named = options.num_partitions.value_or(
+      options.mesh ? options.mesh->num_devices() : module.num_partitions().value_or(0));
   if (named == 1 || !IsSharded(module)) return std::optional<PartitionedProgram>();
-  BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions));
+  BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions, options.mesh));
   if (entry.num_partitions <= 1) return std::optional<PartitionedProgram>();
   BERTH_ASSIGN_OR_RETURN(PartitionedProgram program, Partition(module, options));
   return std::optional<PartitionedProgram>(std::move(program));
 }
 
 Result<PartitionedProgram> Partition(const shlo::Module& module, const PartitionOptions& options) {
-  BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions));
+  BERTH_ASSIGN_OR_RETURN(EntryShardings entry, ReadEntryShardings(module, options.num_partitions, options.mesh));
   const shlo::Function* main = module.entry_function();
   if (main->is_declaration()) return InvalidArgumentError("the entry function has no body");
   if (module.num_replicas().value_or(1) > 1) {

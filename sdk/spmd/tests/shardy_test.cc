@@ -77,6 +77,21 @@ TEST(ShardyMeshTest, RefusesBadMeshes) {
   }
 }
 
+TEST(ShardyMeshTest, CommandLineMeshesParseAndBadOnesAreRefused) {
+  Result<Mesh> mesh = ParseMeshFlag("x=2,y=4");
+  ASSERT_TRUE(mesh.ok()) << mesh.status().ToString();
+  EXPECT_EQ(mesh->ToString(), "<[\"x\"=2, \"y\"=4]>");
+  EXPECT_EQ(mesh->num_devices(), 8);
+  for (const char* bad : {"", "x", "x=", "=2", "x=0", "x=2,", "x=2,x=2", "x=-1", "x=1e3", "x=2,y=2097152",
+                          "x=99999999"}) {
+    SCOPED_TRACE(bad);
+    Result<Mesh> refused = ParseMeshFlag(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find("mesh '"), std::string::npos) << refused.status().message();
+  }
+}
+
 TEST(ShardyShardingTest, ParsesEveryPart) {
   ShardySharding s = MustParse("#sdy.sharding<@mesh, [{\"x\"}, {\"y\", ?}, {?}, {}p2, {\"z\":(2)4}], replicated={\"w\"}>");
   EXPECT_EQ(s.mesh_name, "mesh");

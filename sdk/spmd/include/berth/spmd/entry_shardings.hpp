@@ -33,12 +33,16 @@ struct EntryShardings {
 };
 
 // Reads `module`'s meshes and its entry function's shardings;
-// `num_partitions`, when given, replaces the module's. Errors name the
+// `num_partitions`, when given, replaces the module's. `mesh`, when given,
+// replaces the module's one sdy.mesh, whose axes it must name (in any order,
+// any sizes); the partition count is then its device count unless
+// `num_partitions` says otherwise. Errors name the
 // argument or result and the text: a malformed sharding, a sharding naming a
 // mesh the module lacks, a tiled sharding whose rank is not the value's, a
 // device beyond num_partitions.
 Result<EntryShardings> ReadEntryShardings(const stablehlo::Module& module,
-                                          std::optional<int64_t> num_partitions = std::nullopt);
+                                          std::optional<int64_t> num_partitions = std::nullopt,
+                                          const std::optional<Mesh>& mesh = std::nullopt);
 
 // The sharding of a value of `type` from its attribute dictionary
 // (`mhlo.sharding` or `sdy.sharding`), or nullopt when it has neither;

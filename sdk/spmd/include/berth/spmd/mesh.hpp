@@ -58,6 +58,10 @@ class Mesh {
 // library keeps an `sdy.mesh` op's attribute).
 Result<Mesh> ParseMesh(std::string_view text);
 
+// Parses the command line's mesh, `x=2,y=4` (axis names as in the module,
+// sizes >= 1): `berth run --mesh`, `berth compile --partitioned --mesh`.
+Result<Mesh> ParseMeshFlag(std::string_view text);
+
 }  // namespace berth::spmd
 
 #endif  // BERTH_SPMD_MESH_HPP_

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "berth/spmd/custom_rules.hpp"
+#include "berth/spmd/mesh.hpp"
 #include "berth/spmd/sharding.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
@@ -32,6 +33,9 @@ namespace berth::spmd {
 struct PartitionOptions {
   // Overrides the module's mhlo.num_partitions (or its mesh's size).
   std::optional<int64_t> num_partitions;
+  // Replaces the module's one sdy.mesh (same axis names, any sizes); the
+  // partition count becomes its device count unless num_partitions is set.
+  std::optional<Mesh> mesh;
   // Every result whole on every device, whatever the module says (gathered
   // in the program): what `berth run` prints on each node of a job.
   bool replicated_results = false;

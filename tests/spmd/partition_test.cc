@@ -143,6 +143,32 @@ const Program kPrograms[] = {
      " %rows = stablehlo.reduce(%a0 init: %zero) applies stablehlo.add across dimensions = [1] : "
      "(tensor<8x6xf32>, tensor<f32>) -> tensor<8xf32>\n"
      " return %r, %rows : tensor<6xf32>, tensor<8xf32>"},
+    {"argmax_rows", {{ElementType::kS32, {10, 6}}}, {{ElementType::kS32, {10}}, {ElementType::kS32, {10}}},
+     "%iota = stablehlo.iota dim = 1 : tensor<10x6xi32>\n"
+     " %iv = stablehlo.constant dense<-2147483648> : tensor<i32>\n"
+     " %ii = stablehlo.constant dense<0> : tensor<i32>\n"
+     " %r:2 = \"stablehlo.reduce\"(%a0, %iota, %iv, %ii) ({\n"
+     " ^bb0(%av: tensor<i32>, %ai: tensor<i32>, %bv: tensor<i32>, %bi: tensor<i32>):\n"
+     "  %gt = stablehlo.compare GT, %av, %bv : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     "  %eq = stablehlo.compare EQ, %av, %bv : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     "  %lt = stablehlo.compare LT, %ai, %bi : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     "  %tie = stablehlo.and %eq, %lt : tensor<i1>\n"
+     "  %take = stablehlo.or %gt, %tie : tensor<i1>\n"
+     "  %v = stablehlo.select %take, %av, %bv : tensor<i1>, tensor<i32>\n"
+     "  %i = stablehlo.select %take, %ai, %bi : tensor<i1>, tensor<i32>\n"
+     "  stablehlo.return %v, %i : tensor<i32>, tensor<i32>\n"
+     " }) {dimensions = array<i64: 1>} : (tensor<10x6xi32>, tensor<10x6xi32>, tensor<i32>, tensor<i32>) -> "
+     "(tensor<10xi32>, tensor<10xi32>)\n"
+     " return %r#0, %r#1 : tensor<10xi32>, tensor<10xi32>"},
+    {"sort_rows", {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {10, 6}}},
+     {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {10, 6}}},
+     "%s:2 = \"stablehlo.sort\"(%a0, %a1) ({\n"
+     " ^bb0(%x: tensor<i32>, %y: tensor<i32>, %p: tensor<i32>, %q: tensor<i32>):\n"
+     "  %lt = stablehlo.compare LT, %x, %y : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     "  stablehlo.return %lt : tensor<i1>\n"
+     " }) {dimension = 1 : i64, is_stable = true} : (tensor<10x6xi32>, tensor<10x6xi32>) -> "
+     "(tensor<10x6xi32>, tensor<10x6xi32>)\n"
+     " return %s#0, %s#1 : tensor<10x6xi32>, tensor<10x6xi32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
@@ -388,6 +414,29 @@ TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsThey
   std::mt19937_64 rng(44);
   ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kS32, {8, 6}, rng),
                                      RandomLiteral(ElementType::kS32, {4, 3}, rng)});
+}
+
+// A variadic reduce (argmax) and a sort along the columns of a row-sharded
+// array: each device works on its own rows, with no collective.
+TEST(PartitionTest, ArgmaxAndSortAlongWholeDimensionsNeedNoCollective) {
+  for (const char* name : {"argmax_rows", "sort_rows"}) {
+    SCOPED_TRACE(name);
+    const Program* program = nullptr;
+    for (const Program& p : kPrograms) {
+      if (std::string(p.name) == name) program = &p;
+    }
+    ASSERT_NE(program, nullptr);
+    const std::string rows = "{devices=[2,1]<=[2]}";
+    std::vector<std::string> results;
+    for (const Value& result : program->results) results.push_back(result.dims.size() == 1 ? "{devices=[2]<=[2]}" : rows);
+    const std::string text = ModuleText(*program, 2, std::vector<std::string>(program->args.size(), rows), results);
+    Result<shlo::Module> module = shlo::ParseModule(text, "rows.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    Result<spmd::PartitionedProgram> partitioned = spmd::Partition(*module);
+    ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString();
+    EXPECT_TRUE(CollectivesIn(partitioned->text).empty()) << partitioned->text;
+    EXPECT_NE(partitioned->text.find("tensor<5x6xi32>"), std::string::npos) << partitioned->text;
+  }
 }
 
 TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {

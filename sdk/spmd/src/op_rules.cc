@@ -155,7 +155,8 @@ class OpPartitioner {
       } else if (!(IsElementwise(op.kind()) && Elementwise(op)) && !(op.kind() == OpKind::kDotGeneral && DotGeneral(op)) &&
                  !(op.kind() == OpKind::kTranspose && Transpose(op)) &&
                  !(op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) &&
-                 !(op.kind() == OpKind::kReduce && Reduce(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
+                 !(op.kind() == OpKind::kReduce && (Reduce(op) || ReduceOverWholeDims(op))) &&
+                 !(op.kind() == OpKind::kSort && Sort(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
                  !(op.kind() == OpKind::kConcatenate && Concatenate(op))) {
         Whole(op);
@@ -582,6 +583,87 @@ class OpPartitioner {
       out.name = program_.AllReduce(out.name, out.LocalShape(), type.element_type(), *groups, reducer);
     }
     Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // The layout the same-shaped `values` all take when the dimensions `keep`
+  // leaves out must be whole: the first tiled one's with those dimensions
+  // gathered; nullopt when none is tiled (or one cannot be held).
+  std::optional<Sharding> CommonLayoutKeeping(const std::vector<const shlo::Value*>& values,
+                                              const std::vector<bool>& keep) {
+    for (const shlo::Value* value : values) {
+      if (Current(value).sharding.IsReplicated()) continue;
+      std::optional<DeviceValue> kept = KeepingCutsOn(value, keep);
+      if (!kept) return std::nullopt;
+      return kept->sharding.IsReplicated() ? std::nullopt : std::optional<Sharding>(kept->sharding);
+    }
+    return std::nullopt;
+  }
+
+  // Whether `values` are static tensors of one shape.
+  static bool SameStaticShapes(const std::vector<const shlo::Value*>& values) {
+    if (values.empty() || !IsStaticTensor(values[0]->type())) return false;
+    const std::span<const int64_t> shape = values[0]->type().shape();
+    return std::all_of(values.begin(), values.end(), [&](const shlo::Value* v) {
+      return IsStaticTensor(v->type()) && std::equal(shape.begin(), shape.end(), v->type().shape().begin(),
+                                                     v->type().shape().end());
+    });
+  }
+
+  // reduce of any body over one or more arrays (variadic: argmax's values
+  // and indices), where the Reduce rule does not apply: the reduced
+  // dimensions are gathered, so each device holds them whole and reduces
+  // its own part of the kept ones with no communication; the results keep
+  // the kept dimensions' cuts.
+  bool ReduceOverWholeDims(const shlo::Operation& op) {
+    const size_t n = op.num_operands() / 2;
+    if (n == 0 || op.num_operands() != 2 * n || op.num_results() != n) return false;
+    std::vector<const shlo::Value*> inputs;
+    for (size_t i = 0; i < n; ++i) inputs.push_back(op.operand(i));
+    if (!SameStaticShapes(inputs)) return false;
+    for (const shlo::Value* result : op.results()) {
+      if (!IsStaticTensor(result->type())) return false;
+    }
+    const size_t rank = inputs[0]->type().shape().size();
+    std::span<const int64_t> reduced = op.GetI64Array("dimensions");
+    std::vector<bool> keep(rank, true);
+    for (int64_t d : reduced) {
+      if (d < 0 || d >= static_cast<int64_t>(rank)) return false;
+      keep[static_cast<size_t>(d)] = false;
+    }
+    std::vector<int64_t> kept;
+    for (size_t d = 0; d < rank; ++d) {
+      if (keep[d]) kept.push_back(static_cast<int64_t>(d));
+    }
+    std::optional<Sharding> target = CommonLayoutKeeping(inputs, keep);
+    if (!target) return false;
+    std::optional<Sharding> result = CarriedOver(*target, rank, kept, program_.num_partitions());
+    if (!result) return false;
+    std::vector<DeviceValue> operands;
+    for (const shlo::Value* input : inputs) operands.push_back(Layout(input, *target));
+    for (size_t i = n; i < 2 * n; ++i) operands.push_back(Layout(op.operand(i), Sharding::Replicated()));
+    std::vector<std::string> names = EmitLocal(op, operands, std::vector<Sharding>(n, *result));
+    for (size_t i = 0; i < n; ++i) Define(op.result(i), {names[i], op.result(i)->type(), *result});
+    return true;
+  }
+
+  // sort: the sorted dimension is gathered, the others keep their cuts
+  // (every operand on the first tiled one's layout); each device sorts its
+  // own rows.
+  bool Sort(const shlo::Operation& op) {
+    std::vector<const shlo::Value*> operands(op.operands().begin(), op.operands().end());
+    std::optional<int64_t> dimension = op.GetInt("dimension");
+    if (!SameStaticShapes(operands) || !dimension) return false;
+    const int64_t rank = operands[0]->type().rank();
+    if (*dimension < 0 || *dimension >= rank) return false;
+    std::vector<bool> keep(static_cast<size_t>(rank), true);
+    keep[static_cast<size_t>(*dimension)] = false;
+    std::optional<Sharding> target = CommonLayoutKeeping(operands, keep);
+    if (!target) return false;
+    std::vector<DeviceValue> local;
+    for (const shlo::Value* operand : operands) local.push_back(Layout(operand, *target));
+    std::vector<std::string> names = EmitLocal(op, local, std::vector<Sharding>(op.num_results(), *target));
+    for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), *target});
     return true;
   }
 

@@ -169,6 +169,18 @@ const Program kPrograms[] = {
      " }) {dimension = 1 : i64, is_stable = true} : (tensor<10x6xi32>, tensor<10x6xi32>) -> "
      "(tensor<10x6xi32>, tensor<10x6xi32>)\n"
      " return %s#0, %s#1 : tensor<10x6xi32>, tensor<10x6xi32>"},
+    {"convolution", {{ElementType::kS32, {4, 6, 6, 3}}, {ElementType::kS32, {3, 3, 3, 4}}},
+     {{ElementType::kS32, {4, 6, 6, 4}}},
+     "%0 = stablehlo.convolution(%a0, %a1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+     "window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+     ": (tensor<4x6x6x3xi32>, tensor<3x3x3x4xi32>) -> tensor<4x6x6x4xi32>\n"
+     " return %0 : tensor<4x6x6x4xi32>"},
+    {"grouped_strided_convolution", {{ElementType::kS32, {4, 5, 5, 4}}, {ElementType::kS32, {2, 2, 2, 6}}},
+     {{ElementType::kS32, {4, 2, 2, 6}}},
+     "%0 = stablehlo.convolution(%a0, %a1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+     "window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} "
+     ": (tensor<4x5x5x4xi32>, tensor<2x2x2x6xi32>) -> tensor<4x2x2x6xi32>\n"
+     " return %0 : tensor<4x2x2x6xi32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
@@ -416,26 +428,40 @@ TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsThey
                                      RandomLiteral(ElementType::kS32, {4, 3}, rng)});
 }
 
-// A variadic reduce (argmax) and a sort along the columns of a row-sharded
-// array: each device works on its own rows, with no collective.
-TEST(PartitionTest, ArgmaxAndSortAlongWholeDimensionsNeedNoCollective) {
-  for (const char* name : {"argmax_rows", "sort_rows"}) {
-    SCOPED_TRACE(name);
+// Ops each device can run on its own part: a variadic reduce (argmax) and a
+// sort along the columns of a row-sharded array, a convolution of a
+// batch-sharded input (data parallel) and one of a kernel cut along its
+// output features (model parallel). No collective is written, and each
+// works on local blocks.
+TEST(PartitionTest, ArgmaxSortAndConvolutionOnTheirParallelDimensionsNeedNoCollective) {
+  struct Case {
+    const char* program;
+    std::vector<std::string> args, results;
+    const char* local;
+  };
+  const std::string rows = "{devices=[2,1]<=[2]}";
+  const std::vector<Case> cases = {
+      {"argmax_rows", {rows}, {"{devices=[2]<=[2]}", "{devices=[2]<=[2]}"}, "tensor<5x6xi32>"},
+      {"sort_rows", {rows, rows}, {rows, rows}, "tensor<5x6xi32>"},
+      {"convolution", {"{devices=[2,1,1,1]<=[2]}", "{replicated}"}, {"{devices=[2,1,1,1]<=[2]}"},
+       "-> tensor<2x6x6x4xi32>"},
+      {"convolution", {"{replicated}", "{devices=[1,1,1,2]<=[2]}"}, {"{devices=[1,1,1,2]<=[2]}"},
+       "-> tensor<4x6x6x2xi32>"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.program) + " " + c.args[0]);
     const Program* program = nullptr;
     for (const Program& p : kPrograms) {
-      if (std::string(p.name) == name) program = &p;
+      if (std::string(p.name) == c.program) program = &p;
     }
     ASSERT_NE(program, nullptr);
-    const std::string rows = "{devices=[2,1]<=[2]}";
-    std::vector<std::string> results;
-    for (const Value& result : program->results) results.push_back(result.dims.size() == 1 ? "{devices=[2]<=[2]}" : rows);
-    const std::string text = ModuleText(*program, 2, std::vector<std::string>(program->args.size(), rows), results);
-    Result<shlo::Module> module = shlo::ParseModule(text, "rows.mlir");
+    const std::string text = ModuleText(*program, 2, c.args, c.results);
+    Result<shlo::Module> module = shlo::ParseModule(text, "parallel.mlir");
     ASSERT_TRUE(module.ok()) << module.status().ToString();
     Result<spmd::PartitionedProgram> partitioned = spmd::Partition(*module);
     ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString();
     EXPECT_TRUE(CollectivesIn(partitioned->text).empty()) << partitioned->text;
-    EXPECT_NE(partitioned->text.find("tensor<5x6xi32>"), std::string::npos) << partitioned->text;
+    EXPECT_NE(partitioned->text.find(c.local), std::string::npos) << partitioned->text;
   }
 }
 

@@ -75,13 +75,27 @@ std::vector<std::string> ShardingsFor(size_t rank, int64_t n) {
     if (n == 4) out.push_back("{devices=[2,2]<=[4] last_tile_dim_replicate}");
     return out;
   }
-  if (rank == 3) {
-    out.push_back("{devices=[" + nn + ",1,1]<=[" + nn + "]}");
-    out.push_back("{devices=[1," + nn + ",1]<=[" + nn + "]}");
-    out.push_back("{devices=[1,1," + nn + "]<=[" + nn + "]}");
+  if (rank >= 3) {
+    // Tiles per dimension as GSPMD writes them, over devices 0..N-1 in order.
+    auto tiled = [&](std::vector<int64_t> tiles, bool replicate_last) {
+      std::string text = "{devices=[";
+      for (size_t d = 0; d < tiles.size(); ++d) text += (d ? "," : "") + std::to_string(tiles[d]);
+      return text + "]<=[" + nn + "]" + (replicate_last ? " last_tile_dim_replicate}" : "}");
+    };
+    // Rank 3: each dimension; rank 4: the first, the last, the second.
+    const std::vector<size_t> cut = rank == 3 ? std::vector<size_t>{0, 1, 2} : std::vector<size_t>{0, rank - 1, 1};
+    for (size_t d : cut) {
+      std::vector<int64_t> tiles(rank, 1);
+      tiles[d] = n;
+      out.push_back(tiled(tiles, false));
+    }
     if (n == 4) {
-      out.push_back("{devices=[2,2,1]<=[4]}");
-      out.push_back("{devices=[2,1,1,2]<=[4] last_tile_dim_replicate}");
+      std::vector<int64_t> mesh(rank, 1), partial(rank + 1, 1);
+      mesh[0] = 2;
+      mesh[rank == 3 ? 1 : rank - 1] = 2;
+      partial[0] = partial[rank] = 2;
+      out.push_back(tiled(mesh, false));
+      out.push_back(tiled(partial, true));
     }
     return out;
   }

@@ -16,9 +16,10 @@ namespace berth::spmd_testing {
 // f32 values in [-1, 1] or i32 values in [-50, 50].
 testing::Literal RandomLiteral(ElementType type, std::vector<int64_t> dims, std::mt19937_64& rng);
 
-// Shardings (GSPMD text) worth trying on a value of `rank` (1 to 3) dims
-// over `n` devices: replicated, tiled along each dimension, and with 4
-// devices 2-D meshes and partial replication.
+// Shardings (GSPMD text) worth trying on a value of `rank` (1 to 4) dims
+// over `n` devices: replicated, tiled along each dimension (rank 4: the
+// first, second and last), and with 4 devices 2-D meshes and partial
+// replication.
 std::vector<std::string> ShardingsFor(size_t rank, int64_t n);
 
 // Partitions `global_text`, runs it with each device's shards of `args`

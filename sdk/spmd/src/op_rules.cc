@@ -157,6 +157,7 @@ class OpPartitioner {
                  !(op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) &&
                  !(op.kind() == OpKind::kReduce && (Reduce(op) || ReduceOverWholeDims(op))) &&
                  !(op.kind() == OpKind::kSort && Sort(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
+                 !(op.kind() == OpKind::kConvolution && Convolution(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
                  !(op.kind() == OpKind::kConcatenate && Concatenate(op))) {
         Whole(op);
@@ -665,6 +666,56 @@ class OpPartitioner {
     std::vector<std::string> names = EmitLocal(op, local, std::vector<Sharding>(op.num_results(), *target));
     for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), *target});
     return true;
+  }
+
+  // convolution, data parallel: an input cut along its batch dimension keeps
+  // that cut on the output's batch dimension, the kernel whole; or model
+  // parallel: a kernel cut along its output features (with no feature
+  // groups) cuts the output's features, the input whole. Each device
+  // convolves what it holds with no communication. Other cuts are gathered
+  // first; batch groups run whole.
+  bool Convolution(const shlo::Operation& op) {
+    const shlo::ConvDimensionNumbers* dims = op.conv_dimension_numbers();
+    if (dims == nullptr || op.num_operands() != 2 || op.num_results() != 1) return false;
+    if (op.GetInt("batch_group_count").value_or(1) != 1) return false;
+    const shlo::Value* input = op.operand(0);
+    const shlo::Value* kernel = op.operand(1);
+    const shlo::Type& type = op.result(0)->type();
+    if (!IsStaticTensor(input->type()) || !IsStaticTensor(kernel->type()) || !IsStaticTensor(type)) return false;
+    const size_t rank = static_cast<size_t>(type.rank());
+    if (input->type().shape().size() != rank || kernel->type().shape().size() != rank) return false;
+    auto keep_only = [&](int64_t dim) {
+      std::vector<bool> keep(rank, false);
+      keep[static_cast<size_t>(dim)] = true;
+      return keep;
+    };
+    // The side that is cut along its parallel dimension, and the dimension
+    // of the output it lands on.
+    const bool features_alone = op.GetInt("feature_group_count").value_or(1) == 1;
+    struct Side {
+      const shlo::Value* cut;
+      const shlo::Value* whole;
+      int64_t from, to;
+    };
+    std::vector<Side> sides = {{input, kernel, dims->input_batch_dimension, dims->output_batch_dimension}};
+    if (features_alone) {
+      sides.push_back({kernel, input, dims->kernel_output_feature_dimension, dims->output_feature_dimension});
+    }
+    for (const Side& side : sides) {
+      if (Current(side.cut).sharding.IsReplicated()) continue;
+      std::optional<DeviceValue> cut = KeepingCutsOn(side.cut, keep_only(side.from));
+      if (!cut || cut->sharding.IsReplicated()) continue;
+      std::vector<int64_t> source(rank, -1);
+      source[static_cast<size_t>(side.to)] = side.from;
+      std::optional<Sharding> result = CarriedOver(cut->sharding, rank, source, program_.num_partitions());
+      if (!result) return false;
+      const DeviceValue whole = Layout(side.whole, Sharding::Replicated());
+      std::vector<DeviceValue> operands = side.cut == input ? std::vector<DeviceValue>{*cut, whole}
+                                                            : std::vector<DeviceValue>{whole, *cut};
+      Define(op.result(0), {EmitLocal(op, operands, {*result})[0], type, *result});
+      return true;
+    }
+    return false;
   }
 
   bool IsManual(const shlo::Value* value) const {

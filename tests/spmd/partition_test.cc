@@ -181,6 +181,16 @@ const Program kPrograms[] = {
      "window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} "
      ": (tensor<4x5x5x4xi32>, tensor<2x2x2x6xi32>) -> tensor<4x2x2x6xi32>\n"
      " return %0 : tensor<4x2x2x6xi32>"},
+    {"dynamic_slice_update", {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {10, 2}}},
+     {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {10, 2}}},
+     "%r = stablehlo.constant dense<7> : tensor<i32>\n"
+     " %c = stablehlo.constant dense<5> : tensor<i32>\n"
+     " %s = stablehlo.dynamic_slice %a0, %r, %c, sizes = [10, 2] : (tensor<10x6xi32>, tensor<i32>, tensor<i32>) -> "
+     "tensor<10x2xi32>\n"
+     " %t = stablehlo.add %s, %a1 : tensor<10x2xi32>\n"
+     " %u = stablehlo.dynamic_update_slice %a0, %t, %r, %c : (tensor<10x6xi32>, tensor<10x2xi32>, tensor<i32>, "
+     "tensor<i32>) -> tensor<10x6xi32>\n"
+     " return %u, %s : tensor<10x6xi32>, tensor<10x2xi32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
@@ -428,12 +438,13 @@ TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsThey
                                      RandomLiteral(ElementType::kS32, {4, 3}, rng)});
 }
 
-// Ops each device can run on its own part: a variadic reduce (argmax) and a
-// sort along the columns of a row-sharded array, a convolution of a
+// Ops each device can run on its own part: a variadic reduce (argmax), a
+// sort, and a dynamic slice and update along the columns of a row-sharded
+// array, a convolution of a
 // batch-sharded input (data parallel) and one of a kernel cut along its
 // output features (model parallel). No collective is written, and each
 // works on local blocks.
-TEST(PartitionTest, ArgmaxSortAndConvolutionOnTheirParallelDimensionsNeedNoCollective) {
+TEST(PartitionTest, OpsOnTheirParallelDimensionsNeedNoCollective) {
   struct Case {
     const char* program;
     std::vector<std::string> args, results;
@@ -443,6 +454,7 @@ TEST(PartitionTest, ArgmaxSortAndConvolutionOnTheirParallelDimensionsNeedNoColle
   const std::vector<Case> cases = {
       {"argmax_rows", {rows}, {"{devices=[2]<=[2]}", "{devices=[2]<=[2]}"}, "tensor<5x6xi32>"},
       {"sort_rows", {rows, rows}, {rows, rows}, "tensor<5x6xi32>"},
+      {"dynamic_slice_update", {rows, rows}, {rows, rows}, "-> tensor<5x2xi32>"},
       {"convolution", {"{devices=[2,1,1,1]<=[2]}", "{replicated}"}, {"{devices=[2,1,1,1]<=[2]}"},
        "-> tensor<2x6x6x4xi32>"},
       {"convolution", {"{replicated}", "{devices=[1,1,1,2]<=[2]}"}, {"{devices=[1,1,1,2]<=[2]}"},

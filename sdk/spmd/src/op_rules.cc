@@ -158,6 +158,8 @@ class OpPartitioner {
                  !(op.kind() == OpKind::kReduce && (Reduce(op) || ReduceOverWholeDims(op))) &&
                  !(op.kind() == OpKind::kSort && Sort(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
                  !(op.kind() == OpKind::kConvolution && Convolution(op)) &&
+                 !(op.kind() == OpKind::kDynamicSlice && DynamicSlice(op)) &&
+                 !(op.kind() == OpKind::kDynamicUpdateSlice && DynamicUpdateSlice(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
                  !(op.kind() == OpKind::kConcatenate && Concatenate(op))) {
         Whole(op);
@@ -454,6 +456,54 @@ class OpPartitioner {
                              ", strides = " + list({strides.begin(), strides.end()}) + "} : (" +
                              operand->LocalType() + ") -> " + out.LocalType());
     Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // dynamic_slice: dimensions taken whole (slice size = the dimension; the
+  // start is then clamped to 0 whatever it says) keep their cuts, each
+  // device taking its own part; the others are gathered first.
+  bool DynamicSlice(const shlo::Operation& op) {
+    const shlo::Type& type = op.operand(0)->type();
+    if (!IsStaticTensor(type) || !IsStaticTensor(op.result(0)->type())) return false;
+    const std::span<const int64_t> shape = type.shape();
+    const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+    if (sizes.size() != shape.size() || op.num_operands() != shape.size() + 1) return false;
+    std::vector<bool> keep(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) keep[d] = sizes[d] == shape[d];
+    std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), keep);
+    if (!operand || operand->sharding.IsReplicated()) return false;
+    const std::vector<int64_t> local = operand->LocalShape();
+    std::string operands = operand->name, types = operand->LocalType(), local_sizes;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const DeviceValue start = Layout(op.operand(d + 1), Sharding::Replicated());
+      operands += ", " + start.name;
+      types += ", " + start.LocalType();
+      local_sizes += (d ? ", " : ": ") + std::to_string(keep[d] ? local[d] : sizes[d]);
+    }
+    DeviceValue out{"", op.result(0)->type(), operand->sharding};
+    out.name = program_.Emit("\"stablehlo.dynamic_slice\"(" + operands + ") {slice_sizes = array<i64" + local_sizes +
+                             ">} : (" + types + ") -> " + out.LocalType());
+    Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // dynamic_update_slice: dimensions the update covers whole keep their
+  // cuts (the update laid out alike there), each device updating its own
+  // part; the others are gathered first.
+  bool DynamicUpdateSlice(const shlo::Operation& op) {
+    const shlo::Type& type = op.operand(0)->type();
+    const shlo::Type& update_type = op.operand(1)->type();
+    if (!IsStaticTensor(type) || !IsStaticTensor(update_type) || !IsStaticTensor(op.result(0)->type())) return false;
+    const std::span<const int64_t> shape = type.shape();
+    const std::span<const int64_t> update = update_type.shape();
+    if (update.size() != shape.size() || op.num_operands() != shape.size() + 2) return false;
+    std::vector<bool> keep(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) keep[d] = update[d] == shape[d];
+    std::optional<Sharding> target = CommonLayoutKeeping({op.operand(0), op.operand(1)}, keep);
+    if (!target) return false;
+    std::vector<DeviceValue> operands = {Layout(op.operand(0), *target), Layout(op.operand(1), *target)};
+    for (size_t d = 0; d < shape.size(); ++d) operands.push_back(Layout(op.operand(d + 2), Sharding::Replicated()));
+    Define(op.result(0), {EmitLocal(op, operands, {*target})[0], op.result(0)->type(), *target});
     return true;
   }
 

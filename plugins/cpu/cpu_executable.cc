@@ -44,11 +44,14 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   // SDK: the executable is the per-device program, its parameters and
   // outputs each device's shards, and it reports their layouts.
   std::vector<plugin::ValueSharding> parameter_shardings, output_shardings;
+  std::map<std::string, std::string> rule_identities;
   if (options.entry_name.empty()) {
     spmd::PartitionOptions partition_options;
     if (options.num_partitions > 0) partition_options.num_partitions = options.num_partitions;
+    std::map<std::string, std::string> identities;
     for (const std::shared_ptr<const plugin::RegisteredPartitioner>& rule : client.custom_partitioners().Rules()) {
       partition_options.custom_rules[rule->target()] = spmd::RuleFromC(rule->rule(), rule);
+      identities[rule->target()] = rule->identity();
     }
     Result<std::optional<spmd::PartitionedProgram>> partitioned = spmd::PartitionIfSharded(*module, partition_options);
     if (!partitioned.ok()) {
@@ -56,6 +59,7 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     }
     if (*partitioned) {
       const spmd::PartitionedProgram& program = **partitioned;
+      for (const std::string& target : program.custom_rule_targets) rule_identities[target] = identities.at(target);
       for (size_t i = 0; i < program.argument_shardings.size(); ++i) {
         parameter_shardings.push_back({spmd::PrintGspmdSharding(program.argument_shardings[i]),
                                        program.argument_shapes[i]});
@@ -159,6 +163,7 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   auto compiled = std::make_shared<Program>();
   compiled->source = std::string(program.code);
   compiled->options = options;
+  compiled->rule_identities = std::move(rule_identities);
   compiled->module = std::move(module);
   compiled->plan = std::move(plan);
   compiled->entry = entry;
@@ -190,6 +195,8 @@ Result<plugin::SerializedExecutable> CpuExecutable::Serialize() const {
     }
   }
   payload["options"] = std::move(named);
+  // Rules that partitioned it, by content: loading it again checks them.
+  if (!program_->rule_identities.empty()) payload["custom_partitioners"] = program_->rule_identities;
   try {
     return plugin::SerializedExecutable{kCpuExecutableAbi, payload.dump()};
   } catch (const nlohmann::json::exception& e) {
@@ -247,8 +254,36 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& cli
       return bad("option '" + name + "' is neither a string nor a bool");
     }
   }
+  std::map<std::string, std::string> recorded;
+  if (auto it = root.find("custom_partitioners"); it != root.end()) {
+    if (!it->is_object()) return bad("\"custom_partitioners\" is not an object");
+    for (const auto& [target, identity] : it->items()) {
+      if (!identity.is_string()) return bad("custom_partitioners['" + target + "'] is not a string");
+      recorded[target] = identity.get<std::string>();
+    }
+  }
   const std::string& code = source->get_ref<const std::string&>();
-  return Compile(client, plugin::Program{"stablehlo", code}, options);
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                         Compile(client, plugin::Program{"stablehlo", code}, options));
+  // The program is partitioned again with this client's rules: they must be
+  // the ones it was made with, by content.
+  const std::map<std::string, std::string>& now = executable->program_->rule_identities;
+  for (const auto& [target, identity] : recorded) {
+    auto found = now.find(target);
+    if (found == now.end() || found->second != identity) {
+      return FailedPreconditionError(
+          "the executable was partitioned with the custom partitioning rule for '" + target + "' of identity " +
+          identity + "; this client's is " + (found == now.end() ? std::string("none") : found->second) +
+          " (register the same rule before loading it)");
+    }
+  }
+  for (const auto& [target, identity] : now) {
+    if (!recorded.contains(target)) {
+      return FailedPreconditionError("the executable was partitioned without a custom partitioning rule for '" +
+                                     target + "'; this client has one (identity " + identity + ")");
+    }
+  }
+  return executable;
 }
 
 Status CpuExecutable::CheckArguments(const std::vector<plugin::Buffer*>& arguments,

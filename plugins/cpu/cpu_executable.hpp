@@ -4,6 +4,7 @@
 #define BERTH_PLUGINS_CPU_CPU_EXECUTABLE_HPP_
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,9 @@ class CpuExecutable final : public plugin::LoadedExecutable {
   struct Program {
     std::string source;              // as given to Compile, for Serialize
     plugin::CompileOptions options;  // likewise
+    // The identity of each custom partitioning rule that partitioned it, by
+    // target (what a serialized executable checks when loaded again).
+    std::map<std::string, std::string> rule_identities;
     std::unique_ptr<stablehlo::Module> module;
     std::unique_ptr<ProgramPlan> plan;
     const stablehlo::Function* entry = nullptr;

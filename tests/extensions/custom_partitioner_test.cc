@@ -328,6 +328,38 @@ TEST(CustomPartitionerApplicationTest, AFailingRuleFailsTheCompileNamingTargetAn
   EXPECT_TRUE(CompileWith(AffineRule()).ok());
 }
 
+// A serialized executable names the rules that partitioned it by content:
+// loaded again where the same rule is registered, it runs; where another
+// rule or none is, it is refused naming the target.
+TEST(CustomPartitionerApplicationTest, SerializedExecutablesLoadOnlyWithTheSameRules) {
+  Client& client = RunnerWithAffine();
+  Result<CustomPartitionerHandle> handle = client.RegisterCustomPartitioner("test.affine", AffineRule());
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  Result<Executable> executable = client.Compile(AffineProgram("{devices=[2,1]<=[2]}", 2));
+  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+  Result<std::string> bytes = executable->Serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  Result<Executable> again = client.Deserialize(*bytes);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->parameter_shardings().size(), 1u);
+
+  ASSERT_TRUE(client.UnregisterCustomPartitioner(*handle).ok());
+  Result<Executable> without = client.Deserialize(*bytes);
+  EXPECT_EQ(without.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(without.status().message(), HasSubstr("rule for 'test.affine' of identity " + handle->identity +
+                                                    "; this client's is none"));
+  Result<CustomPartitionerHandle> other = client.RegisterCustomPartitioner("test.affine", AffineRule("affine v2"));
+  ASSERT_TRUE(other.ok());
+  Result<Executable> changed = client.Deserialize(*bytes);
+  EXPECT_EQ(changed.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(changed.status().message(), HasSubstr("this client's is " + other->identity));
+  ASSERT_TRUE(client.UnregisterCustomPartitioner(*other).ok());
+  Result<CustomPartitionerHandle> same = client.RegisterCustomPartitioner("test.affine", AffineRule());
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(client.Deserialize(*bytes).ok());
+  EXPECT_TRUE(client.UnregisterCustomPartitioner(*same).ok());
+}
+
 TEST_F(CustomPartitionerTest, PluginWithoutTheExtensionAnswersUnimplemented) {
   Client good = NewClient("good");
   EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_CustomPartitioner));

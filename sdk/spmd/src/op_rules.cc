@@ -79,8 +79,10 @@ class OpPartitioner {
   std::string needs_whole_program;
   // The functions the written ops call, and those they call.
   std::set<std::string, std::less<>> called;
-  // The per-shard computations of custom calls partitioned by their rules.
+  // The per-shard computations of custom calls partitioned by their rules,
+  // and the targets whose rules did.
   std::vector<std::string> custom_functions;
+  std::set<std::string, std::less<>> custom_rule_targets;
 
   // Writes `op` as `rewrite` says, noting the functions it calls.
   std::vector<std::string> Emit(const shlo::Operation& op, shlo::OpRewrite rewrite) {
@@ -1058,6 +1060,7 @@ class OpPartitioner {
     }
     while (module_.function(name) != nullptr) name += "_";
     custom_functions.push_back(shlo::Print(*main, name, shlo::Visibility::kPrivate));
+    custom_rule_targets.emplace(op.call_target_name());
     const std::string call = "call @" + name + "(" + operands + ") : (" + operand_types + ") -> (" + result_types + ")";
     if (op.num_results() == 0) {
       program_.EmitLine(call);
@@ -1193,6 +1196,7 @@ Result<PartitionedOps> PartitionOps(const shlo::Module& module, const shlo::Bloc
   if (!partitioned) out.needs_whole_program = partitioner.needs_whole_program;
   out.called = std::move(partitioner.called);
   out.custom_functions = std::move(partitioner.custom_functions);
+  out.custom_rule_targets = std::move(partitioner.custom_rule_targets);
   return out;
 }
 

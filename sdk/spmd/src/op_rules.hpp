@@ -37,6 +37,8 @@ struct PartitionedOps {
   // The per-shard computations of custom calls partitioned by their rules,
   // as private functions of the per-device module.
   std::vector<std::string> custom_functions;
+  // The custom-call targets whose rules partitioned a call.
+  std::set<std::string, std::less<>> custom_rule_targets;
 };
 
 // What the ops of the entry see of the whole module.

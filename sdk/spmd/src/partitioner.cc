@@ -231,6 +231,7 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   }
   if (per_op) {
     for (const std::string& function : ops.custom_functions) text += function;
+    program.custom_rule_targets.assign(ops.custom_rule_targets.begin(), ops.custom_rule_targets.end());
   }
   text += "  func.func @" + entry_name + "(" + signature + ") -> (" + returned_types + ") {\n";
   text += writer.body();

@@ -56,6 +56,9 @@ struct PartitionedProgram {
   std::vector<std::vector<int64_t>> local_argument_shapes;
   std::vector<std::vector<int64_t>> result_shapes;
   std::vector<std::vector<int64_t>> local_result_shapes;
+  // The custom-call targets whose rules (PartitionOptions::custom_rules)
+  // partitioned a call: what the program depends on beyond its text.
+  std::vector<std::string> custom_rule_targets;
 };
 
 // Whether the module holds shard_map regions (sdy.manual_computation, or

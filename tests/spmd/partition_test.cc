@@ -190,7 +190,8 @@ const Program kPrograms[] = {
      " %t = stablehlo.add %s, %a1 : tensor<10x2xi32>\n"
      " %u = stablehlo.dynamic_update_slice %a0, %t, %r, %c : (tensor<10x6xi32>, tensor<10x2xi32>, tensor<i32>, "
      "tensor<i32>) -> tensor<10x6xi32>\n"
-     " return %u, %s : tensor<10x6xi32>, tensor<10x2xi32>"},
+     " %v = stablehlo.reverse %u, dims = [1] : tensor<10x6xi32>\n"
+     " return %v, %s : tensor<10x6xi32>, tensor<10x2xi32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"

@@ -161,6 +161,7 @@ class OpPartitioner {
                  !(op.kind() == OpKind::kSort && Sort(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
                  !(op.kind() == OpKind::kConvolution && Convolution(op)) &&
                  !(op.kind() == OpKind::kDynamicSlice && DynamicSlice(op)) &&
+                 !(op.kind() == OpKind::kReverse && Reverse(op)) &&
                  !(op.kind() == OpKind::kDynamicUpdateSlice && DynamicUpdateSlice(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
                  !(op.kind() == OpKind::kConcatenate && Concatenate(op))) {
@@ -458,6 +459,22 @@ class OpPartitioner {
                              ", strides = " + list({strides.begin(), strides.end()}) + "} : (" +
                              operand->LocalType() + ") -> " + out.LocalType());
     Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // reverse: dimensions not reversed keep their cuts, each device reversing
+  // its own part; the reversed ones are gathered first.
+  bool Reverse(const shlo::Operation& op) {
+    const shlo::Type& type = op.operand(0)->type();
+    if (!IsStaticTensor(type) || !IsStaticTensor(op.result(0)->type())) return false;
+    std::vector<bool> keep(type.shape().size(), true);
+    for (int64_t d : op.GetI64Array("dimensions")) {
+      if (d < 0 || d >= type.rank()) return false;
+      keep[static_cast<size_t>(d)] = false;
+    }
+    std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), keep);
+    if (!operand || operand->sharding.IsReplicated()) return false;
+    Define(op.result(0), {EmitLocal(op, {*operand}, {operand->sharding})[0], op.result(0)->type(), operand->sharding});
     return true;
   }
 

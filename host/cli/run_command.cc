@@ -53,6 +53,9 @@ Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::vector<HostArray>& arguments, int64_t partitions, const std::string& mesh) {
   if (!ext::abi_version::LooksLikeExecutableFile(code)) {
     BERTH_ASSIGN_OR_RETURN(spmd::PartitionOptions options, PartitionFlags(partitions, mesh));
+    // Custom calls are cut by the rules of the custom_partitioner modules
+    // attached to the client (application rules do not exist here).
+    options.custom_rules = ModuleRules(session.client());
     BERTH_ASSIGN_OR_RETURN(std::optional<spmd::PartitionedProgram> sharded,
                            PartitionIfSharded(code, source_name, std::move(options)));
     if (!sharded) {

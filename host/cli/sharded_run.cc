@@ -6,8 +6,22 @@
 #include "berth/spmd/entry_shardings.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "client/array_block.hpp"
+#include "client/client_state.hpp"
+#include "custom_partitioner/custom_partitioner_module.hpp"
 
 namespace berth::cli {
+
+spmd::CustomCallRules ModuleRules(const Client& client) {
+  spmd::CustomCallRules rules;
+  for (const std::shared_ptr<const ext::ExtensionModule>& module : client.state()->attached_modules) {
+    const auto* partitioner = dynamic_cast<const ext::custom_partitioner::CustomPartitionerModule*>(module.get());
+    if (partitioner == nullptr) continue;
+    for (const ext::custom_partitioner::ModuleRule& rule : partitioner->rules()) {
+      rules[std::string(rule.rule.target, rule.rule.target_size)] = spmd::RuleFromC(rule.rule, module);
+    }
+  }
+  return rules;
+}
 
 Result<spmd::PartitionOptions> PartitionFlags(int64_t partitions, const std::string& mesh) {
   spmd::PartitionOptions options;

@@ -23,6 +23,10 @@ namespace berth::cli {
 // its sdy.mesh. INVALID_ARGUMENT for a malformed mesh.
 Result<spmd::PartitionOptions> PartitionFlags(int64_t partitions, const std::string& mesh);
 
+// The custom partitioning rules the extension modules attached to `client`
+// give (custom_partitioner modules), for the host-side partitioner.
+spmd::CustomCallRules ModuleRules(const Client& client);
+
 // The partitioned program when `code` is StableHLO text whose entry
 // function's arguments or results carry shardings (mhlo.sharding or
 // sdy.sharding) or that holds shard_map regions; nullopt for anything else

@@ -81,6 +81,30 @@ TEST(CustomPartitionerModuleTest, ExampleRowSoftmaxGivesTheScalarLoopOnEveryLayo
   }
 }
 
+// `berth run` of the example (row-sharded over 2 devices) with both of its
+// manifests (the rule cuts the call) prints what it prints with the FFI
+// module alone (the call runs whole on gathered rows).
+TEST(CustomPartitionerModuleTest, BerthRunCutsTheCallWithTheModulesRule) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<float> value(-3, 3);
+  std::string arg = "'dense<[";
+  for (int r = 0; r < 8; ++r) {
+    arg += r ? ", [" : "[";
+    for (int c = 0; c < 6; ++c) arg += (c ? ", " : "") + std::to_string(value(rng));
+    arg += "]";
+  }
+  arg += "]> : tensor<8x6xf32>'";
+  const std::string dir = std::string(BERTH_ROW_SOFTMAX_LIBRARY).substr(0, std::string(BERTH_ROW_SOFTMAX_LIBRARY).rfind('/'));
+  const std::string run = std::string(BERTH_EXE) + " run " + BERTH_SOURCE_ROOT +
+                          "/extensions/custom_partitioner/examples/row_softmax.mlir --arg " + arg + " 2>&1";
+  testing::CommandResult cut = testing::RunCommand("BERTH_ADD_PLUGIN_PATH=" + dir + " " + run);
+  testing::CommandResult whole = testing::RunCommand("BERTH_ADD_PLUGIN_PATH=" + dir + "/row_softmax_ffi.json " + run);
+  ASSERT_EQ(cut.exit_code, 0) << cut.out;
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_EQ(cut.out, whole.out);
+  EXPECT_NE(cut.out.find("tensor<8x6xf32>"), std::string::npos) << cut.out;
+}
+
 // The example's rule as the SDK partitioner takes it, read from its library.
 spmd::CustomCallRules ExampleRules() {
   void* library = dlopen(BERTH_ROW_SOFTMAX_LIBRARY, RTLD_NOW | RTLD_LOCAL);

@@ -378,6 +378,21 @@ static bool skip_group(parser* p) {
   return true;
 }
 
+/* Text up to the first of `stops` outside any group or string, ignored. */
+static bool skip_until(parser* p, const char* stops) {
+  while (peek(p) != -1 && strchr(stops, peek(p)) == NULL) {
+    if (peek(p) == '{' || peek(p) == '(' || peek(p) == '[') {
+      if (!skip_group(p)) return false;
+    } else if (peek(p) == '"') {
+      span ignored;
+      if (!scan_string(p, &ignored)) return false;
+    } else {
+      advance(p);
+    }
+  }
+  return true;
+}
+
 /* An optional `{...}` attribute dictionary, ignored. */
 static bool skip_attributes(parser* p) {
   skip_space(p);
@@ -863,18 +878,8 @@ static bool parse_op(parser* p, mark name_at, span name) {
             if (!parse_constant_attribute(p, value)) return false;
             have_value = true;
           } else {
-            /* Skip to the next ',' or '}' outside any group. */
             skip_space(p);
-            while (peek(p) != -1 && peek(p) != ',' && peek(p) != '}') {
-              if (peek(p) == '{' || peek(p) == '(' || peek(p) == '[') {
-                if (!skip_group(p)) return false;
-              } else if (peek(p) == '"') {
-                span ignored;
-                if (!scan_string(p, &ignored)) return false;
-              } else {
-                advance(p);
-              }
-            }
+            if (!skip_until(p, ",}")) return false;
           }
         }
         if (!accept(p, ",") && !(skip_space(p), peek(p) == '}')) {
@@ -1120,16 +1125,7 @@ static bool parse_module_attributes(parser* p) {
         if (accept(p, ":")) scan_identifier(p); /* i32, i64 */
       } else {
         skip_space(p);
-        while (peek(p) != -1 && peek(p) != ',' && peek(p) != '}') {
-          if (peek(p) == '{' || peek(p) == '(' || peek(p) == '[') {
-            if (!skip_group(p)) return false;
-          } else if (peek(p) == '"') {
-            span ignored;
-            if (!scan_string(p, &ignored)) return false;
-          } else {
-            advance(p);
-          }
-        }
+        if (!skip_until(p, ",}")) return false;
       }
     }
     if (!accept(p, ",") && !(skip_space(p), peek(p) == '}')) {
@@ -1154,16 +1150,7 @@ static bool skip_aliases(parser* p) {
     while (is_id_char(peek(p))) advance(p);
     if (!expect(p, "=", "after the alias name")) return false;
     while (peek(p) == ' ' || peek(p) == '\t') advance(p);
-    while (peek(p) != -1 && peek(p) != '\n') {
-      if (peek(p) == '{' || peek(p) == '(' || peek(p) == '[') {
-        if (!skip_group(p)) return false;
-      } else if (peek(p) == '"') {
-        span ignored;
-        if (!scan_string(p, &ignored)) return false;
-      } else {
-        advance(p);
-      }
-    }
+    if (!skip_until(p, "\n")) return false;
   }
 }
 

@@ -12,9 +12,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status Cholesky(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 2, "(x) -> (factor, info)"));
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
-  BERTH_RETURN_IF_ERROR(call.ExpectSquare(x, "x"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "factor", kType, x.With({x.rows, x.cols})));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "info", ElementType::kS32, x.batch_dims));

@@ -14,9 +14,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status Hessenberg(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 3, "(x) -> (hessenberg, tau, info)"));
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
-  BERTH_RETURN_IF_ERROR(call.ExpectSquare(x, "x"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(const int64_t low, call.IntAttribute("low"));
   BERTH_ASSIGN_OR_RETURN(const int64_t high, call.IntAttribute("high"));
   const int64_t n = x.rows;

@@ -36,7 +36,23 @@ Status LapackCall::Error(StatusCode code, std::string_view problem) const {
   return Status(code, target_ + ": " + std::string(problem));
 }
 
-Status LapackCall::ExpectArity(size_t operands, size_t results, std::string_view signature) const {
+namespace {
+
+// How many names the parenthesised list starting at `open` holds: "()" none,
+// "(a, b)" two.
+size_t CountNames(std::string_view signature, size_t open) {
+  const size_t close = signature.find(')', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return 0;
+  const std::string_view names = signature.substr(open + 1, close - open - 1);
+  if (names.find_first_not_of(' ') == std::string_view::npos) return 0;
+  return 1 + static_cast<size_t>(std::count(names.begin(), names.end(), ','));
+}
+
+}  // namespace
+
+Status LapackCall::ExpectSignature(std::string_view signature) const {
+  const size_t operands = CountNames(signature, signature.find('('));
+  const size_t results = CountNames(signature, signature.find('(', signature.find("->")));
   if (frame_.num_operands == operands && frame_.num_results == results) return OkStatus();
   return Invalid("takes " + std::to_string(operands) + " operands and returns " +
                  std::to_string(results) + " results " + std::string(signature) +
@@ -82,8 +98,10 @@ Result<MatrixBatch> LapackCall::MatrixOperand(size_t index, std::string_view nam
   return batch;
 }
 
-Status LapackCall::ExpectSquare(const MatrixBatch& x, std::string_view name) const {
-  if (x.rows == x.cols) return OkStatus();
+Result<MatrixBatch> LapackCall::SquareMatrixOperand(size_t index, std::string_view name,
+                                                    ElementType type) const {
+  BERTH_ASSIGN_OR_RETURN(MatrixBatch x, MatrixOperand(index, name, type));
+  if (x.rows == x.cols) return x;
   return Invalid(std::string(name) + " has " + std::to_string(x.rows) + " x " +
                  std::to_string(x.cols) + " matrices; this routine takes square ones");
 }

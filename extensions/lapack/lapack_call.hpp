@@ -62,14 +62,15 @@ class LapackCall {
     return Error(StatusCode::kInvalidArgument, problem);
   }
 
-  // The call has exactly these many operands and results; `signature` (e.g.
-  // "(x) -> (lu, pivots, info)") goes into the message when it has not.
-  Status ExpectArity(size_t operands, size_t results, std::string_view signature) const;
+  // The call has as many operands and results as `signature` names
+  // ("(x) -> (lu, pivots, info)": one and three); the message quotes it.
+  Status ExpectSignature(std::string_view signature) const;
 
   // Operand `index`, named `name` in messages, is a batch of matrices of T.
   Result<MatrixBatch> MatrixOperand(size_t index, std::string_view name, ElementType type) const;
-  // The matrices of `x` (named `name`) are square.
-  Status ExpectSquare(const MatrixBatch& x, std::string_view name) const;
+  // The same, for routines that take square matrices only.
+  Result<MatrixBatch> SquareMatrixOperand(size_t index, std::string_view name,
+                                          ElementType type) const;
   // Operand `index` is one vector of `type` per matrix of `x` (dims: x's batch
   // dims and one more); returns the vectors' length.
   Result<int64_t> VectorOperand(size_t index, std::string_view name, ElementType type,

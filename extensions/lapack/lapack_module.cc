@@ -4,8 +4,11 @@
 // targets of complex types and the real geev are registered too, so a
 // program calling them fails its compile with UNIMPLEMENTED naming the
 // target and the reason, rather than with "not registered".
+#include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include "berth/ext/ffi.h"
 #include "lapack_call.hpp"
@@ -23,10 +26,20 @@ BERTH_Error_Code Report(BERTH_Ffi_CallFrame* frame, const Status& status) {
   return static_cast<BERTH_Error_Code>(status.code());
 }
 
-// The C handler of a routine: checks the frame, runs the routine, and turns
-// its status (or an exception, such as bad_alloc for a workspace) into the
-// code and message the caller gets.
-template <Routine kRoutine>
+// What a routine takes and returns, as a template argument: "(x) -> (lu,
+// pivots, info)". The table below is where each target's operands and
+// results are named; an empty one is not checked.
+template <size_t N>
+struct Signature {
+  constexpr Signature(const char (&literal)[N]) { std::copy_n(literal, N, text); }  // NOLINT
+  std::string_view view() const { return {text, N - 1}; }
+  char text[N];
+};
+
+// The C handler of a routine: checks the frame and the call's arity, runs
+// the routine, and turns its status (or an exception, such as bad_alloc for
+// a workspace) into the code and message the caller gets.
+template <Routine kRoutine, Signature kSignature>
 BERTH_Error_Code Run(BERTH_Ffi_CallFrame* frame) {
   if (frame == nullptr || frame->struct_size < BERTH_Ffi_CallFrame_STRUCT_SIZE) {
     return BERTH_Error_Code_INVALID_ARGUMENT;
@@ -35,6 +48,10 @@ BERTH_Error_Code Run(BERTH_Ffi_CallFrame* frame) {
     const LapackCall call(*frame);
     if (frame->stage != BERTH_Ffi_Stage_Prepare && frame->stage != BERTH_Ffi_Stage_Execute) {
       return Report(frame, call.Invalid("unknown stage " + std::to_string(frame->stage)));
+    }
+    if (!kSignature.view().empty()) {
+      const Status arity = call.ExpectSignature(kSignature.view());
+      if (!arity.ok()) return Report(frame, arity);
     }
     return Report(frame, kRoutine(call));
   } catch (const std::exception& e) {
@@ -59,37 +76,50 @@ constexpr char kComplexVectors[] =
     "tensors yet";
 
 // clang-format off
-#define BERTH_LAPACK_REAL_TARGETS(P, T)                                      \
-  {"lapack_" #P "getrf_ffi", Run<LuFactorization<T>>, nullptr},              \
-  {"lapack_" #P "geqrf_ffi", Run<QrFactorization<T>>, nullptr},              \
-  {"lapack_" #P "geqp3_ffi", Run<PivotedQrFactorization<T>>, nullptr},       \
-  {"lapack_" #P "orgqr_ffi", Run<OrthogonalQr<T>>, nullptr},                 \
-  {"lapack_" #P "potrf_ffi", Run<Cholesky<T>>, nullptr},                     \
-  {"lapack_" #P "trsm_ffi", Run<TriangularSolve<T>>, nullptr},               \
-  {"blas_" #P "trsm_ffi", Run<TriangularSolve<T>>, nullptr},                 \
-  {"lapack_" #P "syevd_ffi", Run<SymmetricEigen<T>>, nullptr},               \
-  {"lapack_" #P "gesdd_ffi", Run<SingularValueDecomposition<T>>, nullptr},   \
-  {"lapack_" #P "gehrd_ffi", Run<Hessenberg<T>>, nullptr},                   \
-  {"lapack_" #P "gees_ffi", Run<Schur<T>>, nullptr},                         \
-  {"lapack_" #P "gtsv_ffi", Run<TridiagonalSolve<T>>, nullptr},              \
-  {"lapack_" #P "sytrd_ffi", Run<TridiagonalReduction<T>>, nullptr},        \
-  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>>, nullptr}
+#define BERTH_LAPACK_REAL_TARGETS(P, T)                                                         \
+  {"lapack_" #P "getrf_ffi", Run<LuFactorization<T>,                                            \
+      "(x) -> (lu, pivots, info)">, nullptr},                                                   \
+  {"lapack_" #P "geqrf_ffi", Run<QrFactorization<T>,                                            \
+      "(x) -> (qr, tau)">, nullptr},                                                            \
+  {"lapack_" #P "geqp3_ffi", Run<PivotedQrFactorization<T>,                                     \
+      "(x, pivots) -> (qr, pivots, tau)">, nullptr},                                            \
+  {"lapack_" #P "orgqr_ffi", Run<OrthogonalQr<T>,                                               \
+      "(qr, tau) -> (q)">, nullptr},                                                            \
+  {"lapack_" #P "potrf_ffi", Run<Cholesky<T>,                                                   \
+      "(x) -> (factor, info)">, nullptr},                                                       \
+  {"lapack_" #P "trsm_ffi", Run<TriangularSolve<T>,                                             \
+      "(a, b, alpha) -> (x)">, nullptr},                                                        \
+  {"blas_" #P "trsm_ffi", Run<TriangularSolve<T>,                                               \
+      "(a, b, alpha) -> (x)">, nullptr},                                                        \
+  {"lapack_" #P "syevd_ffi", Run<SymmetricEigen<T>,                                             \
+      "(x) -> (vectors, values, info)">, nullptr},                                              \
+  {"lapack_" #P "gesdd_ffi", Run<SingularValueDecomposition<T>,                                 \
+      "(x) -> (x_out, s, u, vt, info)">, nullptr},                                              \
+  {"lapack_" #P "gehrd_ffi", Run<Hessenberg<T>,                                                 \
+      "(x) -> (hessenberg, tau, info)">, nullptr},                                              \
+  {"lapack_" #P "gees_ffi", Run<Schur<T>,                                                       \
+      "(x) -> (schur_form, schur_vectors, eigvals_real, eigvals_imag, selected, info)">, nullptr},\
+  {"lapack_" #P "gtsv_ffi", Run<TridiagonalSolve<T>,                                            \
+      "(dl, d, du, b) -> (dl, d, du, x, info)">, nullptr},                                      \
+  {"lapack_" #P "sytrd_ffi", Run<TridiagonalReduction<T>,                                       \
+      "(x) -> (x_out, diagonal, off_diagonal, tau, info)">, nullptr},                           \
+  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>, "">, nullptr}
 
 #define BERTH_LAPACK_COMPLEX_TARGETS(P)                                      \
-  {"lapack_" #P "getrf_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "geqrf_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "ungqr_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "potrf_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "trsm_ffi", Run<Unavailable<kComplex>>, nullptr},            \
-  {"blas_" #P "trsm_ffi", Run<Unavailable<kComplex>>, nullptr},              \
-  {"lapack_" #P "heevd_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "gesdd_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "gehrd_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "gees_ffi", Run<Unavailable<kComplex>>, nullptr},            \
-  {"lapack_" #P "gtsv_ffi", Run<Unavailable<kComplex>>, nullptr},            \
-  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplex>>, nullptr},            \
-  {"lapack_" #P "hetrd_ffi", Run<Unavailable<kComplex>>, nullptr},           \
-  {"lapack_" #P "geqp3_ffi", Run<Unavailable<kComplex>>, nullptr}
+  {"lapack_" #P "getrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "geqrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "ungqr_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "potrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "trsm_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
+  {"blas_" #P "trsm_ffi", Run<Unavailable<kComplex>, "">, nullptr},              \
+  {"lapack_" #P "heevd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "gesdd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "gehrd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "gees_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
+  {"lapack_" #P "gtsv_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
+  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
+  {"lapack_" #P "hetrd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
+  {"lapack_" #P "geqp3_ffi", Run<Unavailable<kComplex>, "">, nullptr}
 // clang-format on
 
 const BERTH_Ffi_ModuleHandler kHandlers[] = {

@@ -11,7 +11,6 @@ namespace berth::ext::lapack {
 template <typename T>
 Status LuFactorization(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 3, "(x) -> (lu, pivots, info)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
   const int64_t steps = std::min(x.rows, x.cols);
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "lu", kType, x.With({x.rows, x.cols})));

@@ -15,7 +15,6 @@ namespace berth::ext::lapack {
 template <typename T>
 Status QrFactorization(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 2, "(x) -> (qr, tau)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
   const int64_t reflectors = std::min(x.rows, x.cols);
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "qr", kType, x.With({x.rows, x.cols})));
@@ -43,7 +42,6 @@ Status QrFactorization(const LapackCall& call) {
 template <typename T>
 Status OrthogonalQr(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(2, 1, "(qr, tau) -> (q)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "qr", kType));
   BERTH_ASSIGN_OR_RETURN(const int64_t reflectors, call.VectorOperand(1, "tau", kType, x));
   if (!(x.rows >= x.cols && x.cols >= reflectors)) {
@@ -77,7 +75,6 @@ Status OrthogonalQr(const LapackCall& call) {
 template <typename T>
 Status PivotedQrFactorization(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(2, 3, "(x, pivots) -> (qr, pivots, tau)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
   const int64_t reflectors = std::min(x.rows, x.cols);
   BERTH_RETURN_IF_ERROR(call.ExpectOperand(1, "pivots", ElementType::kS32, x.With({x.cols})));

@@ -1,7 +1,8 @@
 // The handlers of the module's targets, one per LAPACK routine, for T =
-// float (the `s` targets) and double (`d`). Each checks the call (at both
-// stages; README.md lists the operands, results and attributes each takes)
-// and, at EXECUTE, runs the routine on every matrix of the batch. A routine
+// float (the `s` targets) and double (`d`). The module's table names each
+// routine's operands and results and checks their count; the routine checks
+// their types and dims and its attributes (at both stages; README.md lists
+// them) and, at EXECUTE, runs the routine on every matrix of the batch. A routine
 // that fails on one matrix (singular, not positive definite, no convergence)
 // reports it in that matrix's `info` result, as LAPACK does; the call itself
 // succeeds.

@@ -16,10 +16,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status Schur(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(
-      1, 6, "(x) -> (schur_form, schur_vectors, eigvals_real, eigvals_imag, selected, info)"));
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
-  BERTH_RETURN_IF_ERROR(call.ExpectSquare(x, "x"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(char mode, call.CharAttribute("mode", "VN"));
   BERTH_ASSIGN_OR_RETURN(char sort, call.CharAttribute("sort", "NS"));
   if (sort == 'S') {

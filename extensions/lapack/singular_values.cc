@@ -24,7 +24,6 @@ void SetIdentity(std::vector<T>& matrix, int64_t rows, int64_t cols) {
 template <typename T>
 Status SingularValueDecomposition(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(1, 5, "(x) -> (x_out, s, u, vt, info)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(char mode, call.CharAttribute("mode", "ASNO"));
   if (mode == 'O') {

@@ -13,7 +13,6 @@ namespace berth::ext::lapack {
 template <typename T>
 Status TriangularSolve(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(3, 1, "(a, b, alpha) -> (x)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch b, call.MatrixOperand(1, "b", kType));
   BERTH_ASSIGN_OR_RETURN(char side, call.CharAttribute("side", "LR"));
   BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));

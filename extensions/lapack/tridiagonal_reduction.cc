@@ -14,10 +14,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status TridiagonalReduction(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(
-      call.ExpectArity(1, 5, "(x) -> (x_out, diagonal, off_diagonal, tau, info)"));
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.MatrixOperand(0, "x", kType));
-  BERTH_RETURN_IF_ERROR(call.ExpectSquare(x, "x"));
+  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));
   const int64_t n = x.rows;
   const int64_t off = std::max<int64_t>(n - 1, 0);

@@ -14,7 +14,6 @@ namespace berth::ext::lapack {
 template <typename T>
 Status TridiagonalSolve(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_RETURN_IF_ERROR(call.ExpectArity(4, 5, "(dl, d, du, b) -> (dl, d, du, x, info)"));
   BERTH_ASSIGN_OR_RETURN(const MatrixBatch b, call.MatrixOperand(3, "b", kType));
   const std::vector<int64_t> diagonal = b.With({b.rows});
   BERTH_RETURN_IF_ERROR(call.ExpectOperand(0, "dl", kType, diagonal));

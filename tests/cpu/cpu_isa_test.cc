@@ -329,6 +329,70 @@ TEST(CpuIsaTest, ConversionsGiveTheSameBitsInEveryVariant) {
 
 // Every elementwise op of a module, made by each variant and run on the
 // same random inputs: the same values in every variant.
+// Whether two elements of `type` that differ in bits are both NaN (the
+// variants may give NaNs different payloads).
+bool BothNan(stablehlo::ElementType type, const std::byte* x, const std::byte* y) {
+  if (type == stablehlo::ElementType::kF32) {
+    float fx, fy;
+    std::memcpy(&fx, x, 4);
+    std::memcpy(&fy, y, 4);
+    return std::isnan(fx) && std::isnan(fy);
+  }
+  if (type == stablehlo::ElementType::kF64) {
+    double dx, dy;
+    std::memcpy(&dx, x, 8);
+    std::memcpy(&dy, y, 8);
+    return std::isnan(dx) && std::isnan(dy);
+  }
+  if (type == stablehlo::ElementType::kF16 || type == stablehlo::ElementType::kBF16) {
+    uint16_t hx, hy;
+    std::memcpy(&hx, x, 2);
+    std::memcpy(&hy, y, 2);
+    const uint16_t exponent = type == stablehlo::ElementType::kF16 ? 0x7C00 : 0x7F80;
+    auto is_nan = [&](uint16_t h) {
+      return (h & exponent) == exponent && (h & ~(exponent | 0x8000)) != 0;
+    };
+    return is_nan(hx) && is_nan(hy);
+  }
+  return false;
+}
+
+// Runs the elementwise `op` (one result of `out_type`) as every runnable
+// variant makes it on `count` elements of `a` and `b`; every variant must
+// give the first one's bits, NaN payloads aside. `in_type` names the
+// operands' type in messages.
+void ExpectEveryVariantGivesTheSameBits(const stablehlo::Operation& op,
+                                        stablehlo::ElementType in_type,
+                                        stablehlo::ElementType out_type,
+                                        const std::vector<std::byte>& a,
+                                        const std::vector<std::byte>& b, int64_t count) {
+  const size_t out_size = stablehlo::StorageBytes(out_type);
+  std::vector<std::vector<std::byte>> outs;
+  for (const isa::Kernels* kernels : Runnable()) {
+    elementwise::MakeBlockFn make = kernels->find_elementwise(op);
+    ASSERT_NE(make, nullptr) << op.name();
+    ElementwiseNode node;
+    node.op = &op;
+    node.num_args = static_cast<int>(op.num_operands());
+    node.out_type = out_type;
+    ASSERT_TRUE(make(op, op.name(), node).ok()) << op.name();
+    const void* args[2] = {a.data(), b.data()};
+    std::vector<std::byte> out(count * out_size);
+    node.fn(node, args, out.data(), count);
+    outs.push_back(std::move(out));
+  }
+  for (size_t v = 1; v < outs.size(); ++v) {
+    for (int64_t i = 0; i < count; ++i) {
+      const std::byte* x = outs[v].data() + i * out_size;
+      const std::byte* y = outs[0].data() + i * out_size;
+      if (std::memcmp(x, y, out_size) == 0) continue;
+      ASSERT_TRUE(BothNan(out_type, x, y))
+          << op.name() << " on " << stablehlo::ElementTypeName(in_type) << ", element " << i
+          << ": " << Runnable()[v]->name << " differs from " << Runnable()[0]->name;
+    }
+  }
+}
+
 TEST(CpuIsaTest, ElementwiseOpsGiveTheSameValuesInEveryVariant) {
   const char* ops[] = {"add", "subtract", "multiply", "divide", "remainder", "power", "maximum",
                        "minimum", "atan2"};
@@ -378,49 +442,8 @@ TEST(CpuIsaTest, ElementwiseOpsGiveTheSameValuesInEveryVariant) {
     std::vector<std::byte> a(4099 * size), b(4099 * size);
     for (std::byte& x : a) x = static_cast<std::byte>(random());
     for (std::byte& x : b) x = static_cast<std::byte>(random());
-    std::vector<std::vector<std::byte>> outs;
-    for (const isa::Kernels* kernels : Runnable()) {
-      elementwise::MakeBlockFn make = kernels->find_elementwise(*op);
-      ASSERT_NE(make, nullptr) << op->name();
-      ElementwiseNode node;
-      node.op = op;
-      node.num_args = static_cast<int>(op->num_operands());
-      node.out_type = type;
-      ASSERT_TRUE(make(*op, op->name(), node).ok()) << op->name();
-      const void* args[2] = {a.data(), b.data()};
-      std::vector<std::byte> out(4099 * size);
-      node.fn(node, args, out.data(), 4099);
-      outs.push_back(std::move(out));
-    }
-    for (size_t v = 1; v < outs.size(); ++v) {
-      for (int64_t i = 0; i < 4099; ++i) {
-        const std::byte* x = outs[v].data() + i * size;
-        const std::byte* y = outs[0].data() + i * size;
-        if (std::memcmp(x, y, size) == 0) continue;
-        bool both_nan = false;
-        if (type == stablehlo::ElementType::kF32) {
-          float fx, fy;
-          std::memcpy(&fx, x, 4);
-          std::memcpy(&fy, y, 4);
-          both_nan = std::isnan(fx) && std::isnan(fy);
-        } else if (type == stablehlo::ElementType::kF64) {
-          double dx, dy;
-          std::memcpy(&dx, x, 8);
-          std::memcpy(&dy, y, 8);
-          both_nan = std::isnan(dx) && std::isnan(dy);
-        } else if (type == stablehlo::ElementType::kF16 || type == stablehlo::ElementType::kBF16) {
-          uint16_t hx, hy;
-          std::memcpy(&hx, x, 2);
-          std::memcpy(&hy, y, 2);
-          const uint16_t exponent = type == stablehlo::ElementType::kF16 ? 0x7C00 : 0x7F80;
-          auto is_nan = [&](uint16_t h) { return (h & exponent) == exponent && (h & ~(exponent | 0x8000)) != 0; };
-          both_nan = is_nan(hx) && is_nan(hy);
-        }
-        ASSERT_TRUE(both_nan) << op->name() << " on " << stablehlo::ElementTypeName(type)
-                              << ", element " << i << ": " << Runnable()[v]->name << " differs from "
-                              << Runnable()[0]->name;
-      }
-    }
+    ExpectEveryVariantGivesTheSameBits(*op, type, type, a, b, 4099);
+    if (HasFatalFailure()) return;
     ++compared;
   }
   EXPECT_EQ(compared, count);
@@ -468,7 +491,6 @@ TEST(CpuIsaTest, ChloOpsGiveTheSameBitsInEveryVariant) {
     const stablehlo::ElementType in_type = op->operand(0)->type().element_type();
     const stablehlo::ElementType out_type = op->result(0)->type().element_type();
     const size_t in_size = stablehlo::StorageBytes(in_type);
-    const size_t out_size = stablehlo::StorageBytes(out_type);
     std::vector<std::byte> a(kSize * in_size), b(kSize * in_size);
     for (int64_t i = 0; i < kSize; ++i) {
       for (std::vector<std::byte>* v : {&a, &b}) {
@@ -484,49 +506,8 @@ TEST(CpuIsaTest, ChloOpsGiveTheSameBitsInEveryVariant) {
         }
       }
     }
-    std::vector<std::vector<std::byte>> outs;
-    for (const isa::Kernels* kernels : Runnable()) {
-      elementwise::MakeBlockFn make = kernels->find_elementwise(*op);
-      ASSERT_NE(make, nullptr) << op->name();
-      ElementwiseNode node;
-      node.op = op;
-      node.num_args = static_cast<int>(op->num_operands());
-      node.out_type = out_type;
-      ASSERT_TRUE(make(*op, op->name(), node).ok()) << op->name();
-      const void* args[2] = {a.data(), b.data()};
-      std::vector<std::byte> out(kSize * out_size);
-      node.fn(node, args, out.data(), kSize);
-      outs.push_back(std::move(out));
-    }
-    for (size_t v = 1; v < outs.size(); ++v) {
-      for (int64_t i = 0; i < kSize; ++i) {
-        const std::byte* x = outs[v].data() + i * out_size;
-        const std::byte* y = outs[0].data() + i * out_size;
-        if (std::memcmp(x, y, out_size) == 0) continue;
-        bool both_nan = false;
-        if (out_type == stablehlo::ElementType::kF32) {
-          float fx, fy;
-          std::memcpy(&fx, x, 4);
-          std::memcpy(&fy, y, 4);
-          both_nan = std::isnan(fx) && std::isnan(fy);
-        } else if (out_type == stablehlo::ElementType::kF64) {
-          double dx, dy;
-          std::memcpy(&dx, x, 8);
-          std::memcpy(&dy, y, 8);
-          both_nan = std::isnan(dx) && std::isnan(dy);
-        } else if (out_size == 2) {
-          uint16_t hx, hy;
-          std::memcpy(&hx, x, 2);
-          std::memcpy(&hy, y, 2);
-          const uint16_t exponent = out_type == stablehlo::ElementType::kF16 ? 0x7C00 : 0x7F80;
-          auto is_nan = [&](uint16_t h) { return (h & exponent) == exponent && (h & ~(exponent | 0x8000)) != 0; };
-          both_nan = is_nan(hx) && is_nan(hy);
-        }
-        ASSERT_TRUE(both_nan) << op->name() << " on " << stablehlo::ElementTypeName(in_type)
-                              << ", element " << i << ": " << Runnable()[v]->name
-                              << " differs from " << Runnable()[0]->name;
-      }
-    }
+    ExpectEveryVariantGivesTheSameBits(*op, in_type, out_type, a, b, kSize);
+    if (HasFatalFailure()) return;
     ++compared;
   }
   EXPECT_EQ(compared, count);

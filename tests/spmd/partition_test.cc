@@ -192,6 +192,18 @@ const Program kPrograms[] = {
      "tensor<i32>) -> tensor<10x6xi32>\n"
      " %v = stablehlo.reverse %u, dims = [1] : tensor<10x6xi32>\n"
      " return %v, %s : tensor<10x6xi32>, tensor<10x2xi32>"},
+    {"gather_rows", {{ElementType::kS32, {10, 6}}, {ElementType::kS32, {4, 6, 1}}}, {{ElementType::kS32, {4, 6, 6}}},
+     "%0 = \"stablehlo.gather\"(%a0, %a1) {dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+     "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 6>} "
+     ": (tensor<10x6xi32>, tensor<4x6x1xi32>) -> tensor<4x6x6xi32>\n"
+     " return %0 : tensor<4x6x6xi32>"},
+    {"batched_gather", {{ElementType::kS32, {4, 10, 3}}, {ElementType::kS32, {4, 6, 1}}},
+     {{ElementType::kS32, {4, 6, 3}}},
+     "%0 = \"stablehlo.gather\"(%a0, %a1) {dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+     "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], "
+     "start_index_map = [1], index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 3>} "
+     ": (tensor<4x10x3xi32>, tensor<4x6x1xi32>) -> tensor<4x6x3xi32>\n"
+     " return %0 : tensor<4x6x3xi32>"},
     {"while_uses_a_sharded_value", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
      {{ElementType::kS32, {8, 4}}},
      "%s = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
@@ -441,7 +453,7 @@ TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsThey
 
 // Ops each device can run on its own part: a variadic reduce (argmax), a
 // sort, and a dynamic slice and update along the columns of a row-sharded
-// array, a convolution of a
+// array, gathers of batch-sharded indices, a convolution of a
 // batch-sharded input (data parallel) and one of a kernel cut along its
 // output features (model parallel). No collective is written, and each
 // works on local blocks.
@@ -456,6 +468,10 @@ TEST(PartitionTest, OpsOnTheirParallelDimensionsNeedNoCollective) {
       {"argmax_rows", {rows}, {"{devices=[2]<=[2]}", "{devices=[2]<=[2]}"}, "tensor<5x6xi32>"},
       {"sort_rows", {rows, rows}, {rows, rows}, "tensor<5x6xi32>"},
       {"dynamic_slice_update", {rows, rows}, {rows, rows}, "-> tensor<5x2xi32>"},
+      {"gather_rows", {"{replicated}", "{devices=[2,1,1]<=[2]}"}, {"{devices=[2,1,1]<=[2]}"},
+       "-> tensor<2x6x6xi32>"},
+      {"batched_gather", {"{replicated}", "{devices=[1,2,1]<=[2]}"}, {"{devices=[1,2,1]<=[2]}"},
+       "-> tensor<4x3x3xi32>"},
       {"convolution", {"{devices=[2,1,1,1]<=[2]}", "{replicated}"}, {"{devices=[2,1,1,1]<=[2]}"},
        "-> tensor<2x6x6x4xi32>"},
       {"convolution", {"{replicated}", "{devices=[1,1,1,2]<=[2]}"}, {"{devices=[1,1,1,2]<=[2]}"},
@@ -475,6 +491,76 @@ TEST(PartitionTest, OpsOnTheirParallelDimensionsNeedNoCollective) {
     ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString();
     EXPECT_TRUE(CollectivesIn(partitioned->text).empty()) << partitioned->text;
     EXPECT_NE(partitioned->text.find(c.local), std::string::npos) << partitioned->text;
+  }
+}
+
+// The line of `text` that writes `op` ("stablehlo.exponential"), or "".
+std::string LineOf(const std::string& text, const std::string& op) {
+  const size_t at = text.find("\"" + op + "\"");
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at) + 1;
+  return text.substr(begin, text.find('\n', at) - begin);
+}
+
+// Backward propagation: whole arguments and a result cut by columns (of
+// the transposed array), or a constraint in the middle: the ops before
+// them take the cut as soon as their operands are defined (each device
+// slicing its own part) and work on parts, not on whole arrays; no
+// collective is written, and the results match the unpartitioned run.
+TEST(PartitionTest, ResultShardingsAndConstraintsPullLayoutsBackwards) {
+  struct Case {
+    const char* name;
+    const char* result;      // the result's sharding
+    const char* constraint;  // an @Sharding on the sum, or none
+    std::map<std::string, std::string> local;  // op -> its local result type
+  };
+  const Case cases[] = {
+      {"result", "{devices=[1,4]<=[4]}", nullptr,
+       {{"stablehlo.dot_general", "tensor<4x8xf32>"},
+        {"stablehlo.add", "tensor<4x8xf32>"},
+        {"stablehlo.exponential", "tensor<4x8xf32>"},
+        {"stablehlo.transpose", "tensor<8x4xf32>"}}},
+      {"constraint", "{replicated}", "{devices=[2,2]<=[4]}",
+       {{"stablehlo.dot_general", "tensor<8x4xf32>"}, {"stablehlo.add", "tensor<8x4xf32>"}}},
+  };
+  std::mt19937_64 rng(61);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string sum =
+        c.constraint == nullptr
+            ? "    %c = stablehlo.add %d, %b : tensor<16x8xf32>\n"
+            : std::string("    %s = stablehlo.add %d, %b : tensor<16x8xf32>\n"
+                          "    %c = stablehlo.custom_call @Sharding(%s) {mhlo.sharding = \"") +
+                  c.constraint + "\"} : (tensor<16x8xf32>) -> tensor<16x8xf32>\n";
+    const std::string text =
+        std::string("module @pull attributes {mhlo.num_partitions = 4 : i32} {\n"
+                    "  func.func public @main(%a0: tensor<16x8xf32>, %a1: tensor<8x8xf32>, %a2: tensor<8xf32>)\n"
+                    "      -> (tensor<8x16xf32> {mhlo.sharding = \"") +
+        c.result +
+        "\"}) {\n"
+        "    %d = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<16x8xf32>, "
+        "tensor<8x8xf32>) -> tensor<16x8xf32>\n"
+        "    %b = stablehlo.broadcast_in_dim %a2, dims = [1] : (tensor<8xf32>) -> tensor<16x8xf32>\n" +
+        sum +
+        "    %e = stablehlo.exponential %c : tensor<16x8xf32>\n"
+        "    %t = stablehlo.transpose %e, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>\n"
+        "    return %t : tensor<8x16xf32>\n  }\n}\n";
+    Result<shlo::Module> module = shlo::ParseModule(text, "pull.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    SCOPED_TRACE(program->text);
+    if (c.constraint == nullptr) {
+      EXPECT_TRUE(CollectivesIn(program->text).empty());
+    }
+    for (const auto& [op, type] : c.local) {
+      const std::string line = LineOf(program->text, op);
+      ASSERT_FALSE(line.empty()) << op;
+      EXPECT_NE(line.find("-> " + type), std::string::npos) << line;
+    }
+    ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {16, 8}, rng),
+                                       RandomLiteral(ElementType::kF32, {8, 8}, rng),
+                                       RandomLiteral(ElementType::kF32, {8}, rng)});
   }
 }
 

@@ -18,6 +18,7 @@
 #include "src/dot_plan.hpp"
 #include "src/layout_math.hpp"
 #include "src/op_traits.hpp"
+#include "src/wanted_layouts.hpp"
 
 namespace berth::spmd::internal {
 namespace {
@@ -33,7 +34,33 @@ class OpPartitioner {
                 const EntryContext& entry, DeviceProgram& program)
       : module_(module), meshes_(meshes), entry_(entry), program_(program) {}
 
-  void Define(const shlo::Value* value, DeviceValue device_value) { layouts_[value] = {std::move(device_value)}; }
+  // `value` is `device_value`; where the partitioner's rules left it whole
+  // and a later use wants it cut (backward propagation), each device also
+  // slices its own part at once, and the ops after it see that part first.
+  void Define(const shlo::Value* value, DeviceValue device_value) {
+    std::vector<DeviceValue>& known = layouts_[value];
+    known = {std::move(device_value)};
+    auto wanted = wanted_.find(value);
+    if (wanted != wanted_.end() && known.front().sharding.IsReplicated()) {
+      known.insert(known.begin(), program_.Reshard(known.front(), wanted->second));
+    }
+  }
+
+  // Computes what the entry's results and `body`'s constraints want of the
+  // values before them (`body` being the entry's).
+  void WantLayoutsOf(const shlo::Block& body) {
+    std::vector<std::optional<Sharding>> results;
+    if (!entry_.replicated_results) results = entry_.results;
+    wanted_ = WantLayouts(
+        body, results,
+        [this](const shlo::Operation& op) -> std::optional<Sharding> {
+          if (!IsConstraint(op) || IsManual(op.operand(0))) return std::nullopt;
+          Result<Sharding> asked = ConstraintSharding(op);
+          if (!asked.ok()) return std::nullopt;  // the forward pass reports it
+          return *asked;
+        },
+        program_.num_partitions());
+  }
 
   // `value` as `target` lays it out, resharded once per layout asked for.
   DeviceValue Layout(const shlo::Value* value, const Sharding& target) {
@@ -161,6 +188,7 @@ class OpPartitioner {
                  !(op.kind() == OpKind::kSort && Sort(op)) && !(op.kind() == OpKind::kReshape && Reshape(op)) &&
                  !(op.kind() == OpKind::kConvolution && Convolution(op)) &&
                  !(op.kind() == OpKind::kDynamicSlice && DynamicSlice(op)) &&
+                 !(op.kind() == OpKind::kGather && Gather(op)) &&
                  !(op.kind() == OpKind::kReverse && Reverse(op)) &&
                  !(op.kind() == OpKind::kDynamicUpdateSlice && DynamicUpdateSlice(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
@@ -503,6 +531,36 @@ class OpPartitioner {
     out.name = program_.Emit("\"stablehlo.dynamic_slice\"(" + operands + ") {slice_sizes = array<i64" + local_sizes +
                              ">} : (" + types + ") -> " + out.LocalType());
     Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // gather: the indices' batch dimensions (all but index_vector_dim and
+  // the start_indices_batching_dims, whose positions pick operand batches)
+  // keep their cuts, landing on the result's batch dimensions; the operand
+  // is whole on every device, so each gathers for its own indices with no
+  // communication. Other cuts of the indices are gathered first.
+  bool Gather(const shlo::Operation& op) {
+    const shlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
+    const shlo::Type& indices_type = op.operand(1)->type();
+    const shlo::Type& type = op.result(0)->type();
+    if (numbers == nullptr || op.num_operands() != 2 || !IsStaticTensor(op.operand(0)->type()) ||
+        !IsStaticTensor(indices_type) || !IsStaticTensor(type)) {
+      return false;
+    }
+    const std::vector<int64_t> batch = GatherBatchDims(*numbers, indices_type.rank());
+    std::vector<bool> keep(static_cast<size_t>(indices_type.rank()), false);
+    for (int64_t d : batch) {
+      const std::vector<int64_t>& batching = numbers->start_indices_batching_dims;
+      keep[static_cast<size_t>(d)] = std::find(batching.begin(), batching.end(), d) == batching.end();
+    }
+    std::optional<DeviceValue> indices = KeepingCutsOn(op.operand(1), keep);
+    if (!indices || indices->sharding.IsReplicated()) return false;
+    std::optional<Sharding> result =
+        CarriedOver(indices->sharding, keep.size(), GatherResultSource(*numbers, type.rank(), batch),
+                    program_.num_partitions());
+    if (!result) return false;
+    const DeviceValue operand = Layout(op.operand(0), Sharding::Replicated());
+    Define(op.result(0), {EmitLocal(op, {operand, *indices}, {*result})[0], type, *result});
     return true;
   }
 
@@ -1199,6 +1257,7 @@ class OpPartitioner {
   Status error_;
   std::unordered_set<const shlo::Function*> call_stack_;
   std::unordered_map<const shlo::Value*, std::vector<DeviceValue>> layouts_;
+  WantedLayouts wanted_;
 };
 
 }  // namespace
@@ -1208,6 +1267,7 @@ Result<PartitionedOps> PartitionOps(const shlo::Module& module, const shlo::Bloc
                                     const std::map<std::string, Mesh, std::less<>>& meshes, const EntryContext& entry,
                                     DeviceProgram& program) {
   OpPartitioner partitioner(module, meshes, entry, program);
+  partitioner.WantLayoutsOf(body);
   PartitionedOps out;
   BERTH_ASSIGN_OR_RETURN(bool partitioned, partitioner.PartitionBlock(body, std::move(arguments), out.returned));
   if (!partitioned) out.needs_whole_program = partitioner.needs_whole_program;

@@ -1,11 +1,12 @@
 // The partitioner's per-op rules: each op of the entry function runs on the
 // layouts its operands arrive in where a rule allows (elementwise ops,
 // dot_general, convolution, transpose, broadcast_in_dim, reduce, sort, reshape, slice, pad,
-// concatenate), takes the layouts
+// concatenate, gather), takes the layouts
 // sharding constraints ask for, runs as written inside manual (shard_map)
 // regions, and runs whole on every device where no rule applies (the
-// fallback: operands gathered, result replicated). Rules and their order:
-// README.md.
+// fallback: operands gathered, result replicated). A value left whole that
+// a later use wants cut (src/wanted_layouts.hpp) is cut where it is
+// defined. Rules and their order: README.md.
 #ifndef BERTH_SPMD_SRC_OP_RULES_HPP_
 #define BERTH_SPMD_SRC_OP_RULES_HPP_
 
@@ -50,6 +51,9 @@ struct EntryContext {
   std::vector<std::optional<Sharding>> results;
   // Rules for custom-call targets.
   const CustomCallRules& rules;
+  // The results are returned whole (PartitionOptions::replicated_results):
+  // `results` pulls no layout backwards.
+  bool replicated_results = false;
 };
 
 // Writes `body`'s ops (a function of `module`) into `program`, `arguments`

@@ -163,4 +163,23 @@ bool IsUnused(const shlo::Operation& op) {
          std::all_of(op.results().begin(), op.results().end(), [](const shlo::Value* v) { return v->use_empty(); });
 }
 
+std::vector<int64_t> GatherBatchDims(const shlo::GatherDimensionNumbers& numbers, int64_t indices_rank) {
+  std::vector<int64_t> batch;
+  for (int64_t d = 0; d < indices_rank; ++d) {
+    if (d != numbers.index_vector_dim) batch.push_back(d);
+  }
+  return batch;
+}
+
+std::vector<int64_t> GatherResultSource(const shlo::GatherDimensionNumbers& numbers, int64_t result_rank,
+                                        const std::vector<int64_t>& batch) {
+  std::vector<int64_t> source(static_cast<size_t>(result_rank), -1);
+  size_t next = 0;
+  for (int64_t j = 0; j < result_rank && next < batch.size(); ++j) {
+    const auto& offsets = numbers.offset_dims;
+    if (std::find(offsets.begin(), offsets.end(), j) == offsets.end()) source[static_cast<size_t>(j)] = batch[next++];
+  }
+  return source;
+}
+
 }  // namespace berth::spmd::internal

@@ -4,9 +4,12 @@
 #ifndef BERTH_SPMD_SRC_OP_TRAITS_HPP_
 #define BERTH_SPMD_SRC_OP_TRAITS_HPP_
 
+#include <cstdint>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
+#include "berth/stablehlo/attributes.hpp"
 #include "berth/stablehlo/ir.hpp"
 
 namespace berth::spmd::internal {
@@ -38,6 +41,15 @@ bool MayHaveEffects(const stablehlo::Operation& op);
 // An op whose results nothing uses and that does nothing else: writing it
 // would only cost its operands' gathering.
 bool IsUnused(const stablehlo::Operation& op);
+
+// gather's batch dimensions: the indices' dimensions but index_vector_dim,
+// in order (each one result dimension that is not an offset dimension).
+std::vector<int64_t> GatherBatchDims(const stablehlo::GatherDimensionNumbers& numbers, int64_t indices_rank);
+
+// For each of gather's `result_rank` dimensions, the indices dimension
+// (one of `batch`) it runs along; -1 for the offset dimensions.
+std::vector<int64_t> GatherResultSource(const stablehlo::GatherDimensionNumbers& numbers, int64_t result_rank,
+                                        const std::vector<int64_t>& batch);
 
 }  // namespace berth::spmd::internal
 

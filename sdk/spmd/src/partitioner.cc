@@ -164,7 +164,8 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   BERTH_ASSIGN_OR_RETURN(internal::PartitionedOps ops,
                          internal::PartitionOps(module, main->entry_block(), arguments, entry.meshes,
                                                 internal::EntryContext{&main->entry_block(), entry.results,
-                                                                       options.custom_rules},
+                                                                       options.custom_rules,
+                                                                       options.replicated_results},
                                                 writer));
   const bool per_op = ops.needs_whole_program.empty();
   std::vector<DeviceValue> results = std::move(ops.returned);

@@ -220,6 +220,50 @@ const Program kPrograms[] = {
      "  stablehlo.return %n, %x : tensor<i32>, tensor<8x4xi32>\n"
      " }\n"
      " return %w1 : tensor<8x4xi32>"},
+    {"while_power_iteration", {{ElementType::kF32, {8, 8}}, {ElementType::kF32, {8, 4}}},
+     {{ElementType::kF32, {8, 4}}},
+     "%zero = stablehlo.constant dense<0> : tensor<i32>\n"
+     " %one = stablehlo.constant dense<1> : tensor<i32>\n"
+     " %three = stablehlo.constant dense<3> : tensor<i32>\n"
+     " %w0, %w1 = stablehlo.while(%i = %zero, %x = %a1) : tensor<i32>, tensor<8x4xf32>\n"
+     " cond {\n"
+     "  %c = stablehlo.compare LT, %i, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     "  stablehlo.return %c : tensor<i1>\n"
+     " } do {\n"
+     "  %n = stablehlo.add %i, %one : tensor<i32>\n"
+     "  %d = stablehlo.dot_general %a0, %x, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x4xf32>) -> "
+     "tensor<8x4xf32>\n"
+     "  %t = stablehlo.tanh %d : tensor<8x4xf32>\n"
+     "  stablehlo.return %n, %t : tensor<i32>, tensor<8x4xf32>\n"
+     " }\n"
+     " return %w1 : tensor<8x4xf32>"},
+    {"if_and_case_branches", {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
+     {{ElementType::kS32, {8, 4}}, {ElementType::kS32, {8, 4}}},
+     "%z = stablehlo.constant dense<0> : tensor<i32>\n"
+     " %three = stablehlo.constant dense<3> : tensor<i32>\n"
+     " %s = stablehlo.reduce(%a0 init: %z) applies stablehlo.add across dimensions = [0, 1] : "
+     "(tensor<8x4xi32>, tensor<i32>) -> tensor<i32>\n"
+     " %p = stablehlo.compare GT, %s, %z : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+     " %r = \"stablehlo.if\"(%p) ({\n"
+     "  %x = stablehlo.add %a0, %a1 : tensor<8x4xi32>\n"
+     "  stablehlo.return %x : tensor<8x4xi32>\n"
+     " }, {\n"
+     "  %y = stablehlo.multiply %a0, %a1 : tensor<8x4xi32>\n"
+     "  %yt = stablehlo.transpose %y, dims = [1, 0] : (tensor<8x4xi32>) -> tensor<4x8xi32>\n"
+     "  %yr = stablehlo.reshape %yt : (tensor<4x8xi32>) -> tensor<8x4xi32>\n"
+     "  stablehlo.return %yr : tensor<8x4xi32>\n"
+     " }) : (tensor<i1>) -> tensor<8x4xi32>\n"
+     " %k = stablehlo.remainder %s, %three : tensor<i32>\n"
+     " %c = \"stablehlo.case\"(%k) ({\n"
+     "  stablehlo.return %a1 : tensor<8x4xi32>\n"
+     " }, {\n"
+     "  %u = stablehlo.subtract %r, %a1 : tensor<8x4xi32>\n"
+     "  stablehlo.return %u : tensor<8x4xi32>\n"
+     " }, {\n"
+     "  %v = stablehlo.negate %r : tensor<8x4xi32>\n"
+     "  stablehlo.return %v : tensor<8x4xi32>\n"
+     " }) : (tensor<i32>) -> tensor<8x4xi32>\n"
+     " return %r, %c : tensor<8x4xi32>, tensor<8x4xi32>"},
 };
 
 std::string ModuleText(const Program& program, int64_t n, const std::vector<std::string>& arg_shardings,
@@ -453,7 +497,8 @@ TEST(PartitionTest, ReshapesSlicesPadsAndConcatenatesKeepCutsOnTheDimensionsThey
 
 // Ops each device can run on its own part: a variadic reduce (argmax), a
 // sort, and a dynamic slice and update along the columns of a row-sharded
-// array, gathers of batch-sharded indices, a convolution of a
+// array, gathers of batch-sharded indices, a while loop carrying a
+// row-sharded array, a convolution of a
 // batch-sharded input (data parallel) and one of a kernel cut along its
 // output features (model parallel). No collective is written, and each
 // works on local blocks.
@@ -468,6 +513,7 @@ TEST(PartitionTest, OpsOnTheirParallelDimensionsNeedNoCollective) {
       {"argmax_rows", {rows}, {"{devices=[2]<=[2]}", "{devices=[2]<=[2]}"}, "tensor<5x6xi32>"},
       {"sort_rows", {rows, rows}, {rows, rows}, "tensor<5x6xi32>"},
       {"dynamic_slice_update", {rows, rows}, {rows, rows}, "-> tensor<5x2xi32>"},
+      {"while_uses_a_sharded_value", {rows, rows}, {rows}, "tensor<4x4xi32>"},
       {"gather_rows", {"{replicated}", "{devices=[2,1,1]<=[2]}"}, {"{devices=[2,1,1]<=[2]}"},
        "-> tensor<2x6x6xi32>"},
       {"batched_gather", {"{replicated}", "{devices=[1,2,1]<=[2]}"}, {"{devices=[1,2,1]<=[2]}"},

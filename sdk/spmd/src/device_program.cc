@@ -81,14 +81,14 @@ bool SlicesLocally(const Sharding& from, const Sharding& to, std::span<const int
 }
 
 std::string DeviceProgram::Emit(const std::string& op) {
-  std::string name = "%v" + std::to_string(next_value_++);
+  std::string name = NewName();
   body_ += "    " + name + " = " + op + "\n";
   return name;
 }
 
 std::vector<std::string> DeviceProgram::Emit(const std::string& op, size_t count) {
   if (count == 1) return {Emit(op)};
-  std::string name = "%v" + std::to_string(next_value_++);
+  std::string name = NewName();
   body_ += "    " + name + ":" + std::to_string(count) + " = " + op + "\n";
   std::vector<std::string> names;
   for (size_t i = 0; i < count; ++i) names.push_back(name + "#" + std::to_string(i));
@@ -97,10 +97,12 @@ std::vector<std::string> DeviceProgram::Emit(const std::string& op, size_t count
 
 void DeviceProgram::EmitLine(const std::string& line) { body_ += "    " + line + "\n"; }
 
+std::string DeviceProgram::NewName() { return "%v" + std::to_string(next_value_++); }
+
 std::vector<std::string> DeviceProgram::EmitRewritten(const shlo::Operation& op, shlo::OpRewrite rewrite) {
   std::vector<std::string> names;
   if (op.num_results() > 0) {
-    rewrite.result_name = "%v" + std::to_string(next_value_++);
+    rewrite.result_name = NewName();
     for (size_t i = 0; i < op.num_results(); ++i) {
       names.push_back(op.num_results() == 1 ? rewrite.result_name : rewrite.result_name + "#" + std::to_string(i));
     }

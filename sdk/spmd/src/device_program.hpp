@@ -56,6 +56,17 @@ class DeviceProgram {
   std::vector<std::string> Emit(const std::string& op, size_t count);
   // Appends a line with no result.
   void EmitLine(const std::string& line);
+  // A fresh value name, for a line written with EmitLine (a region's
+  // block arguments, an op whose regions follow on lines of their own).
+  std::string NewName();
+
+  // Values made inside a region are not seen after it: what the program
+  // made once and reuses (this partition's id) is forgotten on leaving.
+  struct RegionScope {
+    std::string partition_id;
+  };
+  RegionScope EnterRegion() const { return {partition_id_}; }
+  void LeaveRegion(const RegionScope& scope) { partition_id_ = scope.partition_id; }
   // Appends `op` printed with `rewrite`'s operands and types; returns one
   // name per result.
   std::vector<std::string> EmitRewritten(const stablehlo::Operation& op, stablehlo::OpRewrite rewrite);

@@ -181,6 +181,10 @@ class OpPartitioner {
       if (SeesTheDeviceDeep(op, module_, visited)) return false;
       if (IsConstraint(op)) {
         BERTH_RETURN_IF_ERROR(Constrain(op));
+      } else if (op.kind() == OpKind::kWhile && LoopCarriable(op)) {
+        BERTH_RETURN_IF_ERROR(While(op));
+      } else if ((op.kind() == OpKind::kIf || op.kind() == OpKind::kCase) && BranchesCarriable(op)) {
+        BERTH_RETURN_IF_ERROR(Branches(op));
       } else if (!(IsElementwise(op.kind()) && Elementwise(op)) && !(op.kind() == OpKind::kDotGeneral && DotGeneral(op)) &&
                  !(op.kind() == OpKind::kTranspose && Transpose(op)) &&
                  !(op.kind() == OpKind::kBroadcastInDim && BroadcastInDim(op)) &&
@@ -562,6 +566,125 @@ class OpPartitioner {
     const DeviceValue operand = Layout(op.operand(0), Sharding::Replicated());
     Define(op.result(0), {EmitLocal(op, {operand, *indices}, {*result})[0], type, *result});
     return true;
+  }
+
+  // Whether every value a while carries is a static tensor (the while rule
+  // lays each out); tokens and dynamic shapes run the loop whole.
+  static bool LoopCarriable(const shlo::Operation& op) {
+    return op.num_regions() == 2 && std::all_of(op.operands().begin(), op.operands().end(), [](const shlo::Value* v) {
+             return IsStaticTensor(v->type());
+           });
+  }
+
+  // Whether an if's or case's results are static tensors (each branch
+  // returns them on a layout); else the op runs whole.
+  static bool BranchesCarriable(const shlo::Operation& op) {
+    return op.num_regions() >= 1 && op.num_operands() == 1 &&
+           std::all_of(op.results().begin(), op.results().end(),
+                       [](const shlo::Value* v) { return IsStaticTensor(v->type()); });
+  }
+
+  // while: each carried value keeps the layout it enters with (when evenly
+  // tiled; else whole); the condition and the body are partitioned as
+  // regions of their own on those layouts, the condition's flag made whole
+  // and the body's results resharded to them, so every iteration sees the
+  // same layouts. What the regions use from outside is resharded inside
+  // them, as their ops ask.
+  Status While(const shlo::Operation& op) {
+    std::vector<DeviceValue> carried;
+    std::string operands, types;
+    for (const shlo::Value* operand : op.operands()) {
+      const DeviceValue current = Current(operand);
+      const bool keep = current.sharding.IsTiled() && DividesEvenly(current.sharding, operand->type().shape());
+      carried.push_back(Layout(operand, keep ? current.sharding : Sharding::Replicated()));
+      operands += (operands.empty() ? "" : ", ") + carried.back().name;
+      types += (types.empty() ? "" : ", ") + carried.back().LocalType();
+    }
+    const std::string name = program_.NewName();
+    const size_t count = op.num_results();
+    program_.EmitLine(name + (count == 1 ? "" : ":" + std::to_string(count)) + " = \"stablehlo.while\"(" + operands +
+                      ") ({");
+    BERTH_RETURN_IF_ERROR(WriteRegionBlock(op.region(0).entry_block(), carried, {Sharding::Replicated()}).status());
+    program_.EmitLine("}, {");
+    std::vector<std::optional<Sharding>> layouts;
+    for (const DeviceValue& value : carried) layouts.push_back(value.sharding);
+    BERTH_RETURN_IF_ERROR(WriteRegionBlock(op.region(1).entry_block(), carried, layouts).status());
+    program_.EmitLine("}) : (" + types + ") -> (" + types + ")");
+    for (size_t i = 0; i < count; ++i) {
+      Define(op.result(i), {count == 1 ? name : name + "#" + std::to_string(i), op.result(i)->type(),
+                            carried[i].sharding});
+    }
+    return OkStatus();
+  }
+
+  // Writes `block` as the block of a region of the op being written: its
+  // arguments named afresh on the layouts of `arguments`, its ops, and a
+  // return of its results, each resharded to results[i] where given (as
+  // they come where not); returns what it returned. What is made inside
+  // (values, resharded outer values) is not seen after it.
+  Result<std::vector<DeviceValue>> WriteRegionBlock(const shlo::Block& block, const std::vector<DeviceValue>& arguments,
+                                                    const std::vector<std::optional<Sharding>>& results) {
+    auto outer_layouts = layouts_;
+    const DeviceProgram::RegionScope scope = program_.EnterRegion();
+    std::vector<DeviceValue> inner = arguments;
+    std::string header;
+    for (DeviceValue& argument : inner) {
+      argument.name = program_.NewName();
+      header += (header.empty() ? "" : ", ") + argument.name + ": " + argument.LocalType();
+    }
+    if (!inner.empty()) program_.EmitLine("^bb0(" + header + "):");
+    std::vector<DeviceValue> returned;
+    BERTH_ASSIGN_OR_RETURN(bool partitioned, PartitionBlock(block, std::move(inner), returned));
+    if (!partitioned) {
+      // The caller checked that nothing in the region depends on the device.
+      return InternalError("a region's op needs the whole program: " + needs_whole_program);
+    }
+    if (returned.size() != results.size()) {
+      return InternalError("a region returns " + std::to_string(returned.size()) + " value(s), its op takes " +
+                           std::to_string(results.size()));
+    }
+    std::string names, types;
+    for (size_t i = 0; i < returned.size(); ++i) {
+      if (results[i]) returned[i] = program_.Reshard(returned[i], *results[i]);
+      names += (i ? ", " : "") + returned[i].name;
+      types += (i ? ", " : "") + returned[i].LocalType();
+    }
+    program_.EmitLine("\"stablehlo.return\"(" + names + ") : (" + types + ") -> ()");
+    program_.LeaveRegion(scope);
+    layouts_ = std::move(outer_layouts);
+    return returned;
+  }
+
+  // if and case: each branch is partitioned as a region of its own; the
+  // results take the layouts the first branch returns them in, and the
+  // other branches reshard theirs to match. The predicate or index is
+  // whole.
+  Status Branches(const shlo::Operation& op) {
+    const DeviceValue selector = Layout(op.operand(0), Sharding::Replicated());
+    const std::string name = program_.NewName();
+    const size_t count = op.num_results();
+    const std::string results =
+        count == 0 ? "" : name + (count == 1 ? "" : ":" + std::to_string(count)) + " = ";
+    program_.EmitLine(results + "\"" + std::string(op.name()) + "\"(" + selector.name + ") ({");
+    std::vector<std::optional<Sharding>> layouts(count);
+    std::vector<DeviceValue> first;
+    for (size_t r = 0; r < op.num_regions(); ++r) {
+      if (r > 0) program_.EmitLine("}, {");
+      BERTH_ASSIGN_OR_RETURN(std::vector<DeviceValue> returned,
+                             WriteRegionBlock(op.region(r).entry_block(), {}, layouts));
+      if (r == 0) {
+        first = std::move(returned);
+        for (size_t i = 0; i < count; ++i) layouts[i] = first[i].sharding;
+      }
+    }
+    std::string types;
+    for (size_t i = 0; i < count; ++i) types += (i ? ", " : "") + first[i].LocalType();
+    program_.EmitLine("}) : (" + selector.LocalType() + ") -> (" + types + ")");
+    for (size_t i = 0; i < count; ++i) {
+      Define(op.result(i), {count == 1 ? name : name + "#" + std::to_string(i), op.result(i)->type(),
+                            first[i].sharding});
+    }
+    return OkStatus();
   }
 
   // dynamic_update_slice: dimensions the update covers whole keep their

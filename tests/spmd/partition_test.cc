@@ -264,6 +264,19 @@ const Program kPrograms[] = {
      "  stablehlo.return %v : tensor<8x4xi32>\n"
      " }) : (tensor<i32>) -> tensor<8x4xi32>\n"
      " return %r, %c : tensor<8x4xi32>, tensor<8x4xi32>"},
+    {"scatter_add", {{ElementType::kF32, {10, 6}}, {ElementType::kS32, {4, 6, 1}}, {ElementType::kF32, {4, 6, 6}}},
+     {{ElementType::kF32, {10, 6}}},
+     "%lo = stablehlo.constant dense<0> : tensor<i32>\n"
+     " %hi = stablehlo.constant dense<9> : tensor<i32>\n"
+     " %i = stablehlo.clamp %lo, %a1, %hi : (tensor<i32>, tensor<4x6x1xi32>, tensor<i32>) -> tensor<4x6x1xi32>\n"
+     " %0 = \"stablehlo.scatter\"(%a0, %i, %a2) ({\n"
+     "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+     "   %s = stablehlo.add %x, %y : tensor<f32>\n"
+     "   stablehlo.return %s : tensor<f32>\n"
+     " }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [0], "
+     "scatter_dims_to_operand_dims = [0], index_vector_dim = 2>} : (tensor<10x6xf32>, tensor<4x6x1xi32>, "
+     "tensor<4x6x6xf32>) -> tensor<10x6xf32>\n"
+     " return %0 : tensor<10x6xf32>"},
 };
 
 std::string ModuleText(const Program& program, int64_t n, const std::vector<std::string>& arg_shardings,
@@ -608,6 +621,32 @@ TEST(PartitionTest, ResultShardingsAndConstraintsPullLayoutsBackwards) {
                                        RandomLiteral(ElementType::kF32, {8, 8}, rng),
                                        RandomLiteral(ElementType::kF32, {8}, rng)});
   }
+}
+
+// A scatter-add of batch-sharded indices and updates (an embedding's
+// gradient): each device scatters its own updates (local blocks), one
+// all-reduce adds the partial sums.
+TEST(PartitionTest, ScatterAddOfShardedIndicesNeedsOneAllReduce) {
+  const Program* program = nullptr;
+  for (const Program& p : kPrograms) {
+    if (std::string(p.name) == "scatter_add") program = &p;
+  }
+  ASSERT_NE(program, nullptr);
+  const std::string text = ModuleText(*program, 2, {"{replicated}", "{devices=[2,1,1]<=[2]}", "{devices=[2,1,1]<=[2]}"},
+                                      {"{replicated}"});
+  Result<shlo::Module> module = shlo::ParseModule(text, "scatter.mlir");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<spmd::PartitionedProgram> partitioned = spmd::Partition(*module);
+  ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString();
+  std::map<std::string, int> expected = {{"all_reduce", 1}};
+  EXPECT_EQ(CollectivesIn(partitioned->text), expected) << partitioned->text;
+  EXPECT_NE(partitioned->text.find("(tensor<10x6xf32>, tensor<2x6x1xi32>, tensor<2x6x6xf32>) -> tensor<10x6xf32>"),
+            std::string::npos)
+      << partitioned->text;
+  std::mt19937_64 rng(71);
+  ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {10, 6}, rng),
+                                     RandomLiteral(ElementType::kS32, {4, 6, 1}, rng),
+                                     RandomLiteral(ElementType::kF32, {4, 6, 6}, rng)});
 }
 
 TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {

@@ -193,6 +193,7 @@ class OpPartitioner {
                  !(op.kind() == OpKind::kConvolution && Convolution(op)) &&
                  !(op.kind() == OpKind::kDynamicSlice && DynamicSlice(op)) &&
                  !(op.kind() == OpKind::kGather && Gather(op)) &&
+                 !(op.kind() == OpKind::kScatter && ScatterAdd(op)) &&
                  !(op.kind() == OpKind::kReverse && Reverse(op)) &&
                  !(op.kind() == OpKind::kDynamicUpdateSlice && DynamicUpdateSlice(op)) &&
                  !(op.kind() == OpKind::kSlice && Slice(op)) && !(op.kind() == OpKind::kPad && Pad(op)) &&
@@ -565,6 +566,78 @@ class OpPartitioner {
     if (!result) return false;
     const DeviceValue operand = Layout(op.operand(0), Sharding::Replicated());
     Define(op.result(0), {EmitLocal(op, {operand, *indices}, {*result})[0], type, *result});
+    return true;
+  }
+
+  // scatter whose update computation only adds (one input): the indices'
+  // scatter dimensions (all but index_vector_dim and the
+  // scatter_indices_batching_dims) keep their cuts, the updates laid out
+  // alike along their scatter dimensions (window dimensions whole). Each
+  // device scatters its own updates into zeros, one all_reduce (sum) over
+  // the devices holding different parts of the indices adds the partial
+  // results, and the input is added to the sum: input + (sum of the
+  // updates landing on an element) is what the scatter computes, the
+  // additions in another order. The result is whole.
+  bool ScatterAdd(const shlo::Operation& op) {
+    const shlo::ScatterDimensionNumbers* numbers = op.scatter_dimension_numbers();
+    if (numbers == nullptr || op.num_operands() != 3 || op.num_results() != 1) return false;
+    const shlo::Value* input = op.operand(0);
+    const shlo::Value* indices = op.operand(1);
+    const shlo::Value* updates = op.operand(2);
+    const shlo::Type& type = op.result(0)->type();
+    if (!IsStaticTensor(input->type()) || !IsStaticTensor(indices->type()) || !IsStaticTensor(updates->type()) ||
+        !IsStaticTensor(type) || shlo::IsBool(type.element_type()) || ReducerOf(op) != "stablehlo.add") {
+      return false;
+    }
+    const int64_t indices_rank = indices->type().rank();
+    std::vector<int64_t> batch;
+    std::vector<bool> keep(static_cast<size_t>(indices_rank), false);
+    const std::vector<int64_t>& batching = numbers->scatter_indices_batching_dims;
+    for (int64_t d = 0; d < indices_rank; ++d) {
+      if (d == numbers->index_vector_dim) continue;
+      batch.push_back(d);
+      keep[static_cast<size_t>(d)] = std::find(batching.begin(), batching.end(), d) == batching.end();
+    }
+    std::optional<DeviceValue> index_parts = KeepingCutsOn(indices, keep);
+    if (!index_parts || index_parts->sharding.IsReplicated()) return false;
+    // Update dimension j that is not a window dimension runs along the
+    // indices' next batch dimension.
+    const std::vector<int64_t>& window = numbers->update_window_dims;
+    std::vector<int64_t> source(static_cast<size_t>(updates->type().rank()), -1);
+    size_t next = 0;
+    for (size_t j = 0; j < source.size() && next < batch.size(); ++j) {
+      if (std::find(window.begin(), window.end(), static_cast<int64_t>(j)) == window.end()) source[j] = batch[next++];
+    }
+    const int64_t n = program_.num_partitions();
+    std::optional<Sharding> update_layout = CarriedOver(index_parts->sharding, keep.size(), source, n);
+    if (!update_layout) return false;
+    // The devices whose partial sums add up: one of each part of the indices.
+    const std::vector<int64_t> tiles = TilesOf(index_parts->sharding, keep.size());
+    const std::vector<Coords> coords = DeviceCoords(index_parts->sharding, keep.size(), n);
+    std::vector<int64_t> part(coords.size(), 0);
+    int64_t splits = 1;
+    for (size_t d = 0; d < keep.size(); ++d) {
+      splits *= tiles[d];
+      for (size_t p = 0; p < coords.size(); ++p) part[p] = part[p] * tiles[d] + coords[p][d];
+    }
+    std::optional<std::vector<std::vector<int64_t>>> groups =
+        SumGroups(std::vector<Coords>(coords.size()), part, splits);
+    if (!groups) return false;
+    const DeviceValue update_parts = Layout(updates, *update_layout);
+    const std::string whole_type = type.ToString();
+    const DeviceValue zeros{
+        program_.Emit("\"stablehlo.constant\"() {value = dense<" +
+                      std::string(shlo::IsFloat(type.element_type()) ? "0.0" : "0") + "> : " + whole_type +
+                      "} : () -> " + whole_type),
+        input->type(), Sharding::Replicated()};
+    std::string partial = EmitLocal(op, {zeros, *index_parts, update_parts}, {Sharding::Replicated()})[0];
+    if (!groups->empty()) {
+      partial = program_.AllReduce(partial, type.shape(), type.element_type(), *groups, "stablehlo.add");
+    }
+    const DeviceValue whole = Layout(input, Sharding::Replicated());
+    Define(op.result(0), {program_.Emit("\"stablehlo.add\"(" + whole.name + ", " + partial + ") : (" + whole_type +
+                                        ", " + whole_type + ") -> " + whole_type),
+                          type, Sharding::Replicated()});
     return true;
   }
 

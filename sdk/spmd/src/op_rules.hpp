@@ -1,7 +1,7 @@
 // The partitioner's per-op rules: each op of the entry function runs on the
 // layouts its operands arrive in where a rule allows (elementwise ops,
 // dot_general, convolution, transpose, broadcast_in_dim, reduce, sort, reshape, slice, pad,
-// concatenate, gather, while, if, case), takes the layouts
+// concatenate, gather, scatter-add, while, if, case), takes the layouts
 // sharding constraints ask for, runs as written inside manual (shard_map)
 // regions, and runs whole on every device where no rule applies (the
 // fallback: operands gathered, result replicated). A value left whole that

@@ -340,6 +340,65 @@ TEST(PartitionTest, ShardyShardingsPartitionLikeTheirGspmdLayouts) {
                                      RandomLiteral(ElementType::kF32, {8, 6}, rng)});
 }
 
+// XLA's round-trip form of the same Shardy module (what XLA writes when it
+// serializes Shardy as plain StableHLO: meshes and shardings as strings in
+// frontend attributes, the result's on a FuncResultSharding call) reads as
+// the same layouts and runs alike; its shard_map form is refused by name.
+TEST(PartitionTest, XlaSdyRoundTripFormReadsAsItsShardyModule) {
+  const std::string shardy = R"(module @shardy {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%a0: tensor<10x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>},
+                         %a1: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>})
+      -> (tensor<10x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y", "x"}, {}]>}) {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x8xf32>, tensor<8x6xf32>) -> tensor<10x6xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{}, {"x"}]> : tensor<10x6xf32>
+    return %1 : tensor<10x6xf32>
+  }
+})";
+  const std::string round_trip = R"(module @round_trip attributes {mhlo.frontend_attributes = {xla.sdy.meshes =
+    "{mesh = #sdy.mesh<[\"x\"=2, \"y\"=2]>}"}} {
+  func.func public @main(
+      %a0: tensor<10x8xf32> {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>"}},
+      %a1: tensor<8x6xf32> {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<@mesh, [{\22y\22}, {}]>"}})
+      -> tensor<10x6xf32> {
+    %0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<10x8xf32>, tensor<8x6xf32>) -> tensor<10x6xf32>
+    %1 = stablehlo.custom_call @Sharding(%0) {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding_per_value<[<@mesh, [{}, {\"x\"}]>]>"}} : (tensor<10x6xf32>) -> tensor<10x6xf32>
+    %2 = stablehlo.custom_call @local_xla.sdy.FuncResultSharding(%1) {has_side_effect = true, mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding_per_value<[<@mesh, [{\"y\", \"x\"}, {}]>]>"}} : (tensor<10x6xf32>) -> tensor<10x6xf32>
+    return %2 : tensor<10x6xf32>
+  }
+})";
+  Result<shlo::Module> a = shlo::ParseModule(shardy, "shardy.mlir");
+  Result<shlo::Module> b = shlo::ParseModule(round_trip, "round_trip.mlir");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Result<spmd::PartitionedProgram> pa = spmd::Partition(*a);
+  Result<spmd::PartitionedProgram> pb = spmd::Partition(*b);
+  ASSERT_TRUE(pa.ok()) << pa.status().ToString();
+  ASSERT_TRUE(pb.ok()) << pb.status().ToString();
+  EXPECT_EQ(pb->argument_shardings, pa->argument_shardings);
+  EXPECT_EQ(pb->result_shardings, pa->result_shardings);
+  EXPECT_EQ(pb->local_argument_shapes, pa->local_argument_shapes);
+  EXPECT_EQ(pb->local_result_shapes, pa->local_result_shapes);
+  std::mt19937_64 rng(9);
+  ExpectPartitionedRunMatches(round_trip, {RandomLiteral(ElementType::kF32, {10, 8}, rng),
+                                           RandomLiteral(ElementType::kF32, {8, 6}, rng)});
+
+  const std::string shard_map = R"(module @round_trip_shard_map attributes {mhlo.frontend_attributes = {xla.sdy.meshes =
+    "{mesh = #sdy.mesh<[\"x\"=2]>}"}} {
+  func.func public @main(%a0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = stablehlo.custom_call @xla.sdy.GlobalToLocalShape(%a0) : (tensor<8xf32>) -> tensor<4xf32>
+    %1 = stablehlo.custom_call @xla.sdy.LocalToGlobalShape(%0) : (tensor<4xf32>) -> tensor<8xf32>
+    return %1 : tensor<8xf32>
+  }
+})";
+  Result<shlo::Module> c = shlo::ParseModule(shard_map, "shard_map.mlir");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Result<spmd::PartitionedProgram> pc = spmd::Partition(*c);
+  ASSERT_FALSE(pc.ok());
+  EXPECT_EQ(pc.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(pc.status().message().find("@xla.sdy.GlobalToLocalShape"), std::string::npos) << pc.status().ToString();
+}
+
 TEST(PartitionTest, TheEntryKeepsItsNameAndTakesLocalShapes) {
   const std::string text = R"(module @rows attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @main(%a0: tensor<16x8xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %a1: tensor<8x8xf32>)

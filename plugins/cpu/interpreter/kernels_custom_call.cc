@@ -61,8 +61,10 @@ Status Eq(KernelCall& call) {
   return OkStatus();
 }
 
-// @Sharding: GSPMD's annotation of a value's layout (jax.lax.with_sharding_constraint);
-// on one device, and in a program the SPMD partitioner wrote, the value itself.
+// @Sharding: GSPMD's annotation of a value's layout (jax.lax.with_sharding_constraint),
+// and @local_xla.sdy.FuncResultSharding, XLA's round-trip form's mark of a
+// result's: on one device, and in a program the SPMD partitioner wrote, the
+// values themselves.
 Status ShardingAnnotation(KernelCall& call) {
   call.results.assign(call.operands.begin(), call.operands.end());
   return OkStatus();
@@ -79,6 +81,8 @@ constexpr Target kTargets[] = {
     {"check.expect_close", ExpectClose},
     {"check.eq", Eq},
     {"Sharding", ShardingAnnotation},
+    {"local_xla.sdy.FuncResultSharding", ShardingAnnotation},
+    {"xla.sdy.FuncResultSharding", ShardingAnnotation},
 };
 
 Handler FindHandler(std::string_view target) {

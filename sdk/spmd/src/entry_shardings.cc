@@ -55,6 +55,26 @@ bool EntryShardings::IsPartitioned() const {
   return num_partitions > 1 || any(arguments) || any(results);
 }
 
+namespace {
+
+// A Shardy sharding of a value of `type`, its mesh named in `meshes` or
+// inline; `what` names the attribute in messages.
+Result<Sharding> ShardyLayout(const ShardySharding& shardy, const shlo::Type& type,
+                              const std::map<std::string, Mesh, std::less<>>& meshes, std::string_view what) {
+  if (!type.IsTensor() || static_cast<int64_t>(shardy.dims.size()) != type.rank()) {
+    return InvalidArgumentError(std::string(what) + " lists " + std::to_string(shardy.dims.size()) +
+                                " dimension(s) for a value of type " + type.ToString());
+  }
+  if (shardy.inline_mesh) return ToSharding(shardy, *shardy.inline_mesh);
+  auto mesh = meshes.find(shardy.mesh_name);
+  if (mesh == meshes.end()) {
+    return InvalidArgumentError(std::string(what) + " names mesh @" + shardy.mesh_name + ", which the module lacks");
+  }
+  return ToSharding(shardy, mesh->second);
+}
+
+}  // namespace
+
 Result<std::optional<Sharding>> ShardingFromAttributes(const shlo::DictionaryAttr* attrs, const shlo::Type& type,
                                                        const std::map<std::string, Mesh, std::less<>>& meshes) {
   if (attrs == nullptr) return std::optional<Sharding>();
@@ -68,25 +88,91 @@ Result<std::optional<Sharding>> ShardingFromAttributes(const shlo::DictionaryAtt
     const auto* opaque = sdy->dyn_cast<shlo::OpaqueAttr>();
     if (opaque == nullptr) return InvalidArgumentError("sdy.sharding is not a #sdy.sharding<...> attribute");
     BERTH_ASSIGN_OR_RETURN(ShardySharding shardy, ParseShardySharding(opaque->text()));
-    if (!type.IsTensor() || static_cast<int64_t>(shardy.dims.size()) != type.rank()) {
-      return InvalidArgumentError("sdy.sharding lists " + std::to_string(shardy.dims.size()) +
-                                  " dimension(s) for a value of type " + type.ToString());
-    }
-    if (shardy.inline_mesh) {
-      BERTH_ASSIGN_OR_RETURN(Sharding sharding, ToSharding(shardy, *shardy.inline_mesh));
-      return std::optional<Sharding>(std::move(sharding));
-    }
-    auto mesh = meshes.find(shardy.mesh_name);
-    if (mesh == meshes.end()) {
-      return InvalidArgumentError("sdy.sharding names mesh @" + shardy.mesh_name + ", which the module lacks");
-    }
-    BERTH_ASSIGN_OR_RETURN(Sharding sharding, ToSharding(shardy, mesh->second));
+    BERTH_ASSIGN_OR_RETURN(Sharding sharding, ShardyLayout(shardy, type, meshes, "sdy.sharding"));
     return std::optional<Sharding>(std::move(sharding));
   }
-  return std::optional<Sharding>();
+  return RoundTripSharding(attrs->Get("mhlo.frontend_attributes"), type, meshes);
+}
+
+Result<std::optional<Sharding>> RoundTripSharding(const shlo::Attribute* frontend_attributes, const shlo::Type& type,
+                                                  const std::map<std::string, Mesh, std::less<>>& meshes) {
+  const auto* dictionary = frontend_attributes == nullptr ? nullptr : frontend_attributes->dyn_cast<shlo::DictionaryAttr>();
+  const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get("xla.sdy.sharding");
+  if (attr == nullptr) return std::optional<Sharding>();
+  const auto* text = attr->dyn_cast<shlo::StringAttr>();
+  if (text == nullptr) return InvalidArgumentError("xla.sdy.sharding is not a string");
+  ShardySharding shardy;
+  if (text->value().starts_with("#sdy.sharding_per_value")) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> per_value, ParseShardyShardingPerValue(text->value()));
+    if (per_value.size() != 1) {
+      return InvalidArgumentError("xla.sdy.sharding lists " + std::to_string(per_value.size()) +
+                                  " sharding(s) for one value");
+    }
+    shardy = std::move(per_value[0]);
+  } else {
+    BERTH_ASSIGN_OR_RETURN(shardy, ParseShardySharding(text->value()));
+  }
+  BERTH_ASSIGN_OR_RETURN(Sharding sharding, ShardyLayout(shardy, type, meshes, "xla.sdy.sharding"));
+  return std::optional<Sharding>(std::move(sharding));
+}
+
+bool IsFuncResultSharding(const shlo::Operation& op) {
+  if (op.kind() != shlo::OpKind::kCustomCall) return false;
+  const std::string_view target = op.call_target_name();
+  return target == "local_xla.sdy.FuncResultSharding" || target == "xla.sdy.FuncResultSharding";
 }
 
 namespace {
+
+// The meshes of XLA's round-trip form: the module's frontend attribute
+// xla.sdy.meshes = "{mesh = #sdy.mesh<[\"x\"=2]>, other = #sdy.mesh<...>}".
+Status ReadRoundTripMeshes(const shlo::Module& module, std::map<std::string, Mesh, std::less<>>& meshes,
+                           int64_t& largest_mesh) {
+  const shlo::Attribute* frontend = module.attr("mhlo.frontend_attributes");
+  const auto* dictionary = frontend == nullptr ? nullptr : frontend->dyn_cast<shlo::DictionaryAttr>();
+  const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get("xla.sdy.meshes");
+  if (attr == nullptr) return OkStatus();
+  const auto* text = attr->dyn_cast<shlo::StringAttr>();
+  if (text == nullptr) return InvalidArgumentError("xla.sdy.meshes is not a string");
+  std::string_view rest = text->value();
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\n')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\n')) v.remove_suffix(1);
+    return v;
+  };
+  rest = trim(rest);
+  if (rest.size() < 2 || rest.front() != '{' || rest.back() != '}') {
+    return InvalidArgumentError("xla.sdy.meshes is not a {name = #sdy.mesh<...>, ...} dictionary: " +
+                                std::string(text->value()));
+  }
+  rest = trim(rest.substr(1, rest.size() - 2));
+  while (!rest.empty()) {
+    // One `name = <mesh>` entry, up to a comma outside brackets and quotes.
+    size_t end = 0;
+    int depth = 0;
+    bool quoted = false;
+    for (; end < rest.size(); ++end) {
+      const char c = rest[end];
+      if (c == '"') quoted = !quoted;
+      if (quoted) continue;
+      if (c == '<' || c == '[' || c == '{' || c == '(') ++depth;
+      if (c == '>' || c == ']' || c == '}' || c == ')') --depth;
+      if (c == ',' && depth == 0) break;
+    }
+    const std::string_view entry = rest.substr(0, end);
+    const size_t equals = entry.find('=');
+    if (equals == std::string_view::npos) {
+      return InvalidArgumentError("xla.sdy.meshes: expected name = #sdy.mesh<...>, got " + std::string(entry));
+    }
+    const std::string name(trim(entry.substr(0, equals)));
+    Result<Mesh> mesh = ParseMesh(trim(entry.substr(equals + 1)));
+    if (!mesh.ok()) return WithContext(mesh.status(), "xla.sdy.meshes: mesh " + name);
+    largest_mesh = std::max(largest_mesh, mesh->num_devices());
+    meshes.emplace(name, std::move(*mesh));
+    rest = end < rest.size() ? trim(rest.substr(end + 1)) : std::string_view();
+  }
+  return OkStatus();
+}
 
 // `override` in place of the module's one mesh, which it must match axis for
 // axis by name.
@@ -126,6 +212,7 @@ Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optio
     largest_mesh = std::max(largest_mesh, mesh->num_devices());
     entry.meshes.emplace(name, std::move(*mesh));
   }
+  BERTH_RETURN_IF_ERROR(ReadRoundTripMeshes(module, entry.meshes, largest_mesh));
   if (mesh_override) {
     BERTH_RETURN_IF_ERROR(OverrideMesh(entry.meshes, *mesh_override));
     if (!num_partitions) num_partitions = mesh_override->num_devices();
@@ -154,10 +241,26 @@ Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optio
                                 function + " argument " + std::to_string(i)));
     entry.arguments.push_back(std::move(sharding));
   }
+  // The round-trip form marks a result by the custom call that returns it.
+  const std::span<shlo::Operation* const> body = main->entry_block().operations();
+  const shlo::Operation* returned = body.empty() ? nullptr : body.back();
   for (size_t i = 0; i < main->num_results(); ++i) {
+    const std::string where = function + " result " + std::to_string(i);
     BERTH_ASSIGN_OR_RETURN(std::optional<Sharding> sharding,
-                           read(main->result_attrs(i), main->result_types()[i],
-                                function + " result " + std::to_string(i)));
+                           read(main->result_attrs(i), main->result_types()[i], where));
+    const shlo::Operation* marker = returned != nullptr && i < returned->num_operands()
+                                        ? returned->operand(i)->defining_op()
+                                        : nullptr;
+    if (!sharding && marker != nullptr && IsFuncResultSharding(*marker) && marker->num_operands() == 1) {
+      Result<std::optional<Sharding>> marked =
+          RoundTripSharding(marker->attr("mhlo.frontend_attributes"), main->result_types()[i], entry.meshes);
+      if (!marked.ok()) return WithContext(marked.status(), where);
+      sharding = std::move(*marked);
+      if (sharding) {
+        Status fits = CheckFits(*sharding, main->result_types()[i], entry.num_partitions);
+        if (!fits.ok()) return WithContext(fits, where);
+      }
+    }
     entry.results.push_back(std::move(sharding));
   }
   return entry;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "berth/spmd/entry_shardings.hpp"
 #include "berth/spmd/gspmd.hpp"
 #include "berth/spmd/shardy.hpp"
 #include "berth/stablehlo/attributes.hpp"
@@ -157,6 +158,12 @@ class OpPartitioner {
       BERTH_RETURN_IF_ERROR(FullToShard(op));
     } else if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDShardToFullShape") {
       BERTH_RETURN_IF_ERROR(ShardToFull(op));
+    } else if (op.kind() == OpKind::kCustomCall && op.call_target_name().starts_with("xla.sdy.") &&
+               !IsFuncResultSharding(op)) {
+      return UnimplementedError(op.location().ToString() + ": @" + std::string(op.call_target_name()) +
+                                ": XLA's round-trip form of a Shardy shard_map (xla.sdy.GlobalToLocalShape, "
+                                "xla.sdy.manual_computation_body, xla.sdy.LocalToGlobalShape) is not read yet; "
+                                "export the module with sdy.manual_computation or @SPMDFullToShardShape");
     } else if (op.kind() == OpKind::kSdyManualComputation) {
       BERTH_ASSIGN_OR_RETURN(bool partitioned, ManualComputation(op));
       if (!partitioned) return false;
@@ -210,7 +217,7 @@ class OpPartitioner {
  private:
   static bool IsConstraint(const shlo::Operation& op) {
     if (op.num_operands() != 1 || op.num_results() != 1) return false;
-    if (op.kind() == OpKind::kCustomCall) return op.call_target_name() == "Sharding";
+    if (op.kind() == OpKind::kCustomCall) return op.call_target_name() == "Sharding" || IsFuncResultSharding(op);
     return op.kind() == OpKind::kSdyShardingConstraint || op.kind() == OpKind::kSdyReshard;
   }
 
@@ -226,6 +233,10 @@ class OpPartitioner {
       BERTH_ASSIGN_OR_RETURN(ShardySharding parsed, ParseShardySharding(shardy->text()));
       BERTH_ASSIGN_OR_RETURN(const Mesh* mesh, MeshOf(parsed));
       BERTH_ASSIGN_OR_RETURN(sharding, ToSharding(parsed, *mesh));
+    } else {
+      BERTH_ASSIGN_OR_RETURN(std::optional<Sharding> round_trip,
+                             RoundTripSharding(op.attr("mhlo.frontend_attributes"), type, meshes_));
+      if (round_trip) sharding = std::move(*round_trip);
     }
     return Holdable(sharding, type);
   }

@@ -58,6 +58,27 @@ module @jit_f {
   EXPECT_EQ(Gspmd(entry->results[0]), "{devices=[4,1]<=[4]}");
 }
 
+// XLA's round-trip form: meshes in the module's xla.sdy.meshes, an
+// argument's sharding in its xla.sdy.sharding, a result's on the
+// FuncResultSharding call that returns it.
+TEST(EntryShardingsTest, ReadsXlaSdyRoundTripShardings) {
+  Result<EntryShardings> entry = Read(R"(
+module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{a = #sdy.mesh<[\"x\"=2, \"y\"=4]>, b = #sdy.mesh<[\"z\"=2]>}"}} {
+  func.func @main(%arg0: tensor<4x8xf32> {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<@a, [{\"x\"}, {\"y\"}]>"}},
+                  %arg1: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+    %0 = stablehlo.custom_call @local_xla.sdy.FuncResultSharding(%arg1) {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding_per_value<[<@b, [{}, {\"z\"}]>]>"}} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %arg0, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 8);
+  EXPECT_EQ(entry->meshes.size(), 2u);
+  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,4]<=[8]}");
+  EXPECT_EQ(Gspmd(entry->arguments[1]), "none");
+  EXPECT_EQ(Gspmd(entry->results[0]), "none");
+  EXPECT_EQ(Gspmd(entry->results[1]), "{devices=[1,2]<=[2]}");
+}
+
 TEST(EntryShardingsTest, AnUnshardedModuleIsNotPartitioned) {
   Result<EntryShardings> entry = Read(R"(
 func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
@@ -89,6 +110,19 @@ TEST(EntryShardingsTest, ErrorsNameTheValue) {
       {"{mhlo.num_partitions = 0 : i32}", "{}", "num_partitions = 0 is out of range"},
       {"{}", "{sdy.sharding = #sdy.sharding<mesh<[\"x\"=2]>, [{\"x\"}]>}",
        "@main argument 0: sdy.sharding lists 1 dimension(s) for a value of type tensor<4x4xf32>"},
+      // XLA's round-trip form.
+      {"{mhlo.frontend_attributes = {xla.sdy.meshes = \"mesh = #sdy.mesh<[]>\"}}", "{}",
+       "xla.sdy.meshes is not a {name = #sdy.mesh<...>, ...} dictionary"},
+      {"{mhlo.frontend_attributes = {xla.sdy.meshes = \"{mesh #sdy.mesh<[]>}\"}}", "{}",
+       "xla.sdy.meshes: expected name = #sdy.mesh<...>"},
+      {"{mhlo.frontend_attributes = {xla.sdy.meshes = \"{m = #sdy.mesh<[\\\"x\\\"=0]>}\"}}", "{}",
+       "xla.sdy.meshes: mesh m"},
+      {"{mhlo.frontend_attributes = {xla.sdy.meshes = 3 : i32}}", "{}", "xla.sdy.meshes is not a string"},
+      {"{mhlo.frontend_attributes = {xla.sdy.meshes = \"{m = #sdy.mesh<[\\\"x\\\"=2]>}\"}}",
+       "{mhlo.frontend_attributes = {xla.sdy.sharding = \"#sdy.sharding<@other, [{}, {}]>\"}}",
+       "@main argument 0: xla.sdy.sharding names mesh @other, which the module lacks"},
+      {"{}", "{mhlo.frontend_attributes = {xla.sdy.sharding = \"#sdy.sharding_per_value<[]>\"}}",
+       "@main argument 0: xla.sdy.sharding lists 0 sharding(s) for one value"},
   };
   for (const Case& c : cases) {
     std::string text = std::string("module attributes ") + c.attrs + " {\n  func.func @main(%arg0: tensor<4x4xf32> " +

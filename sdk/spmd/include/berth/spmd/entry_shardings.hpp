@@ -1,6 +1,9 @@
 // The shardings a module's entry function declares: `mhlo.sharding`
 // (GSPMD) or `sdy.sharding` (Shardy, with the module's `sdy.mesh` ops) on
-// its arguments and results, and the partition count.
+// its arguments and results, or XLA's round-trip form of Shardy (meshes in
+// the module's `xla.sdy.meshes` frontend attribute, shardings in
+// `xla.sdy.sharding` ones, result shardings on @local_xla.sdy.FuncResultSharding
+// calls), and the partition count.
 #ifndef BERTH_SPMD_ENTRY_SHARDINGS_HPP_
 #define BERTH_SPMD_ENTRY_SHARDINGS_HPP_
 
@@ -51,6 +54,20 @@ Result<EntryShardings> ReadEntryShardings(const stablehlo::Module& module,
 Result<std::optional<Sharding>> ShardingFromAttributes(const stablehlo::DictionaryAttr* attrs,
                                                        const stablehlo::Type& type,
                                                        const std::map<std::string, Mesh, std::less<>>& meshes);
+
+// XLA's round-trip form of Shardy (what XLA writes when it serializes a
+// Shardy module as plain StableHLO): the sharding in a value's or op's
+// `mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<...>"}`
+// (or a one-value "#sdy.sharding_per_value<[...]>"), or nullopt when there
+// is none.
+Result<std::optional<Sharding>> RoundTripSharding(const stablehlo::Attribute* frontend_attributes,
+                                                  const stablehlo::Type& type,
+                                                  const std::map<std::string, Mesh, std::less<>>& meshes);
+
+// The round-trip form's marker of an entry result's sharding: a custom call
+// @local_xla.sdy.FuncResultSharding (or @xla.sdy.FuncResultSharding) whose
+// result the entry returns; elsewhere an identity, like @Sharding.
+bool IsFuncResultSharding(const stablehlo::Operation& op);
 
 }  // namespace berth::spmd
 

@@ -623,7 +623,8 @@ std::string LineOf(const std::string& text, const std::string& op) {
 // Backward propagation: whole arguments and a result cut by columns (of
 // the transposed array), or a constraint in the middle: the ops before
 // them take the cut as soon as their operands are defined (each device
-// slicing its own part) and work on parts, not on whole arrays; no
+// slicing its own part; a broadcast of a whole operand writes each
+// device's part directly) and work on parts, not on whole arrays; no
 // collective is written, and the results match the unpartitioned run.
 TEST(PartitionTest, ResultShardingsAndConstraintsPullLayoutsBackwards) {
   struct Case {
@@ -635,11 +636,14 @@ TEST(PartitionTest, ResultShardingsAndConstraintsPullLayoutsBackwards) {
   const Case cases[] = {
       {"result", "{devices=[1,4]<=[4]}", nullptr,
        {{"stablehlo.dot_general", "tensor<4x8xf32>"},
+        {"stablehlo.broadcast_in_dim", "tensor<4x8xf32>"},
         {"stablehlo.add", "tensor<4x8xf32>"},
         {"stablehlo.exponential", "tensor<4x8xf32>"},
         {"stablehlo.transpose", "tensor<8x4xf32>"}}},
       {"constraint", "{replicated}", "{devices=[2,2]<=[4]}",
-       {{"stablehlo.dot_general", "tensor<8x4xf32>"}, {"stablehlo.add", "tensor<8x4xf32>"}}},
+       {{"stablehlo.dot_general", "tensor<8x4xf32>"},
+        {"stablehlo.broadcast_in_dim", "tensor<8x4xf32>"},
+        {"stablehlo.add", "tensor<8x4xf32>"}}},
   };
   std::mt19937_64 rng(61);
   for (const Case& c : cases) {

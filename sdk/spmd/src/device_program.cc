@@ -127,11 +127,16 @@ const std::string& DeviceProgram::PartitionId() {
 }
 
 std::string DeviceProgram::Lookup(std::span<const int64_t> table) {
+  std::vector<int64_t> key(table.begin(), table.end());
+  auto known = lookups_.find(key);
+  if (known != lookups_.end()) return known->second;
   std::string constant = I64Constant(table);
   std::string element = Emit("\"stablehlo.dynamic_slice\"(" + constant + ", " + PartitionId() +
                              ") {slice_sizes = array<i64: 1>} : (tensor<" + std::to_string(table.size()) +
                              "xi64>, tensor<i64>) -> tensor<1xi64>");
-  return Emit("\"stablehlo.reshape\"(" + element + ") : (tensor<1xi64>) -> tensor<i64>");
+  std::string entry = Emit("\"stablehlo.reshape\"(" + element + ") : (tensor<1xi64>) -> tensor<i64>");
+  lookups_.emplace(std::move(key), entry);
+  return entry;
 }
 
 std::string DeviceProgram::Channel() {

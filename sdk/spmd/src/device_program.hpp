@@ -6,6 +6,7 @@
 #define BERTH_SPMD_SRC_DEVICE_PROGRAM_HPP_
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,12 +62,17 @@ class DeviceProgram {
   std::string NewName();
 
   // Values made inside a region are not seen after it: what the program
-  // made once and reuses (this partition's id) is forgotten on leaving.
+  // made once and reuses (this partition's id, its entries of offset
+  // tables) is forgotten on leaving.
   struct RegionScope {
     std::string partition_id;
+    std::map<std::vector<int64_t>, std::string> lookups;
   };
-  RegionScope EnterRegion() const { return {partition_id_}; }
-  void LeaveRegion(const RegionScope& scope) { partition_id_ = scope.partition_id; }
+  RegionScope EnterRegion() const { return {partition_id_, lookups_}; }
+  void LeaveRegion(RegionScope scope) {
+    partition_id_ = std::move(scope.partition_id);
+    lookups_ = std::move(scope.lookups);
+  }
   // Appends `op` printed with `rewrite`'s operands and types; returns one
   // name per result.
   std::vector<std::string> EmitRewritten(const stablehlo::Operation& op, stablehlo::OpRewrite rewrite);
@@ -96,6 +102,8 @@ class DeviceProgram {
   int64_t next_rewrite_ = 0;
   int64_t next_channel_ = 1;
   std::string partition_id_;
+  // Lookup's results by table: each device's entry of a table is read once.
+  std::map<std::vector<int64_t>, std::string> lookups_;
 };
 
 }  // namespace berth::spmd::internal

@@ -410,20 +410,35 @@ class OpPartitioner {
   }
 
   // broadcast_in_dim: the operand's cuts land on the dimensions it maps to;
-  // the new dimensions are whole.
+  // the new dimensions are whole. Where a later use wants the result cut
+  // (backward propagation) and the operand's part for that lies inside
+  // what each device holds, each device broadcasts straight into its part
+  // of the wanted layout (its operand sliced to match, locally).
   bool BroadcastInDim(const shlo::Operation& op) {
-    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
     const shlo::Type& type = op.result(0)->type();
-    if (!operand || !IsStaticTensor(type)) return false;
+    if (!IsStaticTensor(type) || !IsStaticTensor(op.operand(0)->type())) return false;
     std::span<const int64_t> dims = op.GetI64Array("broadcast_dimensions");
-    std::vector<int64_t> source(static_cast<size_t>(type.rank()), -1);
+    // Result dimension dims[i] is operand dimension i, unless stretched
+    // from size 1 (a stretched dimension is never cut: even tiling).
+    std::vector<int64_t> source(static_cast<size_t>(type.rank()), -1), back(dims.size(), -1);
     for (size_t i = 0; i < dims.size(); ++i) {
-      // A dimension of size 1 stretched to more is never cut (even tiling).
       if (op.operand(0)->type().dim(static_cast<int64_t>(i)) != type.dim(dims[i])) continue;
       source[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
+      back[i] = dims[i];
     }
-    std::optional<Sharding> result =
-        CarriedOver(operand->sharding, dims.size(), source, program_.num_partitions());
+    const int64_t n = program_.num_partitions();
+    if (auto wanted = wanted_.find(op.result(0)); wanted != wanted_.end()) {
+      std::optional<Sharding> part = CarriedOver(wanted->second, source.size(), back, n);
+      const Sharding current = Current(op.operand(0)).sharding;
+      if (part && (current == *part || SlicesLocally(current, *part, op.operand(0)->type().shape(), n))) {
+        const DeviceValue local = Layout(op.operand(0), part->Canonical());
+        Define(op.result(0), {EmitLocal(op, {local}, {wanted->second})[0], type, wanted->second});
+        return true;
+      }
+    }
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    if (!operand) return false;
+    std::optional<Sharding> result = CarriedOver(operand->sharding, dims.size(), source, n);
     if (!result) return false;
     Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], type, *result});
     return true;

@@ -258,4 +258,20 @@ void ExpectPartitionedRunMatches(const std::string& global_text, const std::vect
   ExpectPartitionedRunGives(global_text, args, *expected);
 }
 
+std::map<std::string, int> CollectivesIn(const std::string& text) {
+  std::map<std::string, int> count;
+  for (const char* op : {"all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter"}) {
+    std::string quoted = std::string("\"stablehlo.") + op + "\"";
+    for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) ++count[op];
+  }
+  return count;
+}
+
+std::string LineOf(const std::string& text, const std::string& op) {
+  const size_t at = text.find("\"" + op + "\"");
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at) + 1;
+  return text.substr(begin, text.find('\n', at) - begin);
+}
+
 }  // namespace berth::spmd_testing

@@ -5,6 +5,7 @@
 #define BERTH_TESTS_SPMD_PARTITIONED_RUN_HPP_
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +40,13 @@ void ExpectPluginPartitionedRunMatches(const std::string& global_text, const std
 // The same against `expected` (for programs one device cannot run: shard_maps).
 void ExpectPluginPartitionedRunGives(const std::string& global_text, const std::vector<testing::Literal>& args,
                                      const std::vector<testing::Literal>& expected);
+
+// How many times each collective op appears in a partitioned program's
+// `text`.
+std::map<std::string, int> CollectivesIn(const std::string& text);
+
+// The line of `text` that writes `op` ("stablehlo.exponential"), or "".
+std::string LineOf(const std::string& text, const std::string& op);
 
 }  // namespace berth::spmd_testing
 

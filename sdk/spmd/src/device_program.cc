@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "src/tile_math.hpp"
-
 namespace berth::spmd::internal {
 namespace {
 
@@ -26,12 +24,16 @@ std::string ZeroLiteral(shlo::ElementType type) {
   return "0";
 }
 
-// `groups` as a replica_groups attribute.
-std::string ReplicaGroups(const std::vector<std::vector<int64_t>>& groups) {
+// `rows` (of equal lengths) as an i64 matrix attribute named `name`.
+std::string DenseI64(const char* name, const std::vector<std::vector<int64_t>>& rows) {
   std::string text;
-  for (size_t g = 0; g < groups.size(); ++g) text += (g ? ", [" : "[") + Join(groups[g], ", ") + "]";
-  return "replica_groups = dense<[" + text + "]> : tensor<" + std::to_string(groups.size()) + "x" +
-         std::to_string(groups.empty() ? 0 : groups[0].size()) + "xi64>";
+  for (size_t g = 0; g < rows.size(); ++g) text += (g ? ", [" : "[") + Join(rows[g], ", ") + "]";
+  return std::string(name) + " = dense<[" + text + "]> : tensor<" + std::to_string(rows.size()) + "x" +
+         std::to_string(rows.empty() ? 0 : rows[0].size()) + "xi64>";
+}
+
+std::string ReplicaGroups(const std::vector<std::vector<int64_t>>& groups) {
+  return DenseI64("replica_groups", groups);
 }
 
 }  // namespace
@@ -54,30 +56,6 @@ std::vector<int64_t> DeviceValue::LocalShape() const {
 
 std::string DeviceValue::LocalType() const {
   return sharding.IsTiled() ? TensorType(LocalShape(), global_type.element_type()) : global_type.ToString();
-}
-
-bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global) {
-  if (!sharding.IsTiled()) return true;
-  for (size_t d = 0; d < global.size(); ++d) {
-    if (global[d] % sharding.tile_dims()[d] != 0) return false;
-  }
-  return true;
-}
-
-bool SlicesLocally(const Sharding& from, const Sharding& to, std::span<const int64_t> global,
-                   int64_t num_partitions) {
-  if (!DividesEvenly(from, global) || !DividesEvenly(to, global)) return false;
-  for (int64_t p = 0; p < num_partitions; ++p) {
-    ShardRegion held = *from.RegionOf(p, global);
-    ShardRegion wanted = *to.RegionOf(p, global);
-    for (size_t d = 0; d < global.size(); ++d) {
-      if (wanted.offsets[d] < held.offsets[d] ||
-          wanted.offsets[d] + wanted.sizes[d] > held.offsets[d] + held.sizes[d]) {
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 std::string DeviceProgram::Emit(const std::string& op) {
@@ -143,35 +121,26 @@ std::string DeviceProgram::Channel() {
   return "channel_handle = #stablehlo.channel_handle<handle = " + std::to_string(next_channel_++) + ", type = 1>";
 }
 
-// One all_gather per tiled dimension, among the devices that differ only in
-// that dimension's tile, then the padding sliced off.
+std::string DeviceProgram::GatherAlong(const std::string& local_value, std::vector<int64_t>& local,
+                                       shlo::ElementType type, const Sharding& sharding, size_t dim) {
+  std::vector<int64_t> gathered = local;
+  gathered[dim] *= sharding.tile_dims()[dim];
+  std::string name = Emit("\"stablehlo.all_gather\"(" + local_value + ") {all_gather_dim = " + std::to_string(dim) +
+                          " : i64, " + Channel() + ", " + ReplicaGroups(DimensionGroups(sharding, dim)) +
+                          ", use_global_device_ids} : (" + TensorType(local, type) + ") -> " +
+                          TensorType(gathered, type));
+  local = std::move(gathered);
+  return name;
+}
+
+// One all_gather per tiled dimension, then the padding sliced off.
 std::string DeviceProgram::GatherToGlobal(const DeviceValue& value) {
-  const Sharding& sharding = value.sharding;
   const shlo::ElementType type = value.global_type.element_type();
   const std::vector<int64_t> global = value.GlobalShape();
   std::vector<int64_t> local = value.LocalShape();
   std::string name = value.name;
-  const std::vector<int64_t>& tiles = sharding.tile_dims();
-  const int64_t count = static_cast<int64_t>(sharding.devices().size());
   for (size_t d = 0; d < global.size(); ++d) {
-    if (tiles[d] == 1) continue;
-    std::vector<std::vector<int64_t>> groups;
-    for (int64_t position = 0; position < count; ++position) {
-      std::vector<int64_t> coords = Unravel(position, tiles);
-      if (coords[d] != 0) continue;
-      std::vector<int64_t> group;
-      for (int64_t t = 0; t < tiles[d]; ++t) {
-        coords[d] = t;
-        group.push_back(sharding.devices()[static_cast<size_t>(Ravel(coords, tiles))]);
-      }
-      groups.push_back(std::move(group));
-    }
-    std::vector<int64_t> gathered = local;
-    gathered[d] *= tiles[d];
-    name = Emit("\"stablehlo.all_gather\"(" + name + ") {all_gather_dim = " + std::to_string(d) + " : i64, " +
-                Channel() + ", " + ReplicaGroups(groups) + ", use_global_device_ids} : (" + TensorType(local, type) +
-                ") -> " + TensorType(gathered, type));
-    local = gathered;
+    if (value.sharding.tile_dims()[d] > 1) name = GatherAlong(name, local, type, value.sharding, d);
   }
   if (local != global) {
     std::vector<int64_t> zeros(global.size(), 0), ones(global.size(), 1);
@@ -214,46 +183,83 @@ std::string DeviceProgram::SliceToShard(const std::string& global_value, const D
               TensorType(padded, type) + index_types + ") -> " + TensorType(local, type));
 }
 
+std::string DeviceProgram::LocalSlice(const std::string& value, std::span<const int64_t> from_local,
+                                      const std::vector<std::vector<int64_t>>& offsets,
+                                      std::span<const int64_t> to_local, shlo::ElementType type) {
+  std::string starts, index_types;
+  for (const std::vector<int64_t>& table : offsets) {
+    starts += ", " + Lookup(table);
+    index_types += ", tensor<i64>";
+  }
+  return Emit("\"stablehlo.dynamic_slice\"(" + value + starts + ") {slice_sizes = " + I64Array(to_local) + "} : (" +
+              TensorType(from_local, type) + index_types + ") -> " + TensorType(to_local, type));
+}
+
 DeviceValue DeviceProgram::Reshard(const DeviceValue& value, const Sharding& target) {
   DeviceValue out{value.name, value.global_type, target.Canonical()};
-  if (out.sharding == value.sharding) return out;
   const std::vector<int64_t> global = value.GlobalShape();
-  const std::vector<int64_t> from_local = value.LocalShape();
+  const ReshardPlan plan = PlanReshard(value.sharding, out.sharding, global, num_partitions_);
+  if (plan.kind == ReshardKind::kNone) return out;
+  const shlo::ElementType type = value.global_type.element_type();
+  std::vector<int64_t> local = value.LocalShape();
   const std::vector<int64_t> to_local = out.LocalShape();
-
-  // Where every device already holds its target part, a local slice.
-  if (SlicesLocally(value.sharding, out.sharding, global, num_partitions_)) {
-    std::string offsets, index_types;
-    for (size_t d = 0; d < global.size(); ++d) {
-      std::vector<int64_t> table(static_cast<size_t>(num_partitions_));
-      for (int64_t p = 0; p < num_partitions_; ++p) {
-        table[static_cast<size_t>(p)] =
-            out.sharding.RegionOf(p, global)->offsets[d] - value.sharding.RegionOf(p, global)->offsets[d];
-      }
-      offsets += ", " + Lookup(table);
-      index_types += ", tensor<i64>";
+  const std::string from_type = TensorType(local, type), to_type = TensorType(to_local, type);
+  switch (plan.kind) {
+    case ReshardKind::kNone: break;
+    case ReshardKind::kLocalSlice: out.name = LocalSlice(value.name, local, plan.slice_offsets, to_local, type); break;
+    case ReshardKind::kPermute: {
+      std::vector<std::vector<int64_t>> pairs;
+      for (const auto& [source, target_device] : plan.pairs) pairs.push_back({source, target_device});
+      out.name = Emit("\"stablehlo.collective_permute\"(" + value.name + ") {" + Channel() + ", " +
+                      DenseI64("source_target_pairs", pairs) + "} : (" + from_type + ") -> " + to_type);
+      break;
     }
-    const shlo::ElementType type = value.global_type.element_type();
-    out.name = Emit("\"stablehlo.dynamic_slice\"(" + value.name + offsets + ") {slice_sizes = " + I64Array(to_local) +
-                    "} : (" + TensorType(from_local, type) + index_types + ") -> " + TensorType(to_local, type));
-    return out;
+    case ReshardKind::kAllToAll:
+      out.name = Emit("\"stablehlo.all_to_all\"(" + value.name + ") {" + Channel() +
+                      ", concat_dimension = " + std::to_string(plan.concat_dim) + " : i64, " +
+                      ReplicaGroups(plan.groups) + ", split_count = " + std::to_string(plan.groups.front().size()) +
+                      " : i64, split_dimension = " + std::to_string(plan.split_dim) + " : i64} : (" + from_type +
+                      ") -> " + to_type);
+      break;
+    case ReshardKind::kGatherSome:
+      out.name = value.name;
+      for (size_t d : plan.gathered) out.name = GatherAlong(out.name, local, type, value.sharding, d);
+      if (!plan.slice_offsets.empty()) out.name = LocalSlice(out.name, local, plan.slice_offsets, to_local, type);
+      break;
+    case ReshardKind::kGatherWhole: {
+      std::string whole = value.sharding.IsTiled() ? GatherToGlobal(value) : value.name;
+      out.name = out.sharding.IsTiled() ? SliceToShard(whole, value, out.sharding) : whole;
+      break;
+    }
   }
-  std::string whole = value.sharding.IsTiled() ? GatherToGlobal(value) : value.name;
-  out.name = out.sharding.IsTiled() ? SliceToShard(whole, value, out.sharding) : whole;
   return out;
+}
+
+std::string DeviceProgram::CombinerRegion(std::string_view combiner, shlo::ElementType type) {
+  const std::string scalar = TensorType({}, type);
+  const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";
+  return "({\n    ^bb0(" + prefix + "a0: " + scalar + ", " + prefix + "a1: " + scalar + "):\n      " + prefix +
+         "0 = \"" + std::string(combiner) + "\"(" + prefix + "a0, " + prefix + "a1) : (" + scalar + ", " + scalar +
+         ") -> " + scalar + "\n      \"stablehlo.return\"(" + prefix + "0) : (" + scalar + ") -> ()\n    })";
 }
 
 std::string DeviceProgram::AllReduce(const std::string& local, std::span<const int64_t> shape,
                                      shlo::ElementType type, const std::vector<std::vector<int64_t>>& groups,
                                      std::string_view combiner) {
-  const std::string scalar = TensorType({}, type);
-  const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";
-  const std::string add(combiner);
-  return Emit("\"stablehlo.all_reduce\"(" + local + ") ({\n    ^bb0(" + prefix + "a0: " + scalar + ", " + prefix +
-              "a1: " + scalar + "):\n      " + prefix + "0 = \"" + add + "\"(" + prefix + "a0, " + prefix +
-              "a1) : (" + scalar + ", " + scalar + ") -> " + scalar + "\n      \"stablehlo.return\"(" + prefix +
-              "0) : (" + scalar + ") -> ()\n    }) {" + Channel() + ", " + ReplicaGroups(groups) +
-              ", use_global_device_ids} : (" + TensorType(shape, type) + ") -> " + TensorType(shape, type));
+  return Emit("\"stablehlo.all_reduce\"(" + local + ") " + CombinerRegion(combiner, type) + " {" + Channel() + ", " +
+              ReplicaGroups(groups) + ", use_global_device_ids} : (" + TensorType(shape, type) + ") -> " +
+              TensorType(shape, type));
+}
+
+std::string DeviceProgram::ReduceScatter(const std::string& local, std::span<const int64_t> shape,
+                                         shlo::ElementType type, const std::vector<std::vector<int64_t>>& groups,
+                                         std::string_view combiner, size_t dim) {
+  std::vector<int64_t> scattered(shape.begin(), shape.end());
+  scattered[dim] /= static_cast<int64_t>(groups.front().size());
+  return Emit("\"stablehlo.reduce_scatter\"(" + local + ") " + CombinerRegion(combiner, type) + " {" + Channel() +
+              ", " + ReplicaGroups(groups) + ", scatter_dimension = " + std::to_string(dim) +
+              " : i64, use_global_device_ids} : (" + TensorType(shape, type) + ") -> " +
+              TensorType(scattered, type));
 }
 
 }  // namespace berth::spmd::internal

@@ -16,6 +16,7 @@
 #include "berth/stablehlo/ir.hpp"
 #include "berth/stablehlo/printer.hpp"
 #include "berth/stablehlo/types.hpp"
+#include "src/reshard_plan.hpp"
 
 namespace berth::spmd::internal {
 
@@ -34,15 +35,6 @@ struct DeviceValue {
   std::vector<int64_t> LocalShape() const;
   std::string LocalType() const;
 };
-
-// Whether a tiled sharding cuts every dimension of `global` evenly (no
-// padding); true for a replicated one.
-bool DividesEvenly(const Sharding& sharding, std::span<const int64_t> global);
-
-// Whether every device's part of `to` lies inside its part of `from` (both
-// evenly tiled or replicated), so that a local slice reshards.
-bool SlicesLocally(const Sharding& from, const Sharding& to, std::span<const int64_t> global,
-                   int64_t num_partitions);
 
 class DeviceProgram {
  public:
@@ -77,20 +69,36 @@ class DeviceProgram {
   // name per result.
   std::vector<std::string> EmitRewritten(const stablehlo::Operation& op, stablehlo::OpRewrite rewrite);
 
-  // `value` laid out as `target`: nothing when the layouts are equal, a
-  // local dynamic slice where each device's target part lies inside what it
-  // holds, else all-gathers to the global array and a slice.
+  // `value` laid out as `target`, moved as PlanReshard chooses: nothing, a
+  // local dynamic slice, a collective_permute, an all_to_all, all-gathers
+  // along some dimensions then a slice, or all-gathers to the global array
+  // then its part.
   DeviceValue Reshard(const DeviceValue& value, const Sharding& target);
   // Combines `local` (of `shape`) over each group of devices with the
   // binary op `combiner` ("stablehlo.add", "stablehlo.maximum", ...).
   std::string AllReduce(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
                         const std::vector<std::vector<int64_t>>& groups, std::string_view combiner);
+  // The same combination, each member i of a group keeping only the i-th
+  // of as many pieces along `dim` as the group has members.
+  std::string ReduceScatter(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
+                            const std::vector<std::vector<int64_t>>& groups, std::string_view combiner, size_t dim);
 
  private:
+  // The two-argument region applying `combiner` to scalars of `type`.
+  std::string CombinerRegion(std::string_view combiner, stablehlo::ElementType type);
   std::string I64Constant(std::span<const int64_t> values);
   const std::string& PartitionId();
   std::string Lookup(std::span<const int64_t> table);
+  // `local_value` (of `local`, updated) all-gathered along `dim` of the
+  // tiled `sharding`.
+  std::string GatherAlong(const std::string& local_value, std::vector<int64_t>& local, stablehlo::ElementType type,
+                          const Sharding& sharding, size_t dim);
   std::string GatherToGlobal(const DeviceValue& value);
+  // Each device's part at `offsets` (per dimension, per device) of what it
+  // holds.
+  std::string LocalSlice(const std::string& value, std::span<const int64_t> from_local,
+                         const std::vector<std::vector<int64_t>>& offsets, std::span<const int64_t> to_local,
+                         stablehlo::ElementType type);
   // `global` (the whole array on every device) cut to this device's part of
   // `target`; padding past the array is zero.
   std::string SliceToShard(const std::string& global, const DeviceValue& shape_of, const Sharding& target);

@@ -5,7 +5,8 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include "src/device_program.hpp"
+
+#include "berth/stablehlo/ir.hpp"
 #include "src/tile_math.hpp"
 
 namespace berth::spmd::internal {
@@ -87,12 +88,6 @@ std::optional<std::vector<std::vector<int64_t>>> SumGroups(const std::vector<Coo
 
 // What moving a value from `from` to `to` costs: nothing when equal, little
 // when every device slices its own part, else the whole array's size.
-int64_t ReshardCost(const Sharding& from, const Sharding& to, std::span<const int64_t> shape, int64_t num_partitions) {
-  if (from == to) return 0;
-  if (SlicesLocally(from, to, shape, num_partitions)) return 1;
-  return std::accumulate(shape.begin(), shape.end(), int64_t{2}, std::multiplies<>());
-}
-
 // The layout of a result whose dimension j is operand dimension source[j]
 // (-1: a dimension the operand lacks, whole): the operand's cuts carried
 // over, on the same devices.

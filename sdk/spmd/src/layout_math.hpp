@@ -1,6 +1,6 @@
 // Layouts as each device's tile coordinates: building a sharding from them,
 // carrying cuts from an operand to a result, the groups whose partial results
-// add up, and what resharding costs.
+// add up.
 #ifndef BERTH_SPMD_SRC_LAYOUT_MATH_HPP_
 #define BERTH_SPMD_SRC_LAYOUT_MATH_HPP_
 
@@ -33,10 +33,6 @@ std::optional<Sharding> FromDeviceCoords(const std::vector<int64_t>& tiles, cons
 // when the parts are of unequal sizes.
 std::optional<std::vector<std::vector<int64_t>>> SumGroups(const std::vector<Coords>& result_coords,
                                                            const std::vector<int64_t>& part, int64_t splits);
-
-// What moving a value from `from` to `to` costs: nothing when equal, little
-// when every device slices its own part, else the whole array's size.
-int64_t ReshardCost(const Sharding& from, const Sharding& to, std::span<const int64_t> shape, int64_t num_partitions);
 
 // The layout of a result whose dimension j is operand dimension source[j]
 // (-1: a dimension the operand lacks, whole): the operand's cuts carried

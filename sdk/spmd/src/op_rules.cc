@@ -19,6 +19,7 @@
 #include "src/dot_plan.hpp"
 #include "src/layout_math.hpp"
 #include "src/op_traits.hpp"
+#include "src/reshard_plan.hpp"
 #include "src/wanted_layouts.hpp"
 
 namespace berth::spmd::internal {
@@ -365,13 +366,32 @@ class OpPartitioner {
     rewrite.operand_types = {l.LocalType(), r.LocalType()};
     rewrite.result_types = {product.LocalType()};
     product.name = Emit(op, std::move(rewrite))[0];
-    if (!plan.sum_groups.empty()) {
-      const shlo::ElementType type = result_type.element_type();
-      product.name = program_.AllReduce(product.name, product.LocalShape(), type, plan.sum_groups,
-                                        shlo::IsBool(type) ? "stablehlo.or" : "stablehlo.add");
+    if (plan.sum_groups.empty()) {
+      Define(op.result(0), std::move(product));
+    } else {
+      DefineCombined(op.result(0), std::move(product), plan.sum_groups,
+                     shlo::IsBool(result_type.element_type()) ? "stablehlo.or" : "stablehlo.add");
     }
-    Define(op.result(0), std::move(product));
     return true;
+  }
+
+  // `result` from the partial results `partial`, which combine over each of
+  // `groups`: a reduce_scatter where a later use wants the result cut so
+  // that each group member keeps one piece (1/k of an all_reduce's
+  // traffic, and no slice after it), else an all_reduce.
+  void DefineCombined(const shlo::Value* result, DeviceValue partial, const std::vector<std::vector<int64_t>>& groups,
+                      std::string_view combiner) {
+    const shlo::ElementType type = result->type().element_type();
+    if (auto wanted = wanted_.find(result); wanted != wanted_.end()) {
+      if (std::optional<size_t> dim = ScatterDimension(partial.sharding, wanted->second, groups,
+                                                       result->type().shape(), program_.num_partitions())) {
+        Define(result, {program_.ReduceScatter(partial.name, partial.LocalShape(), type, groups, combiner, *dim),
+                        result->type(), wanted->second});
+        return;
+      }
+    }
+    partial.name = program_.AllReduce(partial.name, partial.LocalShape(), type, groups, combiner);
+    Define(result, std::move(partial));
   }
 
   // The op on the given local operands, its results laid out as `results`
@@ -929,10 +949,11 @@ class OpPartitioner {
     if (!groups || (!groups->empty() && (reducer.empty() || !IsIdentity(op.operand(1), reducer)))) return false;
     DeviceValue init = Layout(op.operand(1), Sharding::Replicated());
     DeviceValue out{EmitLocal(op, {*input, init}, {*result})[0], type, *result};
-    if (!groups->empty()) {
-      out.name = program_.AllReduce(out.name, out.LocalShape(), type.element_type(), *groups, reducer);
+    if (groups->empty()) {
+      Define(op.result(0), std::move(out));
+    } else {
+      DefineCombined(op.result(0), std::move(out), *groups, reducer);
     }
-    Define(op.result(0), std::move(out));
     return true;
   }
 

@@ -258,6 +258,15 @@ void ExpectPartitionedRunMatches(const std::string& global_text, const std::vect
   ExpectPartitionedRunGives(global_text, args, *expected);
 }
 
+std::string PartitionedText(const std::string& global_text) {
+  Result<shlo::Module> module = shlo::ParseModule(global_text, "global.mlir");
+  EXPECT_TRUE(module.ok()) << module.status().ToString();
+  if (!module.ok()) return "";
+  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  return program.ok() ? program->text : "";
+}
+
 std::map<std::string, int> CollectivesIn(const std::string& text) {
   std::map<std::string, int> count;
   for (const char* op : {"all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter"}) {

@@ -41,6 +41,10 @@ void ExpectPluginPartitionedRunMatches(const std::string& global_text, const std
 void ExpectPluginPartitionedRunGives(const std::string& global_text, const std::vector<testing::Literal>& args,
                                      const std::vector<testing::Literal>& expected);
 
+// The per-device text spmd::Partition writes for `global_text` ("" after
+// a test failure when it does not parse or partition).
+std::string PartitionedText(const std::string& global_text);
+
 // How many times each collective op appears in a partitioned program's
 // `text`.
 std::map<std::string, int> CollectivesIn(const std::string& text);

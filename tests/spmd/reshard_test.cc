@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "berth/spmd/partitioner.hpp"
-#include "berth/stablehlo/parser.hpp"
 #include "partitioned_run.hpp"
 
 namespace berth {
@@ -21,18 +19,8 @@ namespace {
 using spmd_testing::CollectivesIn;
 using spmd_testing::ExpectPartitionedRunMatches;
 using spmd_testing::LineOf;
+using spmd_testing::PartitionedText;
 using spmd_testing::RandomLiteral;
-namespace shlo = berth::stablehlo;
-
-// The partitioned text of `text`, or a test failure.
-std::string Partitioned(const std::string& text) {
-  Result<shlo::Module> module = shlo::ParseModule(text, "reshard.mlir");
-  EXPECT_TRUE(module.ok()) << module.status().ToString();
-  if (!module.ok()) return "";
-  Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
-  EXPECT_TRUE(program.ok()) << program.status().ToString();
-  return program.ok() ? program->text : "";
-}
 
 // The dimensions of a tensor type's text ("tensor<16x8xi32>").
 std::vector<int64_t> DimsOf(const std::string& type) {
@@ -99,7 +87,7 @@ TEST(ReshardTest, EachMoveUsesTheCollectiveThatSendsLeast) {
                              "\"} : (" + t + ") -> " + t +
                              "\n"
                              "    return %1 : " + t + "\n  }\n}\n";
-    const std::string partitioned = Partitioned(text);
+    const std::string partitioned = PartitionedText(text);
     SCOPED_TRACE(partitioned);
     EXPECT_EQ(CollectivesIn(partitioned), c.collectives);
     EXPECT_EQ(!LineOf(partitioned, "stablehlo.dynamic_slice").empty(), c.slices);
@@ -123,7 +111,7 @@ TEST(ReshardTest, UnevenLayoutsGatherWholeAndMatch) {
                                          "  func.func public @main(%a: ") +
                              t + " {mhlo.sharding = \"" + from + "\"}) -> (" + t + " {mhlo.sharding = \"" + to +
                              "\"}) {\n    %0 = stablehlo.negate %a : " + t + "\n    return %0 : " + t + "\n  }\n}\n";
-    const std::string partitioned = Partitioned(text);
+    const std::string partitioned = PartitionedText(text);
     SCOPED_TRACE(partitioned);
     EXPECT_EQ(CollectivesIn(partitioned).count("all_to_all"), 0u);
     EXPECT_EQ(CollectivesIn(partitioned).count("collective_permute"), 0u);
@@ -189,7 +177,7 @@ TEST(ReshardTest, PartialSumsWantedCutAreReduceScattered) {
                              " {mhlo.sharding = \"" + c.b_sharding + "\"}) -> (" + c.result_type +
                              " {mhlo.sharding = \"" + c.result_sharding + "\"}) {\n" + c.body + "    return %r : " +
                              c.result_type + "\n  }\n}\n";
-    const std::string partitioned = Partitioned(text);
+    const std::string partitioned = PartitionedText(text);
     SCOPED_TRACE(partitioned);
     EXPECT_EQ(CollectivesIn(partitioned), c.collectives);
     std::vector<testing::Literal> args;

@@ -235,6 +235,57 @@ DeviceValue DeviceProgram::Reshard(const DeviceValue& value, const Sharding& tar
   return out;
 }
 
+std::string DeviceProgram::FillPadding(const DeviceValue& value, const std::string& fill,
+                                       std::span<const size_t> dims) {
+  if (!value.sharding.IsTiled()) return value.name;
+  const shlo::ElementType type = value.global_type.element_type();
+  const std::vector<int64_t> global = value.GlobalShape();
+  const std::vector<int64_t> local = value.LocalShape();
+  const std::string index_type = TensorType(local, shlo::ElementType::kSI64);
+  const std::string mask_type = TensorType(local, shlo::ElementType::kI1);
+  // Which dimensions are masked, each with its per-device bounds' name.
+  std::vector<std::pair<size_t, std::string>> bounds;
+  for (size_t d = 0; d < global.size(); ++d) {
+    if (global[d] % value.sharding.tile_dims()[d] == 0) continue;
+    if (!dims.empty() && std::find(dims.begin(), dims.end(), d) == dims.end()) continue;
+    // Each device's count of real elements along d.
+    std::vector<int64_t> valid(static_cast<size_t>(num_partitions_));
+    for (int64_t p = 0; p < num_partitions_; ++p) {
+      const int64_t start = (*value.sharding.TileIndexOf(p))[d] * local[d];
+      valid[static_cast<size_t>(p)] = std::clamp<int64_t>(global[d] - start, 0, local[d]);
+    }
+    bounds.emplace_back(d, Lookup(valid));
+  }
+  if (bounds.empty()) return value.name;
+  std::string key = mask_type;
+  for (const auto& [d, bound] : bounds) key += " " + std::to_string(d) + ":" + bound;
+  std::string& mask = masks_[key];
+  if (mask.empty()) {
+    std::string combined;
+    for (const auto& [d, bound] : bounds) {
+      std::string iota = Emit("\"stablehlo.iota\"() {iota_dimension = " + std::to_string(d) + " : i64} : () -> " +
+                              index_type);
+      std::string limit = Emit("\"stablehlo.broadcast_in_dim\"(" + bound +
+                               ") {broadcast_dimensions = array<i64>} : (tensor<i64>) -> " + index_type);
+      std::string inside = Emit("\"stablehlo.compare\"(" + iota + ", " + limit +
+                                ") {comparison_direction = #stablehlo<comparison_direction LT>} : (" + index_type +
+                                ", " + index_type + ") -> " + mask_type);
+      combined = combined.empty() ? inside
+                                  : Emit("\"stablehlo.and\"(" + combined + ", " + inside + ") : (" + mask_type +
+                                         ", " + mask_type + ") -> " + mask_type);
+    }
+    mask = combined;
+  }
+  const std::string local_type = TensorType(local, type);
+  std::string filler =
+      fill.empty() ? Emit("\"stablehlo.constant\"() {value = dense<" + ZeroLiteral(type) + "> : " + local_type +
+                          "} : () -> " + local_type)
+                   : Emit("\"stablehlo.broadcast_in_dim\"(" + fill + ") {broadcast_dimensions = array<i64>} : (" +
+                          TensorType({}, type) + ") -> " + local_type);
+  return Emit("\"stablehlo.select\"(" + mask + ", " + value.name + ", " + filler + ") : (" + mask_type + ", " +
+              local_type + ", " + local_type + ") -> " + local_type);
+}
+
 std::string DeviceProgram::CombinerRegion(std::string_view combiner, shlo::ElementType type) {
   const std::string scalar = TensorType({}, type);
   const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";

@@ -55,15 +55,17 @@ class DeviceProgram {
 
   // Values made inside a region are not seen after it: what the program
   // made once and reuses (this partition's id, its entries of offset
-  // tables) is forgotten on leaving.
+  // tables, padding masks) is forgotten on leaving.
   struct RegionScope {
     std::string partition_id;
     std::map<std::vector<int64_t>, std::string> lookups;
+    std::map<std::string, std::string> masks;
   };
-  RegionScope EnterRegion() const { return {partition_id_, lookups_}; }
+  RegionScope EnterRegion() const { return {partition_id_, lookups_, masks_}; }
   void LeaveRegion(RegionScope scope) {
     partition_id_ = std::move(scope.partition_id);
     lookups_ = std::move(scope.lookups);
+    masks_ = std::move(scope.masks);
   }
   // Appends `op` printed with `rewrite`'s operands and types; returns one
   // name per result.
@@ -74,6 +76,12 @@ class DeviceProgram {
   // along some dimensions then a slice, or all-gathers to the global array
   // then its part.
   DeviceValue Reshard(const DeviceValue& value, const Sharding& target);
+  // `value` with the padding of its dimensions that do not divide evenly
+  // (those among `dims`, when given) set to `fill` (a scalar's name; zero
+  // when empty): a select on partition_id-indexed bounds. Every value the
+  // partitioner defines has zero padding; rules whose ops would leave
+  // something else there call this.
+  std::string FillPadding(const DeviceValue& value, const std::string& fill = "", std::span<const size_t> dims = {});
   // Combines `local` (of `shape`) over each group of devices with the
   // binary op `combiner` ("stablehlo.add", "stablehlo.maximum", ...).
   std::string AllReduce(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,
@@ -112,6 +120,9 @@ class DeviceProgram {
   std::string partition_id_;
   // Lookup's results by table: each device's entry of a table is read once.
   std::map<std::vector<int64_t>, std::string> lookups_;
+  // FillPadding's masks (where elements are real) by local shape and
+  // per-dimension bounds.
+  std::map<std::string, std::string> masks_;
 };
 
 }  // namespace berth::spmd::internal

@@ -32,11 +32,11 @@ DotDims DotDimsOf(const shlo::DotDimensionNumbers& numbers, int64_t lhs_rank, in
 
 // The plan for operands laid out as `lhs` and `rhs`, when each device can
 // multiply what it holds: batch and contracting dims cut alike on both
-// sides, on the same devices.
+// sides, on the same devices. Dimensions that do not divide evenly are
+// padded alike on both sides (with zeros: padding adds nothing to a sum).
 std::optional<DotPlan> PlanDot(const Sharding& lhs, const Sharding& rhs, const DotDims& dims,
                                std::span<const int64_t> lhs_shape, std::span<const int64_t> rhs_shape,
                                int64_t num_partitions) {
-  if (!DividesEvenly(lhs, lhs_shape) || !DividesEvenly(rhs, rhs_shape)) return std::nullopt;
   const std::vector<int64_t> lt = TilesOf(lhs, lhs_shape.size()), rt = TilesOf(rhs, rhs_shape.size());
   const std::vector<Coords> lc = DeviceCoords(lhs, lhs_shape.size(), num_partitions);
   const std::vector<Coords> rc = DeviceCoords(rhs, rhs_shape.size(), num_partitions);

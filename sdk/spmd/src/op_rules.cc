@@ -277,8 +277,10 @@ class OpPartitioner {
     return OkStatus();
   }
 
-  // Elementwise ops keep the layout of their first evenly tiled operand;
-  // the others follow it.
+  // Elementwise ops keep the layout of their first evenly tiled operand (or,
+  // when none divides evenly, of their first tiled one); the others follow
+  // it. With padding, results whose op does not map zeros to zero get
+  // their padding zeroed.
   bool Elementwise(const shlo::Operation& op) {
     const shlo::Type& result_type = op.result(0)->type();
     if (!IsStaticTensor(result_type) || result_type.rank() == 0) return false;
@@ -298,7 +300,12 @@ class OpPartitioner {
         return false;
       }
       Sharding sharding = Current(operand).sharding;
-      if (!target && sharding.IsTiled() && DividesEvenly(sharding, type.shape())) target = sharding;
+      if (!sharding.IsTiled()) continue;
+      if (DividesEvenly(sharding, type.shape())) {
+        if (!target || !DividesEvenly(*target, type.shape())) target = sharding;
+      } else if (!target) {
+        target = sharding;
+      }
     }
     if (!target) return false;
     shlo::OpRewrite rewrite;
@@ -311,7 +318,11 @@ class OpPartitioner {
       rewrite.result_types.push_back(DeviceValue{"", result->type(), *target}.LocalType());
     }
     std::vector<std::string> names = Emit(op, std::move(rewrite));
-    for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), *target});
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      DeviceValue result{names[i], op.result(i)->type(), *target};
+      if (!KeepsZeroPadding(op)) result.name = program_.FillPadding(result);
+      Define(op.result(i), std::move(result));
+    }
     return true;
   }
 
@@ -366,12 +377,14 @@ class OpPartitioner {
     rewrite.operand_types = {l.LocalType(), r.LocalType()};
     rewrite.result_types = {product.LocalType()};
     product.name = Emit(op, std::move(rewrite))[0];
-    if (plan.sum_groups.empty()) {
-      Define(op.result(0), std::move(product));
-    } else {
-      DefineCombined(op.result(0), std::move(product), plan.sum_groups,
-                     shlo::IsBool(result_type.element_type()) ? "stablehlo.or" : "stablehlo.add");
+    if (!plan.sum_groups.empty()) {
+      product = Combined(op.result(0), std::move(product), plan.sum_groups,
+                         shlo::IsBool(result_type.element_type()) ? "stablehlo.or" : "stablehlo.add");
     }
+    // Rows of zero padding times the other side need not be zero (inf, NaN,
+    // -0.0): padding of the result is zeroed.
+    product.name = program_.FillPadding(product);
+    Define(op.result(0), std::move(product));
     return true;
   }
 
@@ -379,19 +392,18 @@ class OpPartitioner {
   // `groups`: a reduce_scatter where a later use wants the result cut so
   // that each group member keeps one piece (1/k of an all_reduce's
   // traffic, and no slice after it), else an all_reduce.
-  void DefineCombined(const shlo::Value* result, DeviceValue partial, const std::vector<std::vector<int64_t>>& groups,
-                      std::string_view combiner) {
+  DeviceValue Combined(const shlo::Value* result, DeviceValue partial, const std::vector<std::vector<int64_t>>& groups,
+                       std::string_view combiner) {
     const shlo::ElementType type = result->type().element_type();
     if (auto wanted = wanted_.find(result); wanted != wanted_.end()) {
       if (std::optional<size_t> dim = ScatterDimension(partial.sharding, wanted->second, groups,
                                                        result->type().shape(), program_.num_partitions())) {
-        Define(result, {program_.ReduceScatter(partial.name, partial.LocalShape(), type, groups, combiner, *dim),
-                        result->type(), wanted->second});
-        return;
+        return {program_.ReduceScatter(partial.name, partial.LocalShape(), type, groups, combiner, *dim),
+                result->type(), wanted->second};
       }
     }
     partial.name = program_.AllReduce(partial.name, partial.LocalShape(), type, groups, combiner);
-    Define(result, std::move(partial));
+    return partial;
   }
 
   // The op on the given local operands, its results laid out as `results`
@@ -409,17 +421,21 @@ class OpPartitioner {
     return Emit(op, std::move(rewrite));
   }
 
-  // The value of `operand` if it is an evenly tiled static tensor.
-  std::optional<DeviceValue> TiledOperand(const shlo::Value* operand) {
+  // The value of `operand` if it is a static tensor tiled evenly (or, with
+  // `padded`, at all).
+  std::optional<DeviceValue> TiledOperand(const shlo::Value* operand, bool padded = false) {
     if (!IsStaticTensor(operand->type())) return std::nullopt;
     DeviceValue value = Current(operand);
-    if (!value.sharding.IsTiled() || !DividesEvenly(value.sharding, operand->type().shape())) return std::nullopt;
+    if (!value.sharding.IsTiled() || (!padded && !DividesEvenly(value.sharding, operand->type().shape()))) {
+      return std::nullopt;
+    }
     return value;
   }
 
-  // transpose: the operand's cuts move with its dimensions.
+  // transpose: the operand's cuts (and its padding) move with its
+  // dimensions.
   bool Transpose(const shlo::Operation& op) {
-    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0), /*padded=*/true);
     if (!operand || !IsStaticTensor(op.result(0)->type())) return false;
     std::span<const int64_t> permutation = op.GetI64Array("permutation");
     std::vector<int64_t> source(permutation.begin(), permutation.end());
@@ -922,7 +938,7 @@ class OpPartitioner {
   // needs the init value to be that op's identity.
   bool Reduce(const shlo::Operation& op) {
     if (op.num_operands() != 2 || op.num_results() != 1) return false;
-    std::optional<DeviceValue> input = TiledOperand(op.operand(0));
+    std::optional<DeviceValue> input = TiledOperand(op.operand(0), /*padded=*/true);
     const shlo::Type& type = op.result(0)->type();
     if (!input || !IsStaticTensor(type)) return false;
     const size_t rank = op.operand(0)->type().shape().size();
@@ -948,12 +964,14 @@ class OpPartitioner {
     const std::string_view reducer = ReducerOf(op);
     if (!groups || (!groups->empty() && (reducer.empty() || !IsIdentity(op.operand(1), reducer)))) return false;
     DeviceValue init = Layout(op.operand(1), Sharding::Replicated());
+    // Padding along reduced dimensions reduces as the identity; padding
+    // along kept ones reduces to it, and is zeroed after.
+    std::vector<size_t> reduced_dims(reduced.begin(), reduced.end());
+    input->name = program_.FillPadding(*input, init.name, reduced_dims);
     DeviceValue out{EmitLocal(op, {*input, init}, {*result})[0], type, *result};
-    if (groups->empty()) {
-      Define(op.result(0), std::move(out));
-    } else {
-      DefineCombined(op.result(0), std::move(out), *groups, reducer);
-    }
+    if (!groups->empty()) out = Combined(op.result(0), std::move(out), *groups, reducer);
+    out.name = program_.FillPadding(out);
+    Define(op.result(0), std::move(out));
     return true;
   }
 

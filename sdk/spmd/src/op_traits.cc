@@ -85,6 +85,28 @@ bool IsElementwise(OpKind kind) {
   }
 }
 
+bool KeepsZeroPadding(const shlo::Operation& op) {
+  for (const shlo::Value* operand : op.operands()) {
+    if (operand->type().rank() == 0) return false;  // a scalar reaches the padding too
+  }
+  switch (op.kind()) {
+    case OpKind::kAbs: case OpKind::kAdd: case OpKind::kAnd: case OpKind::kAtan2: case OpKind::kBitcastConvert:
+    case OpKind::kCbrt: case OpKind::kCeil: case OpKind::kConvert: case OpKind::kExponentialMinusOne:
+    case OpKind::kFloor: case OpKind::kImag: case OpKind::kLogPlusOne: case OpKind::kMaximum: case OpKind::kMinimum:
+    case OpKind::kMultiply: case OpKind::kOr: case OpKind::kPopcnt: case OpKind::kReal:
+    case OpKind::kRoundNearestAfz: case OpKind::kRoundNearestEven: case OpKind::kSelect: case OpKind::kShiftLeft:
+    case OpKind::kShiftRightArithmetic: case OpKind::kShiftRightLogical: case OpKind::kSign: case OpKind::kSine:
+    case OpKind::kSqrt: case OpKind::kSquare: case OpKind::kSubtract: case OpKind::kTan: case OpKind::kTanh:
+    case OpKind::kXor:
+      return true;
+    case OpKind::kNegate:  // -0.0 for floats
+      return !shlo::IsFloat(op.result(0)->type().element_type()) &&
+             !shlo::IsComplex(op.result(0)->type().element_type());
+    default:
+      return false;
+  }
+}
+
 // The binary op a reduce body applies to its two arguments, when that is
 // all it does (`stablehlo.add`, ...); empty otherwise.
 std::string_view ReducerOf(const shlo::Operation& reduce) {

@@ -25,6 +25,12 @@ bool SeesTheDeviceDeep(const stablehlo::Operation& op, const stablehlo::Module& 
 // scalars, for clamp and select) give a result of the same shape.
 bool IsElementwise(stablehlo::OpKind kind);
 
+// Whether an elementwise op gives +0 (all bits zero) where every operand
+// is +0, so that zero padding stays zero: add, multiply, maximum, tanh,
+// convert, select, ... but not exponential, compare, clamp, a float negate
+// (-0.0), or any op with a scalar operand.
+bool KeepsZeroPadding(const stablehlo::Operation& op);
+
 // The binary op a reduce body applies to its two arguments, when that is
 // all it does (`stablehlo.add`, ...); empty otherwise.
 std::string_view ReducerOf(const stablehlo::Operation& reduce);

@@ -29,11 +29,8 @@ namespace shlo = berth::stablehlo;
 // and the column sums themselves, laid out over "y" only (replicated over
 // "x": both devices of a group hold the same sums). The argument arrives cut
 // along columns over "x", so it is resharded on the way in.
-constexpr char kTwoByTwoShardMap[] = R"(module @shmap attributes {mhlo.num_partitions = 4 : i32} {
-  sdy.mesh @mesh = <["x"=2, "y"=2]>
-  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>})
-      -> (tensor<16x8xi32>, tensor<8xi32>) {
-    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"x", "y"} (%x: tensor<8x4xi32>) {
+// The body, on %x, defining %r and %p.
+constexpr char kTwoByTwoBody[] = R"(
       %z = stablehlo.constant dense<0> : tensor<i32>
       %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x4xi32>, tensor<i32>) -> tensor<4xi32>
       %p = "stablehlo.all_reduce"(%s) ({
@@ -45,24 +42,35 @@ constexpr char kTwoByTwoShardMap[] = R"(module @shmap attributes {mhlo.num_parti
       %two = stablehlo.constant dense<2> : tensor<8x4xi32>
       %m = stablehlo.multiply %x, %two : tensor<8x4xi32>
       %r = stablehlo.add %m, %b : tensor<8x4xi32>
-      sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
+)";
+const std::string kTwoByTwoShardMap = std::string(R"(module @shmap attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>})
+      -> (tensor<16x8xi32>, tensor<8xi32>) {
+    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"x", "y"} (%x: tensor<8x4xi32>) {)") +
+                                      kTwoByTwoBody + R"(      sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
     } : (tensor<16x8xi32>) -> (tensor<16x8xi32>, tensor<8xi32>)
     %1 = stablehlo.negate %0#0 : tensor<16x8xi32>
     return %1, %0#1 : tensor<16x8xi32>, tensor<8xi32>
   }
 })";
 
+// kTwoByTwoShardMap's results by scalar loops.
+std::vector<Literal> TwoByTwoExpected(const Literal& x) {
+  std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
+  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+  for (size_t c = 0; c < 8; ++c) {
+    for (size_t r = 0; r < 16; ++r) sums[c] += in[r * 8 + c];
+    for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(2 * in[r * 8 + c] + sums[c]);
+  }
+  return {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})};
+}
+
 TEST(ManualComputationTest, ShardyShardMapRunsItsBodyOnEachDevicesShard) {
   std::mt19937_64 rng(17);
   for (int trial = 0; trial < 3; ++trial) {
     Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
-    std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
-    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
-    for (size_t c = 0; c < 8; ++c) {
-      for (size_t r = 0; r < 16; ++r) sums[c] += in[r * 8 + c];
-      for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(2 * in[r * 8 + c] + sums[c]);
-    }
-    ExpectPartitionedRunGives(kTwoByTwoShardMap, {x}, {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})});
+    ExpectPartitionedRunGives(kTwoByTwoShardMap, {x}, TwoByTwoExpected(x));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -206,6 +214,86 @@ TEST(ManualComputationTest, BerthRunOfAShardMapModulePrintsTheOneDeviceResult) {
   ASSERT_EQ(want.exit_code, 0) << want.out;
   ASSERT_EQ(got.exit_code, 0) << got.out;
   EXPECT_EQ(got.out, want.out);
+}
+
+// kTwoByTwoShardMap in XLA's round-trip form: the shardings as strings
+// among frontend attributes, the body a function called between
+// @xla.sdy.GlobalToLocalShape and @xla.sdy.LocalToGlobalShape. `newer`:
+// the @local_xla.sdy.* spelling, every attribute on the call.
+std::string RoundTripTwoByTwo(bool newer, const std::string& manual_axes = R"(\22x\22, \22y\22)",
+                              const std::string& out_shardings =
+                                  R"(<@mesh, [{\22x\22}, {\22y\22}]>, <@mesh, [{\22y\22}]>)") {
+  const std::string prefix = newer ? "local_xla.sdy." : "xla.sdy.";
+  const std::string axes = "xla.sdy.manual_axes = \"#sdy<manual_axes{" + manual_axes + "}>\"";
+  const std::string ins = R"(xla.sdy.in_shardings = "#sdy.sharding_per_value<[<@mesh, [{\22x\22}, {\22y\22}]>]>")";
+  const std::string outs = "xla.sdy.out_shardings = \"#sdy.sharding_per_value<[" + out_shardings + "]>\"";
+  auto frontend = [](const std::string& attrs) { return " {mhlo.frontend_attributes = {" + attrs + "}}"; };
+  return R"(module @round_trip_shmap attributes {mhlo.num_partitions = 4 : i32, mhlo.frontend_attributes = {xla.sdy.meshes = "{mesh = #sdy.mesh<[\22x\22=2, \22y\22=2]>}"}} {
+  func.func public @main(%arg0: tensor<16x8xi32> {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<@mesh, [{}, {\22x\22}]>"}}) -> (tensor<16x8xi32>, tensor<8xi32>) {
+    %0 = stablehlo.custom_call @)" +
+         prefix + "GlobalToLocalShape(%arg0)" + (newer ? "" : frontend(ins + ", " + axes)) +
+         " : (tensor<16x8xi32>) -> tensor<8x4xi32>\n    %1:2 = call @" + prefix + "manual_computation_body(%0)" +
+         (newer ? frontend(ins + ", " + axes + ", " + outs) : "") +
+         " : (tensor<8x4xi32>) -> (tensor<8x4xi32>, tensor<4xi32>)\n    %2:2 = stablehlo.custom_call @" + prefix +
+         "LocalToGlobalShape(%1#0, %1#1)" + (newer ? "" : frontend(axes + ", " + outs)) +
+         R"( : (tensor<8x4xi32>, tensor<4xi32>) -> (tensor<16x8xi32>, tensor<8xi32>)
+    %3 = stablehlo.negate %2#0 : tensor<16x8xi32>
+    return %3, %2#1 : tensor<16x8xi32>, tensor<8xi32>
+  }
+  func.func private @)" +
+         prefix + "manual_computation_body(%x: tensor<8x4xi32>) -> (tensor<8x4xi32>, tensor<4xi32>) {" +
+         kTwoByTwoBody + "      return %r, %p : tensor<8x4xi32>, tensor<4xi32>\n  }\n}\n";
+}
+
+TEST(ManualComputationTest, XlaRoundTripShardMapRunsLikeItsShardyTwin) {
+  std::mt19937_64 rng(19);
+  for (bool newer : {false, true}) {
+    SCOPED_TRACE(newer ? "local_xla.sdy.*, attributes on the call" : "xla.sdy.*, attributes on the custom calls");
+    const std::string text = RoundTripTwoByTwo(newer);
+    Result<shlo::Module> module = shlo::ParseModule(text, "round_trip.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString() << "\n" << text;
+    EXPECT_TRUE(spmd::HasManualRegions(*module));
+    Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    // The body function is called as written on each device's 8x4 block;
+    // no round-trip custom call is left.
+    EXPECT_EQ(program->text.find("GlobalToLocalShape"), std::string::npos) << program->text;
+    EXPECT_EQ(program->text.find("LocalToGlobalShape"), std::string::npos) << program->text;
+    EXPECT_NE(program->text.find("manual_computation_body(%"), std::string::npos) << program->text;
+    EXPECT_EQ(program->local_argument_shapes.at(0), (std::vector<int64_t>{16, 4}));
+    for (int trial = 0; trial < 2; ++trial) {
+      Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
+      ExpectPartitionedRunGives(text, {x}, TwoByTwoExpected(x));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(ManualComputationTest, MalformedOrPartialRoundTripShardMapsAreRefusedNamingThem) {
+  struct Case {
+    std::string text;
+    StatusCode code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {RoundTripTwoByTwo(false, R"(\22x\22)"), StatusCode::kUnimplemented,
+       R"(partially manual computations (axes "y" not manual))"},
+      {RoundTripTwoByTwo(true, R"(\22x\22, \22y\22)", R"(<@mesh, [{\22y\22}]>)"), StatusCode::kInvalidArgument,
+       "xla.sdy.out_shardings lists 1 sharding(s) for 2 value(s)"},
+      {RoundTripTwoByTwo(false, R"(\22x\22, \22y\22)", R"(<@mesh, [{\22y\22}, {}]>, <@mesh, [{\22y\22}]>)"),
+       StatusCode::kInvalidArgument, "result 0: tensor<16x8xi32> laid out as {devices=[2,1,2]0,2,1,3 last_tile_dim_replicate} gives tensor<8x8xi32> per device, not the body's tensor<8x4xi32>"},
+      {RoundTripTwoByTwo(false, R"(\22x\22, \22q)"), StatusCode::kInvalidArgument, "xla.sdy.manual_axes"},
+  };
+  for (const Case& c : cases) {
+    Result<shlo::Module> module = shlo::ParseModule(c.text, "bad.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString() << "\n" << c.text;
+    Result<spmd::PartitionedProgram> program = spmd::Partition(*module);
+    ASSERT_FALSE(program.ok()) << c.text;
+    EXPECT_EQ(program.status().code(), c.code) << program.status().ToString();
+    EXPECT_NE(program.status().message().find(c.message), std::string::npos) << program.status().message();
+    EXPECT_NE(program.status().message().find("bad.mlir:"), std::string::npos) << program.status().message();
+    EXPECT_NE(program.status().message().find("xla.sdy."), std::string::npos) << program.status().message();
+  }
 }
 
 TEST(ManualComputationTest, WhatIsNotPartitionedYetOrMalformedIsRefusedNamingIt) {

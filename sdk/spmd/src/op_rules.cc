@@ -159,12 +159,15 @@ class OpPartitioner {
       BERTH_RETURN_IF_ERROR(FullToShard(op));
     } else if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDShardToFullShape") {
       BERTH_RETURN_IF_ERROR(ShardToFull(op));
-    } else if (op.kind() == OpKind::kCustomCall && op.call_target_name().starts_with("xla.sdy.") &&
+    } else if (IsRoundTripShardMap(op, "GlobalToLocalShape")) {
+      BERTH_RETURN_IF_ERROR(RoundTripGlobalToLocal(op));
+    } else if (IsRoundTripShardMap(op, "LocalToGlobalShape")) {
+      BERTH_RETURN_IF_ERROR(RoundTripLocalToGlobal(op));
+    } else if (op.kind() == OpKind::kCustomCall &&
+               (op.call_target_name().starts_with("xla.sdy.") || op.call_target_name().starts_with("local_xla.sdy.")) &&
                !IsFuncResultSharding(op)) {
       return UnimplementedError(op.location().ToString() + ": @" + std::string(op.call_target_name()) +
-                                ": XLA's round-trip form of a Shardy shard_map (xla.sdy.GlobalToLocalShape, "
-                                "xla.sdy.manual_computation_body, xla.sdy.LocalToGlobalShape) is not read yet; "
-                                "export the module with sdy.manual_computation or @SPMDFullToShardShape");
+                                ": this custom call of XLA's Shardy round-trip form is not read");
     } else if (op.kind() == OpKind::kSdyManualComputation) {
       BERTH_ASSIGN_OR_RETURN(bool partitioned, ManualComputation(op));
       if (!partitioned) return false;
@@ -1175,6 +1178,171 @@ class OpPartitioner {
     return OkStatus();
   }
 
+  // A shard_map's in- or out_shardings (`name`), one per value of `count`.
+  static Result<std::vector<ShardySharding>> ShardingsPerValue(std::string_view text, size_t count,
+                                                              std::string_view name, const std::string& where) {
+    Result<std::vector<ShardySharding>> parsed = ParseShardyShardingPerValue(text);
+    if (!parsed.ok()) return Status(parsed.status().code(), where + std::string(name) + ": " + parsed.status().message());
+    if (parsed->size() != count) {
+      return InvalidArgumentError(where + std::string(name) + " lists " + std::to_string(parsed->size()) +
+                                  " sharding(s) for " + std::to_string(count) + " value(s)");
+    }
+    return parsed;
+  }
+
+  // XLA's round-trip form of a Shardy shard_map: @xla.sdy.GlobalToLocalShape
+  // (the in_shardings and manual_axes among its frontend attributes) cuts
+  // the operands into each device's shards, a call of the body function
+  // runs on them as written, and @xla.sdy.LocalToGlobalShape (the
+  // out_shardings) makes each device's results its parts of the global
+  // ones. Newer exports (@local_xla.sdy.*) keep all three attributes on
+  // the call instead.
+  static bool IsRoundTripShardMap(const shlo::Operation& op, std::string_view step) {
+    if (op.kind() != OpKind::kCustomCall) return false;
+    std::string_view target = op.call_target_name();
+    if (target.starts_with("local_")) target.remove_prefix(6);
+    return target.starts_with("xla.sdy.") && target.substr(8) == step;
+  }
+
+  // The frontend attribute `name` (a string) of `op`, or of `call` where
+  // `op` lacks it; nullptr when neither has it.
+  static const shlo::StringAttr* RoundTripAttribute(const shlo::Operation& op, const shlo::Operation* call,
+                                                    std::string_view name) {
+    for (const shlo::Operation* holder : {&op, call}) {
+      if (holder == nullptr) continue;
+      const shlo::Attribute* frontend = holder->attr("mhlo.frontend_attributes");
+      const auto* dictionary = frontend == nullptr ? nullptr : frontend->dyn_cast<shlo::DictionaryAttr>();
+      const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get(name);
+      if (attr != nullptr) return attr->dyn_cast<shlo::StringAttr>();
+    }
+    return nullptr;
+  }
+
+  // The manual axes and the layouts the round-trip attribute `shardings`
+  // names for `values` (their global types), read from `op` or `call`.
+  Result<std::vector<Sharding>> RoundTripLayouts(const shlo::Operation& op, const shlo::Operation* call,
+                                                 std::string_view shardings,
+                                                 const std::vector<shlo::Type>& values,
+                                                 std::vector<std::string>& manual_axes) {
+    const std::string where = Where(op);
+    const shlo::StringAttr* axes = RoundTripAttribute(op, call, "xla.sdy.manual_axes");
+    if (axes == nullptr) return InvalidArgumentError(where + "has no xla.sdy.manual_axes frontend attribute");
+    Result<std::vector<std::string>> parsed_axes = ParseManualAxes(axes->value());
+    if (!parsed_axes.ok()) {
+      return Status(parsed_axes.status().code(), where + "xla.sdy.manual_axes: " + parsed_axes.status().message());
+    }
+    manual_axes = std::move(*parsed_axes);
+    const shlo::StringAttr* text = RoundTripAttribute(op, call, shardings);
+    if (text == nullptr) {
+      return InvalidArgumentError(where + "has no " + std::string(shardings) + " frontend attribute");
+    }
+    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> parsed,
+                           ShardingsPerValue(text->value(), values.size(), shardings, where));
+    std::vector<Sharding> layouts;
+    for (size_t i = 0; i < values.size(); ++i) {
+      BERTH_ASSIGN_OR_RETURN(Sharding layout, ManualLayout(parsed[i], values[i], manual_axes, where));
+      layouts.push_back(std::move(layout));
+    }
+    return layouts;
+  }
+
+  // The body call a round-trip GlobalToLocalShape's results go to, or the
+  // one a LocalToGlobalShape's operands come from; nullptr when none.
+  static const shlo::Operation* BodyCall(const shlo::Operation& op, bool global_to_local) {
+    if (global_to_local) {
+      for (size_t i = 0; i < op.num_results(); ++i) {
+        for (const auto& use : op.result(i)->uses()) {
+          if (use.owner->kind() == OpKind::kFuncCall) return use.owner;
+        }
+      }
+      return nullptr;
+    }
+    for (const shlo::Value* operand : op.operands()) {
+      const shlo::Operation* producer = operand->defining_op();
+      if (producer != nullptr && producer->kind() == OpKind::kFuncCall) return producer;
+    }
+    return nullptr;
+  }
+
+  Status RoundTripGlobalToLocal(const shlo::Operation& op) {
+    if (op.num_operands() != op.num_results()) {
+      return InvalidArgumentError(Where(op) + "has " + std::to_string(op.num_operands()) + " operand(s) but " +
+                                  std::to_string(op.num_results()) + " result(s)");
+    }
+    std::vector<shlo::Type> types;
+    for (const shlo::Value* operand : op.operands()) types.push_back(operand->type());
+    std::vector<std::string> manual_axes;
+    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts,
+                           RoundTripLayouts(op, BodyCall(op, true), "xla.sdy.in_shardings", types, manual_axes));
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      DeviceValue operand = Layout(op.operand(i), layouts[i]);
+      if (manual_axes.empty()) {  // no manual axes: the body is ordinary code on global values
+        Define(op.result(i), std::move(operand));
+        continue;
+      }
+      BERTH_RETURN_IF_ERROR(CheckShards(operand, op.result(i)->type(), Where(op) + "operand " + std::to_string(i)));
+      Define(op.result(i), {operand.name, op.result(i)->type(), Sharding::Manual()});
+    }
+    return OkStatus();
+  }
+
+  Status RoundTripLocalToGlobal(const shlo::Operation& op) {
+    if (op.num_operands() != op.num_results()) {
+      return InvalidArgumentError(Where(op) + "has " + std::to_string(op.num_operands()) + " operand(s) but " +
+                                  std::to_string(op.num_results()) + " result(s)");
+    }
+    std::vector<shlo::Type> types;
+    for (const shlo::Value* result : op.results()) types.push_back(result->type());
+    std::vector<std::string> manual_axes;
+    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts,
+                           RoundTripLayouts(op, BodyCall(op, false), "xla.sdy.out_shardings", types, manual_axes));
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      if (manual_axes.empty()) {
+        Define(op.result(i), Layout(op.operand(i), layouts[i]));
+        continue;
+      }
+      if (!IsManual(op.operand(i))) {
+        return InvalidArgumentError(Where(op) + "operand " + std::to_string(i) +
+                                    " is not a value of the shard_map's body");
+      }
+      DeviceValue result{Current(op.operand(i)).name, op.result(i)->type(), layouts[i]};
+      BERTH_RETURN_IF_ERROR(CheckShards(result, op.operand(i)->type(), Where(op) + "result " + std::to_string(i)));
+      Define(op.result(i), std::move(result));
+    }
+    return OkStatus();
+  }
+
+  // The layout a shard_map's in- or out_sharding gives a value of `type`
+  // on its mesh, where `manual_axes` (none: the body is ordinary code) must
+  // name every axis of more than one device and the mesh must span the
+  // program's partitions (UNIMPLEMENTED otherwise).
+  Result<Sharding> ManualLayout(const ShardySharding& sharding, const shlo::Type& type,
+                                const std::vector<std::string>& manual_axes, const std::string& where) const {
+    auto fail = [&](const Status& status) { return Status(status.code(), where + status.message()); };
+    Result<const Mesh*> mesh = MeshOf(sharding);
+    if (!mesh.ok()) return fail(mesh.status());
+    std::string free;
+    for (const MeshAxis& axis : (*mesh)->axes()) {
+      if (axis.size > 1 && std::find(manual_axes.begin(), manual_axes.end(), axis.name) == manual_axes.end()) {
+        free += (free.empty() ? "\"" : ", \"") + axis.name + "\"";
+      }
+    }
+    if (!manual_axes.empty() && !free.empty()) {
+      return UnimplementedError(where + "partially manual computations (axes " + free +
+                                " not manual) are not partitioned yet");
+    }
+    if ((*mesh)->num_devices() != program_.num_partitions()) {
+      return UnimplementedError(where + "its mesh has " + std::to_string((*mesh)->num_devices()) +
+                                " devices, the program " + std::to_string(program_.num_partitions()) +
+                                " partitions; manual computations over a subset are not partitioned yet");
+    }
+    Result<Sharding> layout = ToSharding(sharding, **mesh);
+    if (!layout.ok()) return fail(layout.status());
+    if (!IsStaticTensor(type)) return UnimplementedError(where + "a value of type " + type.ToString());
+    BERTH_RETURN_IF_ERROR(layout->CheckRank(type.rank()));
+    return Holdable(*layout, type);
+  }
+
   // sdy.manual_computation (Shardy's shard_map). With manual axes (every
   // axis of more than one device): each operand laid out as its in_sharding
   // says becomes each device's shard, the body runs as written on the
@@ -1188,13 +1356,7 @@ class OpPartitioner {
     auto per_value = [&](std::string_view name, size_t count) -> Result<std::vector<ShardySharding>> {
       const auto* text = op.attr_as<shlo::OpaqueAttr>(name);
       if (text == nullptr) return InvalidArgumentError(where + "has no " + std::string(name));
-      Result<std::vector<ShardySharding>> parsed = ParseShardyShardingPerValue(text->text());
-      if (!parsed.ok()) return fail(parsed.status());
-      if (parsed->size() != count) {
-        return InvalidArgumentError(where + std::string(name) + " lists " + std::to_string(parsed->size()) +
-                                    " sharding(s) for " + std::to_string(count) + " value(s)");
-      }
-      return parsed;
+      return ShardingsPerValue(text->text(), count, name, where);
     };
     BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> ins, per_value("in_shardings", op.num_operands()));
     BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> outs, per_value("out_shardings", op.num_results()));
@@ -1203,32 +1365,9 @@ class OpPartitioner {
     Result<std::vector<std::string>> manual_axes = ParseManualAxes(axes_text->text());
     if (!manual_axes.ok()) return fail(manual_axes.status());
 
-    // The layout of each value on its sharding's mesh, and which of the
-    // mesh's axes stay automatic.
-    bool automatic = manual_axes->empty();
-    auto layout_of = [&](const ShardySharding& sharding, const shlo::Type& type) -> Result<Sharding> {
-      Result<const Mesh*> mesh = MeshOf(sharding);
-      if (!mesh.ok()) return fail(mesh.status());
-      std::string free;
-      for (const MeshAxis& axis : (*mesh)->axes()) {
-        if (axis.size > 1 && std::find(manual_axes->begin(), manual_axes->end(), axis.name) == manual_axes->end()) {
-          free += (free.empty() ? "\"" : ", \"") + axis.name + "\"";
-        }
-      }
-      if (!automatic && !free.empty()) {
-        return UnimplementedError(where + "partially manual computations (axes " + free +
-                                  " not manual) are not partitioned yet");
-      }
-      if ((*mesh)->num_devices() != program_.num_partitions()) {
-        return UnimplementedError(where + "its mesh has " + std::to_string((*mesh)->num_devices()) +
-                                  " devices, the program " + std::to_string(program_.num_partitions()) +
-                                  " partitions; manual computations over a subset are not partitioned yet");
-      }
-      Result<Sharding> layout = ToSharding(sharding, **mesh);
-      if (!layout.ok()) return fail(layout.status());
-      if (!IsStaticTensor(type)) return UnimplementedError(where + "a value of type " + type.ToString());
-      BERTH_RETURN_IF_ERROR(layout->CheckRank(type.rank()));
-      return Holdable(*layout, type);
+    const bool automatic = manual_axes->empty();
+    auto layout_of = [&](const ShardySharding& sharding, const shlo::Type& type) {
+      return ManualLayout(sharding, type, *manual_axes, where);
     };
     const shlo::Block& body = op.region(0).entry_block();
     std::vector<DeviceValue> arguments;

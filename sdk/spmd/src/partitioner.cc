@@ -20,9 +20,13 @@ using internal::DeviceValue;
 bool HasManualRegions(const shlo::Block& block) {
   for (const shlo::Operation* op : block.operations()) {
     if (op->kind() == shlo::OpKind::kSdyManualComputation) return true;
-    if (op->kind() == shlo::OpKind::kCustomCall &&
-        (op->call_target_name() == "SPMDFullToShardShape" || op->call_target_name() == "SPMDShardToFullShape")) {
-      return true;
+    if (op->kind() == shlo::OpKind::kCustomCall) {
+      std::string_view target = op->call_target_name();
+      if (target.starts_with("local_")) target.remove_prefix(6);
+      if (target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+          target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") {
+        return true;
+      }
     }
     for (const shlo::Region* region : op->regions()) {
       for (const shlo::Block* inner : region->blocks()) {

@@ -286,6 +286,100 @@ std::string DeviceProgram::FillPadding(const DeviceValue& value, const std::stri
               local_type + ", " + local_type + ") -> " + local_type);
 }
 
+DeviceProgram::LocalIndices DeviceProgram::LocalizeIndices(const std::string& indices, std::span<const int64_t> shape,
+                                                            shlo::ElementType type, int64_t vector_dim,
+                                                            std::span<const int64_t> upper,
+                                                            const std::vector<std::vector<int64_t>>& offsets,
+                                                            std::span<const int64_t> part) {
+  const bool implicit = vector_dim == static_cast<int64_t>(shape.size());
+  const std::string scalar = TensorType({}, type), full = TensorType(shape, type);
+  const int64_t components = static_cast<int64_t>(upper.size());
+  const std::string vector_type = TensorType(std::vector<int64_t>{components}, type);
+  const std::string along = implicit ? "array<i64>" : "array<i64: " + std::to_string(vector_dim) + ">";
+  const std::string from_type = implicit ? scalar : vector_type;
+  auto spread = [&](const std::string& vector) {
+    return Emit("\"stablehlo.broadcast_in_dim\"(" + vector + ") {broadcast_dimensions = " + along + "} : (" +
+                from_type + ") -> " + full);
+  };
+  // Clamped into the table, as the gather would.
+  std::string bounds = implicit ? Emit("\"stablehlo.constant\"() {value = dense<" + std::to_string(upper[0]) + "> : " +
+                                       scalar + "} : () -> " + scalar)
+                                : Emit("\"stablehlo.constant\"() {value = dense<[" + Join(upper, ", ") + "]> : " +
+                                       vector_type + "} : () -> " + vector_type);
+  std::string zeros = Emit("\"stablehlo.constant\"() {value = dense<0> : " + full + "} : () -> " + full);
+  std::string clamped = Emit("\"stablehlo.clamp\"(" + zeros + ", " + indices + ", " + spread(bounds) + ") : (" + full +
+                             ", " + full + ", " + full + ") -> " + full);
+  // This device's offsets, one per component.
+  std::vector<std::string> pieces;
+  for (const std::vector<int64_t>& table : offsets) {
+    std::string offset =
+        table.empty() ? Emit("\"stablehlo.constant\"() {value = dense<0> : " + scalar + "} : () -> " + scalar)
+                      : Emit("\"stablehlo.convert\"(" + Lookup(table) + ") : (tensor<i64>) -> " + scalar);
+    pieces.push_back(implicit ? offset
+                              : Emit("\"stablehlo.reshape\"(" + offset + ") : (" + scalar + ") -> " +
+                                     TensorType(std::vector<int64_t>{1}, type)));
+  }
+  std::string vector = pieces.front();
+  if (!implicit) {
+    std::string operands, types;
+    for (size_t j = 0; j < pieces.size(); ++j) {
+      operands += (j ? ", " : "") + pieces[j];
+      types += (j ? ", " : "") + TensorType(std::vector<int64_t>{1}, type);
+    }
+    vector = pieces.size() == 1 ? pieces.front()
+                                : Emit("\"stablehlo.concatenate\"(" + operands + ") {dimension = 0 : i64} : (" + types +
+                                       ") -> " + vector_type);
+  }
+  LocalIndices local;
+  local.indices = Emit("\"stablehlo.subtract\"(" + clamped + ", " + spread(vector) + ") : (" + full + ", " + full +
+                       ") -> " + full);
+  // Where each component with offsets falls in this device's part.
+  std::vector<int64_t> rows(shape.begin(), shape.end());
+  if (!implicit) rows.erase(rows.begin() + vector_dim);
+  const std::string row_type = TensorType(rows, type), mask_type = TensorType(rows, shlo::ElementType::kI1);
+  std::string row_zeros = Emit("\"stablehlo.constant\"() {value = dense<0> : " + row_type + "} : () -> " + row_type);
+  for (size_t j = 0; j < offsets.size(); ++j) {
+    if (offsets[j].empty()) continue;
+    std::string component = local.indices;
+    if (!implicit) {
+      std::vector<int64_t> start(shape.size(), 0), limit(shape.begin(), shape.end()), strides(shape.size(), 1),
+          one(shape.begin(), shape.end());
+      start[static_cast<size_t>(vector_dim)] = static_cast<int64_t>(j);
+      limit[static_cast<size_t>(vector_dim)] = static_cast<int64_t>(j) + 1;
+      one[static_cast<size_t>(vector_dim)] = 1;
+      component = Emit("\"stablehlo.slice\"(" + component + ") {limit_indices = " + I64Array(limit) +
+                       ", start_indices = " + I64Array(start) + ", strides = " + I64Array(strides) + "} : (" + full +
+                       ") -> " + TensorType(one, type));
+      component = Emit("\"stablehlo.reshape\"(" + component + ") : (" + TensorType(one, type) + ") -> " + row_type);
+    }
+    std::string size = Emit("\"stablehlo.constant\"() {value = dense<" + std::to_string(part[j]) + "> : " + row_type +
+                            "} : () -> " + row_type);
+    auto compare = [&](const std::string& a, const std::string& b, const char* direction) {
+      return Emit("\"stablehlo.compare\"(" + a + ", " + b + ") {comparison_direction = #stablehlo<comparison_direction " +
+                  direction + ">} : (" + row_type + ", " + row_type + ") -> " + mask_type);
+    };
+    std::string low = compare(component, row_zeros, "GE"), high = compare(component, size, "LT");
+    std::string both = Emit("\"stablehlo.and\"(" + low + ", " + high + ") : (" + mask_type + ", " + mask_type +
+                            ") -> " + mask_type);
+    local.inside = local.inside.empty() ? both
+                                        : Emit("\"stablehlo.and\"(" + local.inside + ", " + both + ") : (" +
+                                               mask_type + ", " + mask_type + ") -> " + mask_type);
+  }
+  return local;
+}
+
+std::string DeviceProgram::ZeroWhereNot(const std::string& mask, std::span<const int64_t> mask_shape,
+                                        const std::string& value, std::span<const int64_t> shape,
+                                        shlo::ElementType type, std::span<const int64_t> dims) {
+  const std::string value_type = TensorType(shape, type), mask_type = TensorType(shape, shlo::ElementType::kI1);
+  std::string spread = Emit("\"stablehlo.broadcast_in_dim\"(" + mask + ") {broadcast_dimensions = " + I64Array(dims) +
+                            "} : (" + TensorType(mask_shape, shlo::ElementType::kI1) + ") -> " + mask_type);
+  std::string zeros = Emit("\"stablehlo.constant\"() {value = dense<" + ZeroLiteral(type) + "> : " + value_type +
+                           "} : () -> " + value_type);
+  return Emit("\"stablehlo.select\"(" + spread + ", " + value + ", " + zeros + ") : (" + mask_type + ", " +
+              value_type + ", " + value_type + ") -> " + value_type);
+}
+
 std::string DeviceProgram::CombinerRegion(std::string_view combiner, shlo::ElementType type) {
   const std::string scalar = TensorType({}, type);
   const std::string prefix = "%r" + std::to_string(next_rewrite_++) + "_";

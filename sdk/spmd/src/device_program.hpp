@@ -82,6 +82,26 @@ class DeviceProgram {
   // partitioner defines has zero padding; rules whose ops would leave
   // something else there call this.
   std::string FillPadding(const DeviceValue& value, const std::string& fill = "", std::span<const size_t> dims = {});
+  // Indices into a table cut along some of the dimensions they index, made
+  // local: `indices` (of `shape`, integers of `type`, the index vector
+  // along `vector_dim`, or one implicit component when it equals the rank)
+  // clamped per component j to [0, upper[j]] as a gather clamps them, then
+  // minus this device's offset offsets[j][p] of its part (none where
+  // offsets[j] is empty). `inside` (of `shape` without the vector dimension)
+  // holds where every component with offsets lies in [0, part[j]), the
+  // rows this device holds.
+  struct LocalIndices {
+    std::string indices;
+    std::string inside;
+  };
+  LocalIndices LocalizeIndices(const std::string& indices, std::span<const int64_t> shape, stablehlo::ElementType type,
+                               int64_t vector_dim, std::span<const int64_t> upper,
+                               const std::vector<std::vector<int64_t>>& offsets, std::span<const int64_t> part);
+  // `value` (of `shape`) where `mask` (of `mask_shape`, its dimension i
+  // being `value`'s dims[i]) holds, zero elsewhere.
+  std::string ZeroWhereNot(const std::string& mask, std::span<const int64_t> mask_shape, const std::string& value,
+                           std::span<const int64_t> shape, stablehlo::ElementType type,
+                           std::span<const int64_t> dims);
   // Combines `local` (of `shape`) over each group of devices with the
   // binary op `combiner` ("stablehlo.add", "stablehlo.maximum", ...).
   std::string AllReduce(const std::string& local, std::span<const int64_t> shape, stablehlo::ElementType type,

@@ -186,5 +186,49 @@ TEST(ReshardTest, PartialSumsWantedCutAreReduceScattered) {
   }
 }
 
+// A loop whose body uses a value from outside in another layout than it
+// has (columns against the carried rows): the move is written once, before
+// the loop, not on every iteration; inside a nested loop, before the
+// outermost loop.
+TEST(ReshardTest, LoopInvariantMovesAreWrittenBeforeTheLoop) {
+  const std::string t = "tensor<16x8xi32>";
+  // A loop of 3 steps carrying %v<tag> (from `carried`); `body` defines
+  // %t<tag>, the next value, and %r<tag>#1 is the loop's result.
+  auto loop = [&](const std::string& indent, const std::string& tag, const std::string& carried,
+                  const std::string& body) {
+    return indent + "%c" + tag + " = stablehlo.constant dense<0> : tensor<i32>\n" + indent + "%r" + tag +
+           ":2 = stablehlo.while(%i" + tag + " = %c" + tag + ", %v" + tag + " = " + carried + ") : tensor<i32>, " + t +
+           "\n" + indent + "cond {\n" + indent + "  %n" + tag + " = stablehlo.constant dense<3> : tensor<i32>\n" +
+           indent + "  %p" + tag + " = stablehlo.compare LT, %i" + tag + ", %n" + tag +
+           " : (tensor<i32>, tensor<i32>) -> tensor<i1>\n" + indent + "  stablehlo.return %p" + tag +
+           " : tensor<i1>\n" + indent + "} do {\n" + indent + "  %one" + tag +
+           " = stablehlo.constant dense<1> : tensor<i32>\n" + indent + "  %j" + tag + " = stablehlo.add %i" + tag +
+           ", %one" + tag + " : tensor<i32>\n" + body + indent + "  stablehlo.return %j" + tag + ", %t" + tag +
+           " : tensor<i32>, " + t + "\n" + indent + "}\n";
+  };
+  auto step = [&](const std::string& tag) {
+    return "      %m" + tag + " = stablehlo.multiply %v" + tag + ", %w : " + t + "\n      %t" + tag +
+           " = stablehlo.add %m" + tag + ", %v" + tag + " : " + t + "\n";
+  };
+  const std::string inner = loop("      ", "1", "%v0", step("1")) + "      %t0 = stablehlo.negate %r1#1 : " + t + "\n";
+  const std::pair<const char*, std::string> cases[] = {{"loop", loop("    ", "0", "%x", step("0"))},
+                                                       {"nested", loop("    ", "0", "%x", inner)}};
+  std::mt19937_64 rng(166);
+  for (const auto& [name, body] : cases) {
+    SCOPED_TRACE(name);
+    const std::string text =
+        "module @loop attributes {mhlo.num_partitions = 4 : i32} {\n"
+        "  func.func public @main(%x: " + t + " {mhlo.sharding = \"{devices=[4,1]<=[4]}\"}, %w: " + t +
+        " {mhlo.sharding = \"{devices=[1,4]<=[4]}\"}) -> (" + t + " {mhlo.sharding = \"{devices=[4,1]<=[4]}\"}) {\n" +
+        body + "    return %r0#1 : " + t + "\n  }\n}\n";
+    const std::string partitioned = PartitionedText(text);
+    SCOPED_TRACE(partitioned);
+    EXPECT_EQ(CollectivesIn(partitioned), (std::map<std::string, int>{{"all_to_all", 1}}));
+    EXPECT_LT(partitioned.find("\"stablehlo.all_to_all\""), partitioned.find("\"stablehlo.while\""));
+    ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kS32, {16, 8}, rng),
+                                       RandomLiteral(ElementType::kS32, {16, 8}, rng)});
+  }
+}
+
 }  // namespace
 }  // namespace berth

@@ -77,6 +77,7 @@ class OpPartitioner {
     for (const DeviceValue& v : known) {
       if (v.sharding == target) return v;
     }
+    if (hoist_ != nullptr && hoist_->outer.contains(value)) hoist_->asked.emplace_back(value, target);
     known.push_back(program_.Reshard(known.front(), target));
     return known.back();
   }
@@ -830,21 +831,53 @@ class OpPartitioner {
       operands += (operands.empty() ? "" : ", ") + carried.back().name;
       types += (types.empty() ? "" : ", ") + carried.back().LocalType();
     }
+    std::vector<std::optional<Sharding>> layouts;
+    for (const DeviceValue& value : carried) layouts.push_back(value.sharding);
+    auto write_regions = [&]() -> Status {
+      BERTH_RETURN_IF_ERROR(WriteRegionBlock(op.region(0).entry_block(), carried, {Sharding::Replicated()}).status());
+      program_.EmitLine("}, {");
+      return WriteRegionBlock(op.region(1).entry_block(), carried, layouts).status();
+    };
+    HoistLoopInvariantReshards(write_regions);
     const std::string name = program_.NewName();
     const size_t count = op.num_results();
     program_.EmitLine(name + (count == 1 ? "" : ":" + std::to_string(count)) + " = \"stablehlo.while\"(" + operands +
                       ") ({");
-    BERTH_RETURN_IF_ERROR(WriteRegionBlock(op.region(0).entry_block(), carried, {Sharding::Replicated()}).status());
-    program_.EmitLine("}, {");
-    std::vector<std::optional<Sharding>> layouts;
-    for (const DeviceValue& value : carried) layouts.push_back(value.sharding);
-    BERTH_RETURN_IF_ERROR(WriteRegionBlock(op.region(1).entry_block(), carried, layouts).status());
+    BERTH_RETURN_IF_ERROR(write_regions());
     program_.EmitLine("}) : (" + types + ") -> (" + types + ")");
     for (size_t i = 0; i < count; ++i) {
       Define(op.result(i), {count == 1 ? name : name + "#" + std::to_string(i), op.result(i)->type(),
                             carried[i].sharding});
     }
     return OkStatus();
+  }
+
+  // Values from outside a loop that its regions would reshard on every
+  // iteration are resharded once before it: `write_regions` runs once as a
+  // rehearsal, noting the layouts it asks of outer values, and everything
+  // it wrote or changed is then undone.
+  template <typename WriteRegions>
+  void HoistLoopInvariantReshards(WriteRegions write_regions) {
+    const DeviceProgram program = program_;
+    auto layouts = layouts_;
+    const Status error = error_;
+    const std::string whole = needs_whole_program;
+    const auto calls = called;
+    const auto functions = custom_functions;
+    const auto targets = custom_rule_targets;
+    Hoist hoist{layouts, {}};
+    Hoist* enclosing = hoist_;
+    hoist_ = &hoist;
+    (void)write_regions();  // errors surface when the regions are written for real
+    hoist_ = enclosing;
+    program_ = program;
+    layouts_ = std::move(layouts);
+    error_ = error;
+    needs_whole_program = whole;
+    called = calls;
+    custom_functions = functions;
+    custom_rule_targets = targets;
+    for (const auto& [value, target] : hoist.asked) Layout(value, target);
   }
 
   // Writes `block` as the block of a region of the op being written: its
@@ -1750,6 +1783,13 @@ class OpPartitioner {
   std::unordered_set<const shlo::Function*> call_stack_;
   std::unordered_map<const shlo::Value*, std::vector<DeviceValue>> layouts_;
   WantedLayouts wanted_;
+  // While a loop's regions are rehearsed: the values defined before it,
+  // and the layouts asked of them there.
+  struct Hoist {
+    const std::unordered_map<const shlo::Value*, std::vector<DeviceValue>>& outer;
+    std::vector<std::pair<const shlo::Value*, Sharding>> asked;
+  };
+  Hoist* hoist_ = nullptr;
 };
 
 }  // namespace

@@ -92,7 +92,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
       ("arg", po::value<std::vector<std::string>>(&arg_values),
        "an argument: an MLIR literal such as 'dense<[1.0, 2.0]> : tensor<2xf32>', or a .npy file")
       ("partitions", po::value<int64_t>(&partitions),
-       "a sharded module's partition count (default: mhlo.num_partitions, else its mesh's size)")
+       "a sharded module's partition count (default: mhlo.num_partitions, else its mesh's size, else the most devices its shardings name)")
       ("mesh", po::value<std::string>(&mesh),
        "a Shardy module's mesh, e.g. x=2,y=2: the axes of its sdy.mesh with other sizes")
       ("json", "print results as JSON")

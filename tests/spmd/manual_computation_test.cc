@@ -296,6 +296,35 @@ TEST(ManualComputationTest, MalformedOrPartialRoundTripShardMapsAreRefusedNaming
   }
 }
 
+// A GSPMD shard_map as older JAX exports write it: no mhlo.num_partitions,
+// the region inside a private jitted function, its body a
+// collective_permute that swaps the two devices' halves. The partition
+// count comes from the devices the shardings name.
+TEST(ManualComputationTest, AnExportWithoutAPartitionCountRunsOnTheDevicesItsShardingsName) {
+  const std::string text = R"(module @jit_swap {
+  func.func public @main(%arg0: tensor<4x3xi32> {mhlo.sharding = "{replicated}"}) -> tensor<4x3xi32> {
+    %0 = call @swap(%arg0) : (tensor<4x3xi32>) -> tensor<4x3xi32>
+    return %0 : tensor<4x3xi32>
+  }
+  func.func private @swap(%arg0: tensor<4x3xi32>) -> tensor<4x3xi32> {
+    %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<4x3xi32>) -> tensor<4x3xi32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<4x3xi32>) -> tensor<2x3xi32>
+    %2 = "stablehlo.collective_permute"(%1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    %3 = stablehlo.custom_call @Sharding(%2) {mhlo.sharding = "{manual}"} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<2x3xi32>) -> tensor<4x3xi32>
+    return %4 : tensor<4x3xi32>
+  }
+})";
+  std::mt19937_64 rng(23);
+  Literal x = RandomLiteral(ElementType::kS32, {4, 3}, rng);
+  std::vector<int32_t> in(12), out(12);
+  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+  for (size_t r = 0; r < 4; ++r) {
+    for (size_t c = 0; c < 3; ++c) out[r * 3 + c] = in[((r + 2) % 4) * 3 + c];
+  }
+  ExpectPartitionedRunGives(text, {x}, {Literal::Of(out, {4, 3})});
+}
+
 TEST(ManualComputationTest, WhatIsNotPartitionedYetOrMalformedIsRefusedNamingIt) {
   // %0 = sdy.manual_computation(%arg0: tensor<N x f32>) over `mesh`, the
   // body taking %a: tensor<local x f32> and returning %r (%a unless `body`

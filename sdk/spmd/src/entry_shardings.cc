@@ -196,6 +196,57 @@ Status OverrideMesh(std::map<std::string, Mesh, std::less<>>& meshes, const Mesh
   return OkStatus();
 }
 
+// How many devices a GSPMD sharding names (the largest id + 1; 1 for
+// replicated and manual ones, and for text that does not parse: that is
+// reported where the sharding is read).
+int64_t DevicesNamed(const shlo::Attribute* attr) {
+  const auto* text = attr == nullptr ? nullptr : attr->dyn_cast<shlo::StringAttr>();
+  if (text == nullptr) return 1;
+  Result<Sharding> sharding = ParseGspmdSharding(text->value());
+  if (!sharding.ok()) return 1;
+  std::vector<const Sharding*> pending = {&*sharding};
+  int64_t devices = 1;
+  while (!pending.empty()) {
+    const Sharding* next = pending.back();
+    pending.pop_back();
+    if (next->IsMaximal()) devices = std::max(devices, next->maximal_device() + 1);
+    for (int64_t device : next->devices()) devices = std::max(devices, device + 1);
+    for (const Sharding& element : next->tuple_elements()) pending.push_back(&element);
+  }
+  return devices;
+}
+
+int64_t DevicesNamed(const shlo::Block& block) {
+  int64_t devices = 1;
+  for (const shlo::Operation* op : block.operations()) {
+    devices = std::max(devices, DevicesNamed(op->attr("mhlo.sharding")));
+    for (const shlo::Region* region : op->regions()) {
+      for (const shlo::Block* inner : region->blocks()) devices = std::max(devices, DevicesNamed(*inner));
+    }
+  }
+  return devices;
+}
+
+// The partitions a module's GSPMD shardings imply where it states none
+// (older JAX exports carry no mhlo.num_partitions): the most devices any
+// sharding on an entry value or an op names.
+int64_t DevicesNamed(const shlo::Module& module) {
+  int64_t devices = 1;
+  for (const shlo::Function* function : module.functions()) {
+    if (function->is_declaration()) continue;
+    for (size_t i = 0; i < function->num_arguments(); ++i) {
+      const shlo::DictionaryAttr* attrs = function->argument_attrs(i);
+      if (attrs != nullptr) devices = std::max(devices, DevicesNamed(attrs->Get("mhlo.sharding")));
+    }
+    for (size_t i = 0; i < function->num_results(); ++i) {
+      const shlo::DictionaryAttr* attrs = function->result_attrs(i);
+      if (attrs != nullptr) devices = std::max(devices, DevicesNamed(attrs->Get("mhlo.sharding")));
+    }
+    devices = std::max(devices, DevicesNamed(function->entry_block()));
+  }
+  return devices;
+}
+
 }  // namespace
 
 Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optional<int64_t> num_partitions,
@@ -217,6 +268,7 @@ Result<EntryShardings> ReadEntryShardings(const shlo::Module& module, std::optio
     BERTH_RETURN_IF_ERROR(OverrideMesh(entry.meshes, *mesh_override));
     if (!num_partitions) num_partitions = mesh_override->num_devices();
   }
+  if (!num_partitions && !module.num_partitions() && entry.meshes.empty()) num_partitions = DevicesNamed(module);
   entry.num_partitions = num_partitions.value_or(module.num_partitions().value_or(largest_mesh));
   if (entry.num_partitions < 1 || entry.num_partitions > kMaxDevices) {
     return InvalidArgumentError("num_partitions = " + std::to_string(entry.num_partitions) +

@@ -89,6 +89,36 @@ func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
   EXPECT_FALSE(entry->IsPartitioned());
 }
 
+// Older JAX exports state no mhlo.num_partitions: the partition count is
+// the most devices a GSPMD sharding names, on an entry value or on an op in
+// a called function (a shard_map inside a jitted function), tuples too.
+TEST(EntryShardingsTest, WithoutAPartitionCountTheShardingsDevicesGiveIt) {
+  Result<EntryShardings> entry = Read(R"(
+module @jit_wrapped {
+  func.func public @main(%arg0: tensor<2x4xf32> {mhlo.sharding = "{replicated}"}) -> tensor<2x4xf32> {
+    %0 = call @wrapped(%arg0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    return %0 : tensor<2x4xf32>
+  }
+  func.func private @wrapped(%arg0: tensor<2x4xf32>) -> tensor<2x4xf32> {
+    %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %1 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{{replicated}, {devices=[1,3]0,2,1}}"} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    return %1 : tensor<2x4xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 3);
+
+  // A stated count wins.
+  entry = Read(R"(
+module @stated attributes {mhlo.num_partitions = 8 : i32} {
+  func.func public @main(%arg0: tensor<2x4xf32> {mhlo.sharding = "{devices=[2,1]0,1}"}) -> tensor<2x4xf32> {
+    return %arg0 : tensor<2x4xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 8);
+}
+
 TEST(EntryShardingsTest, ErrorsNameTheValue) {
   struct Case {
     const char* attrs;  // module attributes

@@ -21,7 +21,9 @@
 namespace berth::spmd {
 
 struct EntryShardings {
-  // mhlo.num_partitions; else the largest mesh's device count; else 1.
+  // mhlo.num_partitions; else the largest mesh's device count; else (a
+  // module with neither, as older JAX exports are) the most devices any of
+  // its GSPMD shardings names; else 1.
   int64_t num_partitions = 1;
   // The module's sdy.mesh ops by name.
   std::map<std::string, Mesh, std::less<>> meshes;

@@ -94,23 +94,35 @@ Result<std::optional<Sharding>> ShardingFromAttributes(const shlo::DictionaryAtt
   return RoundTripSharding(attrs->Get("mhlo.frontend_attributes"), type, meshes);
 }
 
+Result<std::optional<std::string>> RoundTripText(const shlo::Attribute* frontend_attributes, std::string_view name) {
+  const auto* dictionary = frontend_attributes == nullptr ? nullptr : frontend_attributes->dyn_cast<shlo::DictionaryAttr>();
+  const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get(name);
+  if (attr == nullptr) return std::optional<std::string>();
+  const auto* text = attr->dyn_cast<shlo::StringAttr>();
+  if (text == nullptr) return InvalidArgumentError(std::string(name) + " is not a string");
+  std::string out;
+  const std::string_view value = text->value();
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '\\' && i + 1 < value.size() && (value[i + 1] == '"' || value[i + 1] == '\\')) ++i;
+    out += value[i];
+  }
+  return std::optional<std::string>(std::move(out));
+}
+
 Result<std::optional<Sharding>> RoundTripSharding(const shlo::Attribute* frontend_attributes, const shlo::Type& type,
                                                   const std::map<std::string, Mesh, std::less<>>& meshes) {
-  const auto* dictionary = frontend_attributes == nullptr ? nullptr : frontend_attributes->dyn_cast<shlo::DictionaryAttr>();
-  const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get("xla.sdy.sharding");
-  if (attr == nullptr) return std::optional<Sharding>();
-  const auto* text = attr->dyn_cast<shlo::StringAttr>();
-  if (text == nullptr) return InvalidArgumentError("xla.sdy.sharding is not a string");
+  BERTH_ASSIGN_OR_RETURN(std::optional<std::string> text, RoundTripText(frontend_attributes, "xla.sdy.sharding"));
+  if (!text) return std::optional<Sharding>();
   ShardySharding shardy;
-  if (text->value().starts_with("#sdy.sharding_per_value")) {
-    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> per_value, ParseShardyShardingPerValue(text->value()));
+  if (text->starts_with("#sdy.sharding_per_value")) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> per_value, ParseShardyShardingPerValue(*text));
     if (per_value.size() != 1) {
       return InvalidArgumentError("xla.sdy.sharding lists " + std::to_string(per_value.size()) +
                                   " sharding(s) for one value");
     }
     shardy = std::move(per_value[0]);
   } else {
-    BERTH_ASSIGN_OR_RETURN(shardy, ParseShardySharding(text->value()));
+    BERTH_ASSIGN_OR_RETURN(shardy, ParseShardySharding(*text));
   }
   BERTH_ASSIGN_OR_RETURN(Sharding sharding, ShardyLayout(shardy, type, meshes, "xla.sdy.sharding"));
   return std::optional<Sharding>(std::move(sharding));
@@ -128,13 +140,10 @@ namespace {
 // xla.sdy.meshes = "{mesh = #sdy.mesh<[\"x\"=2]>, other = #sdy.mesh<...>}".
 Status ReadRoundTripMeshes(const shlo::Module& module, std::map<std::string, Mesh, std::less<>>& meshes,
                            int64_t& largest_mesh) {
-  const shlo::Attribute* frontend = module.attr("mhlo.frontend_attributes");
-  const auto* dictionary = frontend == nullptr ? nullptr : frontend->dyn_cast<shlo::DictionaryAttr>();
-  const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get("xla.sdy.meshes");
-  if (attr == nullptr) return OkStatus();
-  const auto* text = attr->dyn_cast<shlo::StringAttr>();
-  if (text == nullptr) return InvalidArgumentError("xla.sdy.meshes is not a string");
-  std::string_view rest = text->value();
+  BERTH_ASSIGN_OR_RETURN(std::optional<std::string> text,
+                         RoundTripText(module.attr("mhlo.frontend_attributes"), "xla.sdy.meshes"));
+  if (!text) return OkStatus();
+  std::string_view rest = *text;
   auto trim = [](std::string_view v) {
     while (!v.empty() && (v.front() == ' ' || v.front() == '\n')) v.remove_prefix(1);
     while (!v.empty() && (v.back() == ' ' || v.back() == '\n')) v.remove_suffix(1);
@@ -143,7 +152,7 @@ Status ReadRoundTripMeshes(const shlo::Module& module, std::map<std::string, Mes
   rest = trim(rest);
   if (rest.size() < 2 || rest.front() != '{' || rest.back() != '}') {
     return InvalidArgumentError("xla.sdy.meshes is not a {name = #sdy.mesh<...>, ...} dictionary: " +
-                                std::string(text->value()));
+                                *text);
   }
   rest = trim(rest.substr(1, rest.size() - 2));
   while (!rest.empty()) {

@@ -1330,17 +1330,16 @@ class OpPartitioner {
   }
 
   // The frontend attribute `name` (a string) of `op`, or of `call` where
-  // `op` lacks it; nullptr when neither has it.
-  static const shlo::StringAttr* RoundTripAttribute(const shlo::Operation& op, const shlo::Operation* call,
-                                                    std::string_view name) {
+  // `op` lacks it; nullopt when neither has it.
+  static Result<std::optional<std::string>> RoundTripAttribute(const shlo::Operation& op, const shlo::Operation* call,
+                                                              std::string_view name) {
     for (const shlo::Operation* holder : {&op, call}) {
       if (holder == nullptr) continue;
-      const shlo::Attribute* frontend = holder->attr("mhlo.frontend_attributes");
-      const auto* dictionary = frontend == nullptr ? nullptr : frontend->dyn_cast<shlo::DictionaryAttr>();
-      const shlo::Attribute* attr = dictionary == nullptr ? nullptr : dictionary->Get(name);
-      if (attr != nullptr) return attr->dyn_cast<shlo::StringAttr>();
+      Result<std::optional<std::string>> text = RoundTripText(holder->attr("mhlo.frontend_attributes"), name);
+      if (!text.ok()) return Status(text.status().code(), Where(op) + text.status().message());
+      if (*text) return text;
     }
-    return nullptr;
+    return std::optional<std::string>();
   }
 
   // The manual axes and the layouts the round-trip attribute `shardings`
@@ -1350,19 +1349,17 @@ class OpPartitioner {
                                                  const std::vector<shlo::Type>& values,
                                                  std::vector<std::string>& manual_axes) {
     const std::string where = Where(op);
-    const shlo::StringAttr* axes = RoundTripAttribute(op, call, "xla.sdy.manual_axes");
-    if (axes == nullptr) return InvalidArgumentError(where + "has no xla.sdy.manual_axes frontend attribute");
-    Result<std::vector<std::string>> parsed_axes = ParseManualAxes(axes->value());
+    BERTH_ASSIGN_OR_RETURN(std::optional<std::string> axes, RoundTripAttribute(op, call, "xla.sdy.manual_axes"));
+    if (!axes) return InvalidArgumentError(where + "has no xla.sdy.manual_axes frontend attribute");
+    Result<std::vector<std::string>> parsed_axes = ParseManualAxes(*axes);
     if (!parsed_axes.ok()) {
       return Status(parsed_axes.status().code(), where + "xla.sdy.manual_axes: " + parsed_axes.status().message());
     }
     manual_axes = std::move(*parsed_axes);
-    const shlo::StringAttr* text = RoundTripAttribute(op, call, shardings);
-    if (text == nullptr) {
-      return InvalidArgumentError(where + "has no " + std::string(shardings) + " frontend attribute");
-    }
+    BERTH_ASSIGN_OR_RETURN(std::optional<std::string> text, RoundTripAttribute(op, call, shardings));
+    if (!text) return InvalidArgumentError(where + "has no " + std::string(shardings) + " frontend attribute");
     BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> parsed,
-                           ShardingsPerValue(text->value(), values.size(), shardings, where));
+                           ShardingsPerValue(*text, values.size(), shardings, where));
     std::vector<Sharding> layouts;
     for (size_t i = 0; i < values.size(); ++i) {
       BERTH_ASSIGN_OR_RETURN(Sharding layout, ManualLayout(parsed[i], values[i], manual_axes, where));

@@ -79,6 +79,20 @@ module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{a = #sdy.mesh<
   EXPECT_EQ(Gspmd(entry->results[1]), "{devices=[1,2]<=[2]}");
 }
 
+// Exports of early 2025 escaped the quotes inside these strings once more
+// (the string holds \"x\"): read alike.
+TEST(EntryShardingsTest, ReadsDoublyEscapedRoundTripShardings) {
+  Result<EntryShardings> entry = Read(R"(
+module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{a = #sdy.mesh<[\\\22x\\\22=2, \\\22y\\\22=2]>}"}} {
+  func.func @main(%arg0: tensor<4x8xf32> {mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<@a, [{\\\22y\\\22}, {}]>"}}) -> tensor<4x8xf32> {
+    return %arg0 : tensor<4x8xf32>
+  }
+})");
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, 4);
+  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+}
+
 TEST(EntryShardingsTest, AnUnshardedModuleIsNotPartitioned) {
   Result<EntryShardings> entry = Read(R"(
 func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {

@@ -57,6 +57,13 @@ Result<std::optional<Sharding>> ShardingFromAttributes(const stablehlo::Dictiona
                                                        const stablehlo::Type& type,
                                                        const std::map<std::string, Mesh, std::less<>>& meshes);
 
+// The text of the round-trip form's frontend attribute `name` (below), or
+// nullopt where `frontend_attributes` lacks it. Exports of early 2025
+// escaped the quotes inside once more (`{mesh = #sdy.mesh<[\"a\"=2]>}`);
+// that escaping is undone. INVALID_ARGUMENT when it is not a string.
+Result<std::optional<std::string>> RoundTripText(const stablehlo::Attribute* frontend_attributes,
+                                                 std::string_view name);
+
 // XLA's round-trip form of Shardy (what XLA writes when it serializes a
 // Shardy module as plain StableHLO): the sharding in a value's or op's
 // `mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding<...>"}`

@@ -337,6 +337,59 @@ TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
   }
 }
 
+// The partitioner's moves between layouts across two processes (2 nodes x
+// 2 devices): rows to columns (an all_to_all whose groups span both
+// nodes), rows to the reversed device order (a collective_permute), and a
+// split contracting dimension whose result is wanted by rows (a
+// reduce_scatter). Every node prints the global results of scalar loops.
+TEST_F(JobTest, ReshardingCollectivesCrossNodes) {
+  const std::string program = R"(module @moves attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%a: tensor<8x4xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                         %b: tensor<4x4xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"})
+      -> (tensor<8x4xi32> {mhlo.sharding = "{devices=[1,4]<=[4]}"},
+          tensor<8x4xi32> {mhlo.sharding = "{devices=[4,1]3,2,1,0}"},
+          tensor<8x4xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) {
+    %0 = stablehlo.negate %a : tensor<8x4xi32>
+    %1 = stablehlo.add %a, %a : tensor<8x4xi32>
+    %c = stablehlo.custom_call @Sharding(%a) {mhlo.sharding = "{devices=[1,4]<=[4]}"} : (tensor<8x4xi32>) -> tensor<8x4xi32>
+    %2 = stablehlo.dot_general %c, %b, contracting_dims = [1] x [0] : (tensor<8x4xi32>, tensor<4x4xi32>) -> tensor<8x4xi32>
+    return %0, %1, %2 : tensor<8x4xi32>, tensor<8x4xi32>, tensor<8x4xi32>
+  }
+})";
+  std::vector<int> a(32), b(16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i * 7 % 13) - 6;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int>(i * 5 % 9) - 4;
+  auto literal = [](const std::vector<int>& values, int rows, int cols) {
+    std::string text = "dense<[";
+    for (int r = 0; r < rows; ++r) {
+      text += r ? ", [" : "[";
+      for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
+      text += "]";
+    }
+    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
+  };
+  nlohmann::json negated = nlohmann::json::array(), doubled = nlohmann::json::array(),
+                 product = nlohmann::json::array();
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 4; ++c) {
+      negated.push_back(-a[static_cast<size_t>(r * 4 + c)]);
+      doubled.push_back(2 * a[static_cast<size_t>(r * 4 + c)]);
+      int sum = 0;
+      for (int k = 0; k < 4; ++k) sum += a[static_cast<size_t>(r * 4 + k)] * b[static_cast<size_t>(k * 4 + c)];
+      product.push_back(sum);
+    }
+  }
+  std::map<int, nlohmann::json> reports =
+      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", literal(a, 8, 4), "--arg", literal(b, 4, 4)});
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [node, report] : reports) {
+    ASSERT_EQ(report["results"].size(), 3u) << "node " << node << ": " << report;
+    EXPECT_EQ(report["results"][0]["data"], negated) << "node " << node << ": " << report;
+    EXPECT_EQ(report["results"][1]["data"], doubled) << "node " << node << ": " << report;
+    EXPECT_EQ(report["results"][2]["data"], product) << "node " << node << ": " << report;
+  }
+}
+
 // The same kind of module on berth::ShardedArray (sharded_array_node.cc):
 // each node holds the shards of its own two devices only, each of them right,
 // a row-split output cannot be gathered on one node (FAILED_PRECONDITION

@@ -111,6 +111,22 @@ TEST(PaddingTest, UnevenShardsStayCutAndMatchTheUnpartitionedRun) {
        "    %l = stablehlo.logistic %a0 : tensor<2x9xf32>\n"
        "    %r = stablehlo.negate %l : tensor<2x9xf32>\n",
        {}, 2},
+      // A padded vector broadcast along rows, then added: padding stays
+      // zero, no mask.
+      {"broadcast",
+       {{"tensor<10xi32>", "{devices=[4]<=[4]}", ElementType::kS32, {10}},
+        {"tensor<10x5xi32>", "{devices=[4,1]<=[4]}", ElementType::kS32, {10, 5}}},
+       "tensor<10x5xi32>", "{devices=[4,1]<=[4]}",
+       "    %b = stablehlo.broadcast_in_dim %a0, dims = [0] : (tensor<10xi32>) -> tensor<10x5xi32>\n"
+       "    %r = stablehlo.add %b, %a1 : tensor<10x5xi32>\n",
+       {}, 0},
+      // A size-1 dimension cut over 4 devices (three hold only padding)
+      // stretched by a broadcast: gathered first, never replicated padding.
+      {"stretched",
+       {{"tensor<1x6xi32>", "{devices=[4,1]<=[4]}", ElementType::kS32, {1, 6}}},
+       "tensor<3x6xi32>", "{replicated}",
+       "    %r = stablehlo.broadcast_in_dim %a0, dims = [0, 1] : (tensor<1x6xi32>) -> tensor<3x6xi32>\n",
+       {{"all_gather", 1}}, 0},
       // Both dimensions uneven on a 2x2 mesh.
       {"mesh",
        {{"tensor<5x7xf32>", "{devices=[2,2]<=[4]}", ElementType::kF32, {5, 7}}},

@@ -476,8 +476,14 @@ class OpPartitioner {
         return true;
       }
     }
-    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    // Padding (zeros) broadcasts to padding; a cut stretched dimension (of
+    // size 1, so padded) would be lost: gathered first.
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0), /*padded=*/true);
     if (!operand) return false;
+    const std::vector<int64_t> tiles = TilesOf(operand->sharding, dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (back[i] < 0 && tiles[i] > 1) return false;
+    }
     std::optional<Sharding> result = CarriedOver(operand->sharding, dims.size(), source, n);
     if (!result) return false;
     Define(op.result(0), {EmitLocal(op, {*operand}, {*result})[0], type, *result});

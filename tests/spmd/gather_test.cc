@@ -1,6 +1,7 @@
 // gather from a table cut along the dimensions its indices pick (an
-// embedding table cut by vocabulary): each device gathers the rows it holds
-// and the parts are summed, with no gathering of the table. Indices are
+// embedding table cut by vocabulary), and dynamic_slice of one element
+// along a cut dimension: each device takes the rows it holds and the parts
+// are summed, with no gathering of the table. Indices are
 // seeded random values in [-50, 50] for a table of 16 rows, so many fall
 // outside it and must clamp as the unpartitioned gather clamps them; each
 // program runs against the unpartitioned run.
@@ -108,6 +109,88 @@ TEST(CutTableGatherTest, ASmallTableIsGatheredWholeInstead) {
   std::mt19937_64 rng(165);
   ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kF32, {4, 2}, rng),
                                      RandomLiteral(ElementType::kS32, {32, 1}, rng)});
+}
+
+// x[i] of an array cut along the picked dimension (dynamic_slice of size 1
+// there): each device slices where the element lies and the parts are
+// summed; starts are random in [-50, 50], so most clamp.
+TEST(CutTableGatherTest, AnElementAlongACutDimensionIsSlicedWhereItLies) {
+  auto slice_module = [](const std::string& x_type, const std::string& x_sharding, const std::string& sizes,
+                         const std::string& result_type, const std::string& result_sharding) {
+    return "module @pick attributes {mhlo.num_partitions = 4 : i32} {\n"
+           "  func.func public @main(%x: " + x_type + " {mhlo.sharding = \"" + x_sharding +
+           "\"}, %i: tensor<i32>, %j: tensor<i32>) -> (" + result_type + " {mhlo.sharding = \"" + result_sharding +
+           "\"}) {\n"
+           "    %r = stablehlo.dynamic_slice %x, %i, %j, sizes = [" + sizes + "] : (" + x_type + ", tensor<i32>, "
+           "tensor<i32>) -> " + result_type + "\n    return %r : " + result_type + "\n  }\n}\n";
+  };
+  struct Case {
+    const char* name;
+    std::string text;
+    std::vector<int64_t> dims;
+    std::map<std::string, int> collectives;
+  };
+  const Case cases[] = {
+      {"row", slice_module("tensor<16x8xi32>", "{devices=[4,1]<=[4]}", "1, 8", "tensor<1x8xi32>", "{replicated}"),
+       {16, 8}, {{"all_reduce", 1}}},
+      // Rows over x, columns over y: the columns stay cut over y.
+      {"row_of_a_mesh", slice_module("tensor<8x6xi32>", "{devices=[2,2]<=[4]}", "1, 6", "tensor<1x6xi32>",
+                                     "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"),
+       {8, 6}, {{"all_reduce", 1}}},
+      {"row_wanted_by_columns",
+       slice_module("tensor<16x8xi32>", "{devices=[4,1]<=[4]}", "1, 8", "tensor<1x8xi32>", "{devices=[1,4]<=[4]}"),
+       {16, 8}, {{"reduce_scatter", 1}}},
+      {"element", slice_module("tensor<16x8xi32>", "{devices=[4,1]<=[4]}", "1, 3", "tensor<1x3xi32>", "{replicated}"),
+       {16, 8}, {{"all_reduce", 1}}},
+  };
+  std::mt19937_64 rng(167);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string partitioned = PartitionedText(c.text);
+    SCOPED_TRACE(partitioned);
+    EXPECT_EQ(CollectivesIn(partitioned), c.collectives);
+    for (int trial = 0; trial < 4; ++trial) {
+      ExpectPartitionedRunMatches(c.text, {RandomLiteral(ElementType::kS32, c.dims, rng),
+                                           RandomLiteral(ElementType::kS32, {}, rng),
+                                           RandomLiteral(ElementType::kS32, {}, rng)});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// The same inside a loop (acc += x[i] for i < 5, x cut by rows): one
+// all_reduce per step, and x is never gathered.
+TEST(CutTableGatherTest, RowsPickedInALoopStayWhereTheyLie) {
+  const std::string text = R"(module @rows attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%x: tensor<16x8xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %i0: tensor<i32>) -> tensor<1x8xi32> {
+    %z = stablehlo.constant dense<0> : tensor<1x8xi32>
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %r:3 = stablehlo.while(%n = %c0, %i = %i0, %acc = %z) : tensor<i32>, tensor<i32>, tensor<1x8xi32>
+    cond {
+      %five = stablehlo.constant dense<5> : tensor<i32>
+      %p = stablehlo.compare LT, %n, %five : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %three = stablehlo.constant dense<3> : tensor<i32>
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %row = stablehlo.dynamic_slice %x, %i, %zero, sizes = [1, 8] : (tensor<16x8xi32>, tensor<i32>, tensor<i32>) -> tensor<1x8xi32>
+      %sum = stablehlo.add %acc, %row : tensor<1x8xi32>
+      %m = stablehlo.add %n, %one : tensor<i32>
+      %j = stablehlo.add %i, %three : tensor<i32>
+      stablehlo.return %m, %j, %sum : tensor<i32>, tensor<i32>, tensor<1x8xi32>
+    }
+    return %r#2 : tensor<1x8xi32>
+  }
+})";
+  const std::string partitioned = PartitionedText(text);
+  EXPECT_EQ(CollectivesIn(partitioned), (std::map<std::string, int>{{"all_reduce", 1}})) << partitioned;
+  std::mt19937_64 rng(168);
+  for (int trial = 0; trial < 4; ++trial) {
+    ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kS32, {16, 8}, rng),
+                                       RandomLiteral(ElementType::kS32, {}, rng)});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 }  // namespace

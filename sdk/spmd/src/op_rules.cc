@@ -592,6 +592,7 @@ class OpPartitioner {
     const std::span<const int64_t> shape = type.shape();
     const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
     if (sizes.size() != shape.size() || op.num_operands() != shape.size() + 1) return false;
+    if (DynamicSliceOfCutDims(op, shape, sizes)) return true;
     std::vector<bool> keep(shape.size());
     for (size_t d = 0; d < shape.size(); ++d) keep[d] = sizes[d] == shape[d];
     std::optional<DeviceValue> operand = KeepingCutsOn(op.operand(0), keep);
@@ -608,6 +609,75 @@ class OpPartitioner {
     out.name = program_.Emit("\"stablehlo.dynamic_slice\"(" + operands + ") {slice_sizes = array<i64" + local_sizes +
                              ">} : (" + types + ") -> " + out.LocalType());
     Define(op.result(0), std::move(out));
+    return true;
+  }
+
+  // dynamic_slice taking one element along dimensions the operand cuts
+  // (x[i] of an array cut along its first dimension), every other cut
+  // dimension taken whole: each device clamps the start as the slice
+  // would, shifts it into its part, slices there, zeroes the result unless
+  // it holds that element, and one all_reduce (or reduce_scatter) over the
+  // devices holding the parts adds them up. The operand never moves.
+  bool DynamicSliceOfCutDims(const shlo::Operation& op, std::span<const int64_t> shape,
+                             std::span<const int64_t> sizes) {
+    std::optional<DeviceValue> operand = TiledOperand(op.operand(0));
+    const shlo::Type& type = op.result(0)->type();
+    if (!operand || shlo::IsComplex(type.element_type())) return false;
+    const size_t rank = shape.size();
+    const int64_t n = program_.num_partitions();
+    const std::vector<int64_t> tiles = TilesOf(operand->sharding, rank);
+    std::vector<size_t> picked;
+    for (size_t d = 0; d < rank; ++d) {
+      if (tiles[d] == 1 || sizes[d] == shape[d]) continue;
+      if (sizes[d] != 1) return false;
+      picked.push_back(d);
+    }
+    if (picked.empty()) return false;
+    const std::vector<Coords> coords = DeviceCoords(operand->sharding, rank, n);
+    std::vector<int64_t> result_tiles(rank, 1), part(static_cast<size_t>(n), 0);
+    std::vector<Coords> result_coords(static_cast<size_t>(n), Coords(rank, 0));
+    int64_t splits = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      const bool is_picked = std::find(picked.begin(), picked.end(), d) != picked.end();
+      if (is_picked) splits *= tiles[d];
+      if (!is_picked) result_tiles[d] = tiles[d];
+      for (size_t p = 0; p < static_cast<size_t>(n); ++p) {
+        if (is_picked) {
+          part[p] = part[p] * tiles[d] + coords[p][d];
+        } else {
+          result_coords[p][d] = coords[p][d];
+        }
+      }
+    }
+    std::optional<std::vector<std::vector<int64_t>>> groups = SumGroups(result_coords, part, splits);
+    std::optional<Sharding> result = FromDeviceCoords(result_tiles, result_coords);
+    if (!groups || groups->empty() || !result) return false;
+    const std::vector<int64_t> local = operand->LocalShape();
+    std::string operands = operand->name, types = operand->LocalType(), local_sizes, inside;
+    for (size_t d = 0; d < rank; ++d) {
+      DeviceValue start = Layout(op.operand(d + 1), Sharding::Replicated());
+      const shlo::ElementType index_type = start.global_type.element_type();
+      if (std::find(picked.begin(), picked.end(), d) != picked.end()) {
+        std::vector<int64_t> offsets;
+        for (int64_t p = 0; p < n; ++p) offsets.push_back(operand->sharding.RegionOf(p, shape)->offsets[d]);
+        DeviceProgram::LocalIndices shifted =
+            program_.LocalizeIndices(start.name, {}, index_type, 0, std::vector<int64_t>{shape[d] - 1}, {offsets},
+                                     std::vector<int64_t>{local[d]});
+        start.name = shifted.indices;
+        inside = inside.empty() ? shifted.inside
+                                : program_.Emit("\"stablehlo.and\"(" + inside + ", " + shifted.inside +
+                                                ") : (tensor<i1>, tensor<i1>) -> tensor<i1>");
+      }
+      operands += ", " + start.name;
+      types += ", " + start.LocalType();
+      local_sizes += (d ? ", " : ": ") + std::to_string(sizes[d] == shape[d] ? local[d] : sizes[d]);
+    }
+    DeviceValue out{"", type, *result};
+    out.name = program_.Emit("\"stablehlo.dynamic_slice\"(" + operands + ") {slice_sizes = array<i64" + local_sizes +
+                             ">} : (" + types + ") -> " + out.LocalType());
+    out.name = program_.ZeroWhereNot(inside, {}, out.name, out.LocalShape(), type.element_type(), {});
+    Define(op.result(0), Combined(op.result(0), std::move(out), *groups,
+                                  shlo::IsBool(type.element_type()) ? "stablehlo.or" : "stablehlo.add"));
     return true;
   }
 

@@ -296,6 +296,17 @@ TEST_F(JobTest, DevicesPerNodeReachTheClientAsItsDeviceCount) {
 // A sharded module on 2 nodes x 2 devices: each device is given its rows
 // of the global argument, and every node prints the same global result,
 // checked against a scalar loop.
+// `values` (rows x cols, row-major) as an i32 MLIR literal for `--arg`.
+std::string IntMatrix(const std::vector<int>& values, int rows, int cols) {
+  std::string text = "dense<[";
+  for (int r = 0; r < rows; ++r) {
+    text += r ? ", [" : "[";
+    for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
+    text += "]";
+  }
+  return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
+}
+
 TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
   const std::string program = R"(module @sharded attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @main(%a0: tensor<8x3xi32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
@@ -309,15 +320,6 @@ TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
   std::vector<int> a(24), b(6);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i * 7 % 11) - 5;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int>(i * 5 % 7) - 3;
-  auto literal = [](const std::vector<int>& values, int rows, int cols) {
-    std::string text = "dense<[";
-    for (int r = 0; r < rows; ++r) {
-      text += r ? ", [" : "[";
-      for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
-      text += "]";
-    }
-    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
-  };
   nlohmann::json expected = nlohmann::json::array();
   for (int r = 0; r < 8; ++r) {
     for (int c = 0; c < 2; ++c) {
@@ -327,7 +329,7 @@ TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {
     }
   }
   std::map<int, nlohmann::json> reports =
-      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", literal(a, 8, 3), "--arg", literal(b, 3, 2)});
+      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", IntMatrix(a, 8, 3), "--arg", IntMatrix(b, 3, 2)});
   ASSERT_EQ(reports.size(), 2u);
   for (const auto& [node, report] : reports) {
     ASSERT_EQ(report["results"].size(), 1u) << "node " << node << ": " << report;
@@ -359,15 +361,6 @@ TEST_F(JobTest, ReshardingCollectivesCrossNodes) {
   std::vector<int> a(32), b(16);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i * 7 % 13) - 6;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int>(i * 5 % 9) - 4;
-  auto literal = [](const std::vector<int>& values, int rows, int cols) {
-    std::string text = "dense<[";
-    for (int r = 0; r < rows; ++r) {
-      text += r ? ", [" : "[";
-      for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
-      text += "]";
-    }
-    return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
-  };
   nlohmann::json negated = nlohmann::json::array(), doubled = nlohmann::json::array(),
                  product = nlohmann::json::array();
   for (int r = 0; r < 8; ++r) {
@@ -380,7 +373,7 @@ TEST_F(JobTest, ReshardingCollectivesCrossNodes) {
     }
   }
   std::map<int, nlohmann::json> reports =
-      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", literal(a, 8, 4), "--arg", literal(b, 4, 4)});
+      Launch(2, program, {"--devices-per-node", "2"}, {"--arg", IntMatrix(a, 8, 4), "--arg", IntMatrix(b, 4, 4)});
   ASSERT_EQ(reports.size(), 2u);
   for (const auto& [node, report] : reports) {
     ASSERT_EQ(report["results"].size(), 3u) << "node " << node << ": " << report;

@@ -1418,13 +1418,18 @@ class OpPartitioner {
     return std::optional<std::string>();
   }
 
-  // The manual axes and the layouts the round-trip attribute `shardings`
-  // names for `values` (their global types), read from `op` or `call`.
-  Result<std::vector<Sharding>> RoundTripLayouts(const shlo::Operation& op, const shlo::Operation* call,
-                                                 std::string_view shardings,
-                                                 const std::vector<shlo::Type>& values,
+  // The manual axes and the layouts a round-trip GlobalToLocalShape's
+  // operands (its in_shardings) or a LocalToGlobalShape's results (its
+  // out_shardings) take, read from the op or its body call.
+  Result<std::vector<Sharding>> RoundTripLayouts(const shlo::Operation& op, bool global_to_local,
                                                  std::vector<std::string>& manual_axes) {
     const std::string where = Where(op);
+    if (op.num_operands() != op.num_results()) {
+      return InvalidArgumentError(where + "has " + std::to_string(op.num_operands()) + " operand(s) but " +
+                                  std::to_string(op.num_results()) + " result(s)");
+    }
+    const shlo::Operation* call = BodyCall(op, global_to_local);
+    const std::string_view shardings = global_to_local ? "xla.sdy.in_shardings" : "xla.sdy.out_shardings";
     BERTH_ASSIGN_OR_RETURN(std::optional<std::string> axes, RoundTripAttribute(op, call, "xla.sdy.manual_axes"));
     if (!axes) return InvalidArgumentError(where + "has no xla.sdy.manual_axes frontend attribute");
     Result<std::vector<std::string>> parsed_axes = ParseManualAxes(*axes);
@@ -1435,10 +1440,11 @@ class OpPartitioner {
     BERTH_ASSIGN_OR_RETURN(std::optional<std::string> text, RoundTripAttribute(op, call, shardings));
     if (!text) return InvalidArgumentError(where + "has no " + std::string(shardings) + " frontend attribute");
     BERTH_ASSIGN_OR_RETURN(std::vector<ShardySharding> parsed,
-                           ShardingsPerValue(*text, values.size(), shardings, where));
+                           ShardingsPerValue(*text, op.num_operands(), shardings, where));
     std::vector<Sharding> layouts;
-    for (size_t i = 0; i < values.size(); ++i) {
-      BERTH_ASSIGN_OR_RETURN(Sharding layout, ManualLayout(parsed[i], values[i], manual_axes, where));
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      const shlo::Type type = (global_to_local ? op.operand(i) : op.result(i))->type();
+      BERTH_ASSIGN_OR_RETURN(Sharding layout, ManualLayout(parsed[i], type, manual_axes, where));
       layouts.push_back(std::move(layout));
     }
     return layouts;
@@ -1463,15 +1469,8 @@ class OpPartitioner {
   }
 
   Status RoundTripGlobalToLocal(const shlo::Operation& op) {
-    if (op.num_operands() != op.num_results()) {
-      return InvalidArgumentError(Where(op) + "has " + std::to_string(op.num_operands()) + " operand(s) but " +
-                                  std::to_string(op.num_results()) + " result(s)");
-    }
-    std::vector<shlo::Type> types;
-    for (const shlo::Value* operand : op.operands()) types.push_back(operand->type());
     std::vector<std::string> manual_axes;
-    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts,
-                           RoundTripLayouts(op, BodyCall(op, true), "xla.sdy.in_shardings", types, manual_axes));
+    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts, RoundTripLayouts(op, /*global_to_local=*/true, manual_axes));
     for (size_t i = 0; i < op.num_operands(); ++i) {
       DeviceValue operand = Layout(op.operand(i), layouts[i]);
       if (manual_axes.empty()) {  // no manual axes: the body is ordinary code on global values
@@ -1485,15 +1484,8 @@ class OpPartitioner {
   }
 
   Status RoundTripLocalToGlobal(const shlo::Operation& op) {
-    if (op.num_operands() != op.num_results()) {
-      return InvalidArgumentError(Where(op) + "has " + std::to_string(op.num_operands()) + " operand(s) but " +
-                                  std::to_string(op.num_results()) + " result(s)");
-    }
-    std::vector<shlo::Type> types;
-    for (const shlo::Value* result : op.results()) types.push_back(result->type());
     std::vector<std::string> manual_axes;
-    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts,
-                           RoundTripLayouts(op, BodyCall(op, false), "xla.sdy.out_shardings", types, manual_axes));
+    BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts, RoundTripLayouts(op, /*global_to_local=*/false, manual_axes));
     for (size_t i = 0; i < op.num_operands(); ++i) {
       if (manual_axes.empty()) {
         Define(op.result(i), Layout(op.operand(i), layouts[i]));

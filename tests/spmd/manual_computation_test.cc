@@ -16,6 +16,8 @@
 namespace berth {
 namespace {
 
+using spmd_testing::ColumnSumBody;
+using spmd_testing::ColumnSumExpected;
 using spmd_testing::ExpectPartitionedRunGives;
 using spmd_testing::ExpectPartitionedRunMatches;
 using spmd_testing::RandomLiteral;
@@ -23,54 +25,29 @@ using testing::CpuRunner;
 using testing::Literal;
 namespace shlo = berth::stablehlo;
 
-// A 2x2 mesh, device x * 2 + y. The body gets an 8x4 block of the 16x8
-// argument (rows over "x", columns over "y"), sums its rows, psums the sums
-// over "x" (devices {0, 2} and {1, 3}), and returns 2 * block + column sums,
-// and the column sums themselves, laid out over "y" only (replicated over
-// "x": both devices of a group hold the same sums). The argument arrives cut
-// along columns over "x", so it is resharded on the way in.
-// The body, on %x, defining %r and %p.
-constexpr char kTwoByTwoBody[] = R"(
-      %z = stablehlo.constant dense<0> : tensor<i32>
-      %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x4xi32>, tensor<i32>) -> tensor<4xi32>
-      %p = "stablehlo.all_reduce"(%s) ({
-      ^bb0(%l: tensor<i32>, %r: tensor<i32>):
-        %t = stablehlo.add %l, %r : tensor<i32>
-        stablehlo.return %t : tensor<i32>
-      }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids} : (tensor<4xi32>) -> tensor<4xi32>
-      %b = stablehlo.broadcast_in_dim %p, dims = [1] : (tensor<4xi32>) -> tensor<8x4xi32>
-      %two = stablehlo.constant dense<2> : tensor<8x4xi32>
-      %m = stablehlo.multiply %x, %two : tensor<8x4xi32>
-      %r = stablehlo.add %m, %b : tensor<8x4xi32>
-)";
+// A 2x2 mesh, device x * 2 + y. The body (ColumnSumBody) gets an 8x4 block
+// of the 16x8 argument (rows over "x", columns over "y") and returns
+// 2 * block + column sums, and the column sums themselves, laid out over
+// "y" only (replicated over "x": both devices of a group hold the same
+// sums). The argument arrives cut along columns over "x", so it is
+// resharded on the way in.
 const std::string kTwoByTwoShardMap = std::string(R"(module @shmap attributes {mhlo.num_partitions = 4 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=2]>
   func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>})
       -> (tensor<16x8xi32>, tensor<8xi32>) {
     %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"x", "y"} (%x: tensor<8x4xi32>) {)") +
-                                      kTwoByTwoBody + R"(      sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
+                                      ColumnSumBody(4) + R"(      sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
     } : (tensor<16x8xi32>) -> (tensor<16x8xi32>, tensor<8xi32>)
     %1 = stablehlo.negate %0#0 : tensor<16x8xi32>
     return %1, %0#1 : tensor<16x8xi32>, tensor<8xi32>
   }
 })";
 
-// kTwoByTwoShardMap's results by scalar loops.
-std::vector<Literal> TwoByTwoExpected(const Literal& x) {
-  std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
-  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
-  for (size_t c = 0; c < 8; ++c) {
-    for (size_t r = 0; r < 16; ++r) sums[c] += in[r * 8 + c];
-    for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(2 * in[r * 8 + c] + sums[c]);
-  }
-  return {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})};
-}
-
 TEST(ManualComputationTest, ShardyShardMapRunsItsBodyOnEachDevicesShard) {
   std::mt19937_64 rng(17);
   for (int trial = 0; trial < 3; ++trial) {
     Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
-    ExpectPartitionedRunGives(kTwoByTwoShardMap, {x}, TwoByTwoExpected(x));
+    ExpectPartitionedRunGives(kTwoByTwoShardMap, {x}, ColumnSumExpected(x, 2));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -242,7 +219,7 @@ std::string RoundTripTwoByTwo(bool newer, const std::string& manual_axes = R"(\2
   }
   func.func private @)" +
          prefix + "manual_computation_body(%x: tensor<8x4xi32>) -> (tensor<8x4xi32>, tensor<4xi32>) {" +
-         kTwoByTwoBody + "      return %r, %p : tensor<8x4xi32>, tensor<4xi32>\n  }\n}\n";
+         ColumnSumBody(4) + "      return %r, %p : tensor<8x4xi32>, tensor<4xi32>\n  }\n}\n";
 }
 
 TEST(ManualComputationTest, XlaRoundTripShardMapRunsLikeItsShardyTwin) {
@@ -263,7 +240,7 @@ TEST(ManualComputationTest, XlaRoundTripShardMapRunsLikeItsShardyTwin) {
     EXPECT_EQ(program->local_argument_shapes.at(0), (std::vector<int64_t>{16, 4}));
     for (int trial = 0; trial < 2; ++trial) {
       Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
-      ExpectPartitionedRunGives(text, {x}, TwoByTwoExpected(x));
+      ExpectPartitionedRunGives(text, {x}, ColumnSumExpected(x, 2));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -276,8 +253,10 @@ TEST(ManualComputationTest, MalformedOrPartialRoundTripShardMapsAreRefusedNaming
     const char* message;
   };
   const Case cases[] = {
-      {RoundTripTwoByTwo(false, R"(\22x\22)"), StatusCode::kUnimplemented,
-       R"(partially manual computations (axes "y" not manual))"},
+      // Manual over "x" only, "y" is free: each device holds an 8x8 block,
+      // not the body's 8x4.
+      {RoundTripTwoByTwo(false, R"(\22x\22)"), StatusCode::kInvalidArgument,
+       "gives tensor<8x8xi32> per device, not the body's tensor<8x4xi32>"},
       {RoundTripTwoByTwo(true, R"(\22x\22, \22y\22)", R"(<@mesh, [{\22y\22}]>)"), StatusCode::kInvalidArgument,
        "xla.sdy.out_shardings lists 1 sharding(s) for 2 value(s)"},
       {RoundTripTwoByTwo(false, R"(\22x\22, \22y\22)", R"(<@mesh, [{\22y\22}, {}]>, <@mesh, [{\22y\22}]>)"),
@@ -339,20 +318,15 @@ TEST(ManualComputationTest, WhatIsNotPartitionedYetOrMalformedIsRefusedNamingIt)
     StatusCode code;
     const char* message;
   };
-  const char* const kNested = R"(%r = sdy.manual_computation(%a) in_shardings=[<@mesh, [{}]>] out_shardings=[<@mesh, [{}]>] manual_axes={} (%b: tensor<4xf32>) {
-      sdy.return %b : tensor<4xf32>
-    } : (tensor<4xf32>) -> tensor<4xf32>)";
   const Case cases[] = {
-      {R"(<["x"=2, "y"=2]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, "", StatusCode::kUnimplemented,
-       R"(partially manual computations (axes "y" not manual))"},
+      {R"(<["x"=2, "y"=2]>)", 8, R"(<@mesh, [{"x", "y"}]>)", R"("x")", 2, "", StatusCode::kInvalidArgument,
+       "gives tensor<4xf32> per device, not the body's tensor<2xf32>"},  // "y" is free
       {R"(<["x"=4]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, "", StatusCode::kInvalidArgument,
        "gives tensor<2xf32> per device, not the body's tensor<4xf32>"},
       {R"(<["x"=4]>)", 8, R"(<@mesh, [{"x"}]>, <@mesh, [{}]>)", R"("x")", 2, "", StatusCode::kInvalidArgument,
        "in_shardings lists 2 sharding(s) for 1 value(s)"},
       {R"(<["x"=4]>)", 8, R"(<@other, [{"x"}]>)", R"("x")", 2, "", StatusCode::kInvalidArgument,
        "names mesh @other, which the module lacks"},
-      {R"(<["x"=2]>)", 8, R"(<@mesh, [{"x"}]>)", R"("x")", 4, kNested, StatusCode::kUnimplemented,
-       "nested manual computations"},
       {R"(<["x"=4]>)", 10, R"(<@mesh, [{"x"}]>)", R"("x")", 3, "", StatusCode::kUnimplemented,
        "uneven manual computations"},  // 10 rows over 4 devices
   };

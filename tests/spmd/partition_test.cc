@@ -994,12 +994,6 @@ TEST(PartitionTest, WhatTheFallbackCannotDoIsUnimplemented) {
        "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{manual}\"} : (tensor<4x4xf32>) -> "
        "tensor<4x4xf32>\n return %0 : tensor<4x4xf32>",
        "is a shard_map region's (manual) value"},
-      {"{mhlo.sharding = \"{devices=[2,1,2]<=[4] last_tile_dims={manual}}\"}",
-       "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{devices=[2,1,2]<=[4] "
-       "last_tile_dims={manual}}\"} : (tensor<4x4xf32>) -> tensor<2x4xf32>\n"
-       " %1 = stablehlo.custom_call @SPMDShardToFullShape(%0) {mhlo.sharding = \"{devices=[2,1,2]<=[4] "
-       "last_tile_dims={manual}}\"} : (tensor<2x4xf32>) -> tensor<4x4xf32>\n return %1 : tensor<4x4xf32>",
-       "partially manual regions"},
       {"{mhlo.sharding = \"{devices=[4,1]<=[4]}\"}",
        "%0 = stablehlo.custom_call @SPMDFullToShardShape(%a0) {mhlo.sharding = \"{manual}\"} : (tensor<4x4xf32>) -> "
        "tensor<1x4xf32>\n"

@@ -283,4 +283,33 @@ std::string LineOf(const std::string& text, const std::string& op) {
   return text.substr(begin, text.find('\n', at) - begin);
 }
 
+std::string ColumnSumBody(int64_t cols) {
+  const std::string block = "tensor<8x" + std::to_string(cols) + "xi32>";
+  const std::string sums = "tensor<" + std::to_string(cols) + "xi32>";
+  return R"(
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : ()" + block +
+         ", tensor<i32>) -> " + sums + R"(
+      %p = "stablehlo.all_reduce"(%s) ({
+      ^bb0(%l: tensor<i32>, %r: tensor<i32>):
+        %t = stablehlo.add %l, %r : tensor<i32>
+        stablehlo.return %t : tensor<i32>
+      }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids} : ()" +
+         sums + ") -> " + sums + R"(
+      %b = stablehlo.broadcast_in_dim %p, dims = [1] : ()" + sums + ") -> " + block + R"(
+      %two = stablehlo.constant dense<2> : )" + block + R"(
+      %m = stablehlo.multiply %x, %two : )" + block + R"(
+      %r = stablehlo.add %m, %b : )" + block + "\n";
+}
+
+std::vector<Literal> ColumnSumExpected(const Literal& x, int k) {
+  std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
+  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+  for (size_t c = 0; c < 8; ++c) {
+    for (size_t r = 0; r < 16; ++r) sums[c] += in[r * 8 + c];
+    for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(k * in[r * 8 + c] + sums[c]);
+  }
+  return {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})};
+}
+
 }  // namespace berth::spmd_testing

@@ -156,24 +156,18 @@ class OpPartitioner {
   // Writes `op`'s per-device form; false when the op depends on the device
   // outside a manual region (the module then runs whole on every device).
   Result<bool> Partition(const shlo::Operation& op) {
-    if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDFullToShardShape") {
-      BERTH_RETURN_IF_ERROR(FullToShard(op));
-    } else if (op.kind() == OpKind::kCustomCall && op.call_target_name() == "SPMDShardToFullShape") {
-      BERTH_RETURN_IF_ERROR(ShardToFull(op));
-    } else if (IsRoundTripShardMap(op, "GlobalToLocalShape")) {
-      BERTH_RETURN_IF_ERROR(RoundTripGlobalToLocal(op));
-    } else if (IsRoundTripShardMap(op, "LocalToGlobalShape")) {
-      BERTH_RETURN_IF_ERROR(RoundTripLocalToGlobal(op));
+    if (IsShardMapStep(op)) {
+      BERTH_ASSIGN_OR_RETURN(bool partitioned, ShardMapStep(op));
+      if (!partitioned) return false;
     } else if (op.kind() == OpKind::kCustomCall &&
                (op.call_target_name().starts_with("xla.sdy.") || op.call_target_name().starts_with("local_xla.sdy.")) &&
                !IsFuncResultSharding(op)) {
       return UnimplementedError(op.location().ToString() + ": @" + std::string(op.call_target_name()) +
                                 ": this custom call of XLA's Shardy round-trip form is not read");
-    } else if (op.kind() == OpKind::kSdyManualComputation) {
-      BERTH_ASSIGN_OR_RETURN(bool partitioned, ManualComputation(op));
-      if (!partitioned) return false;
     } else if (IsConstraint(op) && IsManual(op.operand(0))) {
       Define(op.result(0), Current(op.operand(0)));  // {manual} on a region's value: nothing to do
+    } else if (const shlo::Function* callee = TouchesManual(op) ? CalleeWithRegions(op) : nullptr) {
+      BERTH_RETURN_IF_ERROR(ManualCall(op, *callee));
     } else if (TouchesManual(op)) {
       AsWritten(op);
     } else if (const shlo::Function* callee = Inlinable(op)) {
@@ -1330,51 +1324,185 @@ class OpPartitioner {
     return false;
   }
 
+  // The ops that open, close or are a shard_map region, in any of the
+  // three forms: sdy.manual_computation, GSPMD's @SPMDFullToShardShape /
+  // @SPMDShardToFullShape, XLA's round-trip @xla.sdy.GlobalToLocalShape /
+  // LocalToGlobalShape.
+  static bool IsShardMapStep(const shlo::Operation& op) {
+    return op.kind() == OpKind::kSdyManualComputation || IsGspmdShardMap(op, "SPMDFullToShardShape") ||
+           IsGspmdShardMap(op, "SPMDShardToFullShape") || IsRoundTripShardMap(op, "GlobalToLocalShape") ||
+           IsRoundTripShardMap(op, "LocalToGlobalShape");
+  }
+  static bool IsGspmdShardMap(const shlo::Operation& op, std::string_view target) {
+    return op.kind() == OpKind::kCustomCall && op.call_target_name() == target;
+  }
+
+  // Writes a shard_map step; false when an automatic body needs the whole
+  // program.
+  Result<bool> ShardMapStep(const shlo::Operation& op) {
+    if (op.kind() == OpKind::kSdyManualComputation) return ManualComputation(op);
+    if (IsGspmdShardMap(op, "SPMDFullToShardShape")) {
+      BERTH_RETURN_IF_ERROR(FullToShard(op));
+    } else if (IsGspmdShardMap(op, "SPMDShardToFullShape")) {
+      BERTH_RETURN_IF_ERROR(ShardToFull(op));
+    } else if (IsRoundTripShardMap(op, "GlobalToLocalShape")) {
+      BERTH_RETURN_IF_ERROR(RoundTripGlobalToLocal(op));
+    } else {
+      BERTH_RETURN_IF_ERROR(RoundTripLocalToGlobal(op));
+    }
+    return true;
+  }
+
+  // `value` as a value of a manual region: each device's own (a value
+  // from outside the region whole on every device).
+  DeviceValue AsManual(const shlo::Value* value) {
+    if (IsManual(value)) return Current(value);
+    return {Layout(value, Sharding::Replicated()).name, value->type(), Sharding::Manual()};
+  }
+
+  // A shard_map operand entering the region: laid out as `layout` (its cuts
+  // along the region's manual axes; free axes leave it whole), each
+  // device's part becomes its value of the body, of type `shard`. An
+  // operand that is already a region's value (a shard_map nested in
+  // another) is each device's whole block, cut further in place.
+  Result<DeviceValue> EnterManual(const shlo::Value* operand, const Sharding& layout, const shlo::Type& shard,
+                                  const std::string& where) {
+    const DeviceValue cut =
+        IsManual(operand) ? program_.Reshard({Current(operand).name, operand->type(), Sharding::Replicated()}, layout)
+                          : Layout(operand, layout);
+    BERTH_RETURN_IF_ERROR(CheckShards(cut, shard, where));
+    return DeviceValue{cut.name, shard, Sharding::Manual()};
+  }
+
+  // A body's returned `part` leaving the region as each device's part of a
+  // value of `type` laid out as `layout`. Leaving a region nested in
+  // another, the parts are gathered into each device's whole block of the
+  // enclosing region (the groups share its manual coordinates: they are
+  // the replicas of `layout`).
+  Result<DeviceValue> LeaveManual(const DeviceValue& part, const shlo::Type& type, const Sharding& layout,
+                                  bool nested, const std::string& where) {
+    DeviceValue out{part.name, type, layout};
+    BERTH_RETURN_IF_ERROR(CheckShards(out, part.global_type, where));
+    if (!nested) return out;
+    return DeviceValue{program_.Reshard(out, Sharding::Replicated()).name, type, Sharding::Manual()};
+  }
+
+  // A manual region's ops, each device's own code: written as they are,
+  // but for the shard_maps nested in the region (which cut its values
+  // further) and calls of functions holding them (written in place).
+  Status ManualBlock(const shlo::Block& block, std::vector<DeviceValue> arguments,
+                     std::vector<DeviceValue>& returned) {
+    for (size_t i = 0; i < arguments.size(); ++i) Define(block.argument(i), std::move(arguments[i]));
+    for (const shlo::Operation* op : block.operations()) {
+      if (shlo::IsTerminator(op->kind())) {
+        for (const shlo::Value* value : op->operands()) returned.push_back(AsManual(value));
+        break;
+      }
+      if (IsUnused(*op)) continue;
+      if (IsShardMapStep(*op)) {
+        BERTH_RETURN_IF_ERROR(ShardMapStep(*op).status());
+      } else if (IsConstraint(*op)) {
+        Define(op->result(0), AsManual(op->operand(0)));  // a region's values are where they are
+      } else if (const shlo::Function* callee = CalleeWithRegions(*op)) {
+        BERTH_RETURN_IF_ERROR(ManualCall(*op, *callee));
+      } else {
+        AsWritten(*op);
+      }
+      if (!error_.ok()) return Status(error_.code(), op->location().ToString() + ": " + error_.message());
+    }
+    return OkStatus();
+  }
+
+  // The function `op` calls when it holds shard_map regions (a round-trip
+  // shard_map's body with another nested in it); else null.
+  const shlo::Function* CalleeWithRegions(const shlo::Operation& op) const {
+    const shlo::Function* callee = Inlinable(op);
+    return callee != nullptr && HasManualRegions(callee->entry_block()) ? callee : nullptr;
+  }
+
+  // A call inside a manual region, written in place.
+  Status ManualCall(const shlo::Operation& op, const shlo::Function& callee) {
+    std::vector<DeviceValue> arguments, returned;
+    for (const shlo::Value* operand : op.operands()) arguments.push_back(AsManual(operand));
+    call_stack_.insert(&callee);
+    Status status = ManualBlock(callee.entry_block(), std::move(arguments), returned);
+    call_stack_.erase(&callee);
+    BERTH_RETURN_IF_ERROR(status);
+    for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), returned.at(i));
+    return OkStatus();
+  }
+
+  // A GSPMD sharding inside a region: its manual subgroup is the region's
+  // devices, each holding its own block; the layout it gives the blocks is
+  // the other tiles' (the manual subgroup read as replicas).
+  static Result<Sharding> WithinRegion(const Sharding& sharding) {
+    const Sharding canonical = sharding.Canonical();
+    if (canonical.IsManual()) return Sharding::Replicated();
+    if (!canonical.IsTiled()) return canonical;
+    std::vector<SubgroupKind> subgroups = canonical.subgroups();
+    std::replace(subgroups.begin(), subgroups.end(), SubgroupKind::kManual, SubgroupKind::kReplicated);
+    BERTH_ASSIGN_OR_RETURN(Sharding within, Sharding::Tiled(canonical.tile_dims(), canonical.devices(), subgroups));
+    return within.Canonical();
+  }
+  static bool HasManualSubgroup(const Sharding& sharding) {
+    const Sharding canonical = sharding.Canonical();
+    return canonical.IsTiled() && std::find(canonical.subgroups().begin(), canonical.subgroups().end(),
+                                            SubgroupKind::kManual) != canonical.subgroups().end();
+  }
+
   // @SPMDFullToShardShape: the operand, cut as its layout says, becomes each
-  // device's own value of the region (its shard, as the result's shape).
+  // device's own value of the region (its shard, as the result's shape). A
+  // partially manual region's operand arrives cut along the manual axes
+  // only. Nested in another region, the operand's @Sharding (its manual
+  // subgroup the enclosing region's) says how each block is cut.
   Status FullToShard(const shlo::Operation& op) {
     if (op.num_operands() != 1 || op.num_results() != 1) return InvalidArgumentError(Where(op) + "takes one operand");
     const auto* text = op.attr_as<shlo::StringAttr>("mhlo.sharding");
     if (text == nullptr) return InvalidArgumentError(Where(op) + "has no mhlo.sharding");
     BERTH_ASSIGN_OR_RETURN(Sharding manual, ParseGspmdSharding(text->value()));
-    if (!manual.Canonical().IsManual()) {
-      return UnimplementedError(Where(op) + "partially manual regions (" + std::string(text->value()) +
-                                ") are not partitioned yet");
+    if (!manual.Canonical().IsManual() && !HasManualSubgroup(manual)) {
+      return InvalidArgumentError(Where(op) + "its sharding " + std::string(text->value()) + " is not manual");
     }
-    const DeviceValue operand = Current(op.operand(0));
-    const shlo::Type& type = op.result(0)->type();
-    if (operand.sharding.IsManual() || !IsStaticTensor(type) ||
-        !DividesEvenly(operand.sharding, operand.GlobalShape())) {
-      return UnimplementedError(Where(op) + "the operand's layout (" + PrintGspmdSharding(operand.sharding) +
-                                ") does not cut it evenly into the region's " + type.ToString());
+    Sharding layout = Current(op.operand(0)).sharding;
+    if (IsManual(op.operand(0))) {
+      const shlo::Operation* producer = op.operand(0)->defining_op();
+      const auto* cut = producer != nullptr && IsConstraint(*producer)
+                            ? producer->attr_as<shlo::StringAttr>("mhlo.sharding") : nullptr;
+      if (cut == nullptr) {
+        return InvalidArgumentError(Where(op) + "nested in another region, its operand has no @Sharding saying how "
+                                                "each device's block is cut");
+      }
+      BERTH_ASSIGN_OR_RETURN(Sharding parsed, ParseGspmdSharding(cut->value()));
+      BERTH_ASSIGN_OR_RETURN(layout, WithinRegion(parsed));
     }
-    const std::vector<int64_t> local = operand.LocalShape();
-    if (!std::equal(local.begin(), local.end(), type.shape().begin(), type.shape().end())) {
-      return InvalidArgumentError(Where(op) + "the operand cut as " + PrintGspmdSharding(operand.sharding) +
-                                  " gives " + DeviceValue{"", op.operand(0)->type(), operand.sharding}.LocalType() +
-                                  " per device, not the result's " + type.ToString());
-    }
-    Define(op.result(0), {operand.name, type, Sharding::Manual()});
+    BERTH_ASSIGN_OR_RETURN(DeviceValue shard, EnterManual(op.operand(0), layout, op.result(0)->type(), Where(op) + "operand"));
+    Define(op.result(0), std::move(shard));
     return OkStatus();
   }
 
   // @SPMDShardToFullShape: each device's value of the region is its part of
-  // the global result, laid out as the op's sharding says.
+  // the global result, laid out as the op's sharding says; a sharding with
+  // a manual subgroup leaves a region nested in another.
   Status ShardToFull(const shlo::Operation& op) {
     if (op.num_operands() != 1 || op.num_results() != 1) return InvalidArgumentError(Where(op) + "takes one operand");
     if (!IsManual(op.operand(0))) {
       return InvalidArgumentError(Where(op) + "its operand is not a shard_map region's value");
     }
-    BERTH_ASSIGN_OR_RETURN(Sharding target, ConstraintSharding(op));
-    const shlo::Type& type = op.result(0)->type();
-    DeviceValue out{Current(op.operand(0)).name, type, target};
-    const std::vector<int64_t> local = out.LocalShape();
-    const shlo::Type& operand_type = op.operand(0)->type();
-    if (!IsStaticTensor(type) || !DividesEvenly(target, out.GlobalShape()) ||
-        !std::equal(local.begin(), local.end(), operand_type.shape().begin(), operand_type.shape().end())) {
-      return UnimplementedError(Where(op) + "the region's " + operand_type.ToString() + " is not each device's part of " +
-                                type.ToString() + " cut evenly as " + PrintGspmdSharding(target));
+    const auto* text = op.attr_as<shlo::StringAttr>("mhlo.sharding");
+    Sharding target;
+    bool nested = false;
+    if (text != nullptr) {
+      BERTH_ASSIGN_OR_RETURN(Sharding parsed, ParseGspmdSharding(text->value()));
+      nested = HasManualSubgroup(parsed);
+      if (nested) {
+        BERTH_ASSIGN_OR_RETURN(target, WithinRegion(parsed));
+      }
     }
+    if (!nested) {
+      BERTH_ASSIGN_OR_RETURN(target, ConstraintSharding(op));
+    }
+    BERTH_ASSIGN_OR_RETURN(DeviceValue out, LeaveManual(Current(op.operand(0)), op.result(0)->type(), target, nested,
+                                                        Where(op) + "result"));
     Define(op.result(0), std::move(out));
     return OkStatus();
   }
@@ -1471,21 +1599,25 @@ class OpPartitioner {
   Status RoundTripGlobalToLocal(const shlo::Operation& op) {
     std::vector<std::string> manual_axes;
     BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts, RoundTripLayouts(op, /*global_to_local=*/true, manual_axes));
+    BERTH_RETURN_IF_ERROR(CheckAxesNotManual(manual_axes, Where(op)));
     for (size_t i = 0; i < op.num_operands(); ++i) {
-      DeviceValue operand = Layout(op.operand(i), layouts[i]);
       if (manual_axes.empty()) {  // no manual axes: the body is ordinary code on global values
-        Define(op.result(i), std::move(operand));
+        Define(op.result(i), Layout(op.operand(i), layouts[i]));
         continue;
       }
-      BERTH_RETURN_IF_ERROR(CheckShards(operand, op.result(i)->type(), Where(op) + "operand " + std::to_string(i)));
-      Define(op.result(i), {operand.name, op.result(i)->type(), Sharding::Manual()});
+      BERTH_ASSIGN_OR_RETURN(DeviceValue shard, EnterManual(op.operand(i), layouts[i], op.result(i)->type(),
+                                                            Where(op) + "operand " + std::to_string(i)));
+      Define(op.result(i), std::move(shard));
     }
+    if (!manual_axes.empty()) open_manual_axes_.push_back(std::move(manual_axes));
     return OkStatus();
   }
 
   Status RoundTripLocalToGlobal(const shlo::Operation& op) {
     std::vector<std::string> manual_axes;
     BERTH_ASSIGN_OR_RETURN(std::vector<Sharding> layouts, RoundTripLayouts(op, /*global_to_local=*/false, manual_axes));
+    const bool nested = !manual_axes.empty() && open_manual_axes_.size() > 1;
+    if (!manual_axes.empty() && !open_manual_axes_.empty()) open_manual_axes_.pop_back();
     for (size_t i = 0; i < op.num_operands(); ++i) {
       if (manual_axes.empty()) {
         Define(op.result(i), Layout(op.operand(i), layouts[i]));
@@ -1495,38 +1627,63 @@ class OpPartitioner {
         return InvalidArgumentError(Where(op) + "operand " + std::to_string(i) +
                                     " is not a value of the shard_map's body");
       }
-      DeviceValue result{Current(op.operand(i)).name, op.result(i)->type(), layouts[i]};
-      BERTH_RETURN_IF_ERROR(CheckShards(result, op.operand(i)->type(), Where(op) + "result " + std::to_string(i)));
+      BERTH_ASSIGN_OR_RETURN(DeviceValue result, LeaveManual(Current(op.operand(i)), op.result(i)->type(), layouts[i],
+                                                             nested, Where(op) + "result " + std::to_string(i)));
       Define(op.result(i), std::move(result));
     }
     return OkStatus();
   }
 
+  // Refuses a region's manual axes where an enclosing region made one of
+  // them manual already.
+  Status CheckAxesNotManual(const std::vector<std::string>& manual_axes, const std::string& where) const {
+    for (const std::vector<std::string>& open : open_manual_axes_) {
+      for (const std::string& axis : manual_axes) {
+        if (std::find(open.begin(), open.end(), axis) != open.end()) {
+          return InvalidArgumentError(where + "axis \"" + axis + "\" is already manual in an enclosing region");
+        }
+      }
+    }
+    return OkStatus();
+  }
+
   // The layout a shard_map's in- or out_sharding gives a value of `type`
-  // on its mesh, where `manual_axes` (none: the body is ordinary code) must
-  // name every axis of more than one device and the mesh must span the
-  // program's partitions (UNIMPLEMENTED otherwise).
+  // on its mesh (which must span the program's partitions): with manual
+  // axes, its cuts along them only. The free axes of a partially manual
+  // computation leave the body's values whole: each device runs the body on
+  // its manual block, the devices along free axes alike (slower than
+  // partitioning the body along them, never wrong). With no manual axes
+  // (the body is ordinary code), the whole sharding.
   Result<Sharding> ManualLayout(const ShardySharding& sharding, const shlo::Type& type,
                                 const std::vector<std::string>& manual_axes, const std::string& where) const {
     auto fail = [&](const Status& status) { return Status(status.code(), where + status.message()); };
     Result<const Mesh*> mesh = MeshOf(sharding);
     if (!mesh.ok()) return fail(mesh.status());
-    std::string free;
-    for (const MeshAxis& axis : (*mesh)->axes()) {
-      if (axis.size > 1 && std::find(manual_axes.begin(), manual_axes.end(), axis.name) == manual_axes.end()) {
-        free += (free.empty() ? "\"" : ", \"") + axis.name + "\"";
+    ShardySharding manual = sharding;
+    if (!manual_axes.empty()) {
+      auto is_manual = [&](const AxisRef& axis) {
+        return std::find(manual_axes.begin(), manual_axes.end(), axis.name) != manual_axes.end();
+      };
+      for (size_t d = 0; d < manual.dims.size(); ++d) {
+        std::vector<AxisRef>& axes = manual.dims[d].axes;
+        const auto first_free = std::find_if_not(axes.begin(), axes.end(), is_manual);
+        const auto late_manual = std::find_if(first_free, axes.end(), is_manual);
+        if (late_manual != axes.end()) {
+          return InvalidArgumentError(where + PrintShardySharding(sharding) + " cuts dimension " + std::to_string(d) +
+                                      " along free axis \"" + first_free->name + "\" before manual axis \"" +
+                                      late_manual->name + "\"; manual axes come first");
+        }
+        axes.erase(first_free, axes.end());
       }
-    }
-    if (!manual_axes.empty() && !free.empty()) {
-      return UnimplementedError(where + "partially manual computations (axes " + free +
-                                " not manual) are not partitioned yet");
+      std::erase_if(manual.replicated, [&](const AxisRef& axis) { return !is_manual(axis); });
+      std::erase_if(manual.unreduced, [&](const AxisRef& axis) { return !is_manual(axis); });
     }
     if ((*mesh)->num_devices() != program_.num_partitions()) {
       return UnimplementedError(where + "its mesh has " + std::to_string((*mesh)->num_devices()) +
                                 " devices, the program " + std::to_string(program_.num_partitions()) +
                                 " partitions; manual computations over a subset are not partitioned yet");
     }
-    Result<Sharding> layout = ToSharding(sharding, **mesh);
+    Result<Sharding> layout = ToSharding(manual, **mesh);
     if (!layout.ok()) return fail(layout.status());
     if (!IsStaticTensor(type)) return UnimplementedError(where + "a value of type " + type.ToString());
     BERTH_RETURN_IF_ERROR(layout->CheckRank(type.rank()));
@@ -1556,45 +1713,46 @@ class OpPartitioner {
     if (!manual_axes.ok()) return fail(manual_axes.status());
 
     const bool automatic = manual_axes->empty();
+    const bool nested = !open_manual_axes_.empty();
+    BERTH_RETURN_IF_ERROR(CheckAxesNotManual(*manual_axes, where));
+    const shlo::Block& body = op.region(0).entry_block();
+    std::vector<DeviceValue> arguments, returned;
+    if (automatic && nested) {  // ordinary code inside a region: each device's own, as written
+      for (const shlo::Value* operand : op.operands()) arguments.push_back(AsManual(operand));
+      BERTH_RETURN_IF_ERROR(ManualBlock(body, std::move(arguments), returned));
+      for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), returned.at(i));
+      return true;
+    }
     auto layout_of = [&](const ShardySharding& sharding, const shlo::Type& type) {
       return ManualLayout(sharding, type, *manual_axes, where);
     };
-    const shlo::Block& body = op.region(0).entry_block();
-    std::vector<DeviceValue> arguments;
     for (size_t i = 0; i < op.num_operands(); ++i) {
       BERTH_ASSIGN_OR_RETURN(Sharding layout, layout_of(ins[i], op.operand(i)->type()));
-      DeviceValue operand = Layout(op.operand(i), layout);
-      if (!automatic) {
-        BERTH_RETURN_IF_ERROR(CheckShards(operand, body.argument(i)->type(), where + "operand " + std::to_string(i)));
-        operand = {operand.name, body.argument(i)->type(), Sharding::Manual()};
+      if (automatic) {
+        arguments.push_back(Layout(op.operand(i), layout));
+        continue;
       }
-      arguments.push_back(std::move(operand));
+      BERTH_ASSIGN_OR_RETURN(DeviceValue shard, EnterManual(op.operand(i), layout, body.argument(i)->type(),
+                                                            where + "operand " + std::to_string(i)));
+      arguments.push_back(std::move(shard));
     }
-    std::vector<DeviceValue> returned;
     if (automatic) {
       BERTH_ASSIGN_OR_RETURN(bool partitioned, PartitionBlock(body, std::move(arguments), returned));
       if (!partitioned) return false;
     } else {
-      for (size_t i = 0; i < arguments.size(); ++i) Define(body.argument(i), std::move(arguments[i]));
-      for (const shlo::Operation* inner : body.operations()) {
-        if (shlo::IsTerminator(inner->kind())) {
-          for (const shlo::Value* value : inner->operands()) returned.push_back(Current(value));
-          break;
-        }
-        if (inner->kind() == OpKind::kSdyManualComputation) {
-          return UnimplementedError(where + "nested manual computations are not partitioned yet");
-        }
-        if (!IsUnused(*inner)) AsWritten(*inner);
-      }
+      open_manual_axes_.push_back(*manual_axes);
+      Status written = ManualBlock(body, std::move(arguments), returned);
+      open_manual_axes_.pop_back();
+      BERTH_RETURN_IF_ERROR(written);
     }
     for (size_t i = 0; i < op.num_results(); ++i) {
       BERTH_ASSIGN_OR_RETURN(Sharding layout, layout_of(outs[i], op.result(i)->type()));
-      DeviceValue result{returned.at(i).name, op.result(i)->type(), layout};
       if (automatic) {
-        result = program_.Reshard(returned[i], layout);
-      } else {
-        BERTH_RETURN_IF_ERROR(CheckShards(result, returned[i].global_type, where + "result " + std::to_string(i)));
+        Define(op.result(i), program_.Reshard(returned.at(i), layout));
+        continue;
       }
+      BERTH_ASSIGN_OR_RETURN(DeviceValue result, LeaveManual(returned.at(i), op.result(i)->type(), layout, nested,
+                                                             where + "result " + std::to_string(i)));
       Define(op.result(i), std::move(result));
     }
     return true;
@@ -1855,6 +2013,10 @@ class OpPartitioner {
     std::vector<std::pair<const shlo::Value*, Sharding>> asked;
   };
   Hoist* hoist_ = nullptr;
+  // The manual axes of the sdy.manual_computation regions around the op
+  // being written, and of the round-trip shard_maps entered and not yet
+  // left, outermost first.
+  std::vector<std::vector<std::string>> open_manual_axes_;
 };
 
 }  // namespace

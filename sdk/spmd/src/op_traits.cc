@@ -185,6 +185,26 @@ bool IsUnused(const shlo::Operation& op) {
          std::all_of(op.results().begin(), op.results().end(), [](const shlo::Value* v) { return v->use_empty(); });
 }
 
+bool HasManualRegions(const shlo::Block& block) {
+  for (const shlo::Operation* op : block.operations()) {
+    if (op->kind() == OpKind::kSdyManualComputation) return true;
+    if (op->kind() == OpKind::kCustomCall) {
+      std::string_view target = op->call_target_name();
+      if (target.starts_with("local_")) target.remove_prefix(6);
+      if (target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+          target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") {
+        return true;
+      }
+    }
+    for (const shlo::Region* region : op->regions()) {
+      for (const shlo::Block* inner : region->blocks()) {
+        if (HasManualRegions(*inner)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::vector<int64_t> GatherBatchDims(const shlo::GatherDimensionNumbers& numbers, int64_t indices_rank) {
   std::vector<int64_t> batch;
   for (int64_t d = 0; d < indices_rank; ++d) {

@@ -48,6 +48,12 @@ bool MayHaveEffects(const stablehlo::Operation& op);
 // would only cost its operands' gathering.
 bool IsUnused(const stablehlo::Operation& op);
 
+// Whether `block` or a region inside it holds a manual (shard_map) region
+// or its marks: sdy.manual_computation, @SPMDFullToShardShape /
+// @SPMDShardToFullShape, XLA's round-trip @xla.sdy.GlobalToLocalShape /
+// LocalToGlobalShape.
+bool HasManualRegions(const stablehlo::Block& block);
+
 // gather's batch dimensions: the indices' dimensions but index_vector_dim,
 // in order (each one result dimension that is not an offset dimension).
 std::vector<int64_t> GatherBatchDims(const stablehlo::GatherDimensionNumbers& numbers, int64_t indices_rank);

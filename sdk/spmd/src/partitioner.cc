@@ -8,6 +8,7 @@
 #include "berth/stablehlo/types.hpp"
 #include "src/device_program.hpp"
 #include "src/op_rules.hpp"
+#include "src/op_traits.hpp"
 
 namespace berth::spmd {
 namespace {
@@ -15,27 +16,6 @@ namespace {
 namespace shlo = berth::stablehlo;
 using internal::DeviceProgram;
 using internal::DeviceValue;
-
-// Whether the block holds a manual (shard_map) region or its marks.
-bool HasManualRegions(const shlo::Block& block) {
-  for (const shlo::Operation* op : block.operations()) {
-    if (op->kind() == shlo::OpKind::kSdyManualComputation) return true;
-    if (op->kind() == shlo::OpKind::kCustomCall) {
-      std::string_view target = op->call_target_name();
-      if (target.starts_with("local_")) target.remove_prefix(6);
-      if (target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
-          target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") {
-        return true;
-      }
-    }
-    for (const shlo::Region* region : op->regions()) {
-      for (const shlo::Block* inner : region->blocks()) {
-        if (HasManualRegions(*inner)) return true;
-      }
-    }
-  }
-  return false;
-}
 
 // Whether any op of the module calls `name`.
 bool Calls(const shlo::Block& block, std::string_view name) {
@@ -96,7 +76,7 @@ std::string UniqueFunctionName(const shlo::Module& module, std::string base) {
 
 bool HasManualRegions(const shlo::Module& module) {
   return std::any_of(module.functions().begin(), module.functions().end(), [](const shlo::Function* function) {
-    return !function->is_declaration() && HasManualRegions(function->entry_block());
+    return !function->is_declaration() && internal::HasManualRegions(function->entry_block());
   });
 }
 

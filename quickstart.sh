@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgloo-dev libeigen3-dev liblapack-dev libblas-dev
+  ccache
 )
 # The tests also run the build as older CPUs would (qemu-x86_64 -cpu Nehalem).
 [ "$mode" = test ] && packages+=(qemu-user)
@@ -41,6 +42,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------------------- build
+# Meson compiles through ccache when it is installed. Paths are hashed
+# relative to this checkout, so that another clone of the same sources (CI
+# clones afresh each time) reuses the objects already compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 build="${BERTH_BUILD_DIR:-build}"
 if [ ! -f "$build/build.ninja" ]; then
   # shellcheck disable=SC2086

@@ -83,7 +83,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   std::string program_path, plugin, entry, out;
   std::vector<std::string> arg_values;
   int64_t partitions = 0;
-  std::string mesh;
+  std::string mesh, cache_dir;
   options.add_options()
       ("program", po::value<std::string>(&program_path)->required(),
        "program file: StableHLO text (.mlir) or a berth-executable file (berth compile)")
@@ -96,14 +96,16 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
       ("mesh", po::value<std::string>(&mesh),
        "a Shardy module's mesh, e.g. x=2,y=2: the axes of its sdy.mesh with other sizes")
       ("json", "print results as JSON")
-      ("out", po::value<std::string>(&out), "write results to this .npy file (FILE_i.npy if several)");
+      ("out", po::value<std::string>(&out), "write results to this .npy file (FILE_i.npy if several)")
+      ("cache-dir", po::value<std::string>(&cache_dir),
+       "keep compiled executables in this folder and reuse them (default: BERTH_COMPILATION_CACHE_DIR, if set)");
   po::positional_options_description positional;
   positional.add("program", 1);
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("run",
                  "PROGRAM.mlir [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--mesh x=2,y=2] [--json] "
-                 "[--out FILE.npy]",
+                 "[--out FILE.npy] [--cache-dir DIR]",
                  options, &positional, args, vm, context, exit_code)) {
     return exit_code;
   }
@@ -139,7 +141,7 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
                    "fixed by berth compile)\n";
     return kExitUsage;
   }
-  Result<Session> session = Session::Open(plugin, /*join_job=*/true);
+  Result<Session> session = Session::Open(plugin, /*join_job=*/true, cache_dir);
   if (!session.ok()) {
     context.err << "berth run: " << session.status().ToString() << "\n";
     return kExitFailure;

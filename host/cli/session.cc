@@ -20,8 +20,9 @@ void ExitOnJobError(int node_id, const Status& error) {
 
 }  // namespace
 
-Result<Session> Session::Open(const std::string& plugin, bool join_job) {
+Result<Session> Session::Open(const std::string& plugin, bool join_job, const std::filesystem::path& cache_dir) {
   Session session;
+  session.cache_dir_ = cache_dir;
   if (join_job) {
     JobOptions job_options;
     auto node_id = std::make_shared<int>(0);
@@ -38,6 +39,7 @@ Result<Session> Session::Open(const std::string& plugin, bool join_job) {
   }
   ClientOptions client_options;
   if (session.job_) client_options = session.job_->ClientOptionsFor(session.plugin_name_);
+  client_options.compilation_cache_dir = cache_dir;
   BERTH_ASSIGN_OR_RETURN(Client client,
                          session.host_->CreateClient(session.plugin_name_, client_options));
   session.client_.emplace(std::move(client));
@@ -56,6 +58,7 @@ Status Session::EnsureDevices(std::string_view code) {
   }
   ClientOptions options;
   options.options["device_count"] = grid;
+  options.compilation_cache_dir = cache_dir_;
   Result<Client> bigger = host_->CreateClient(plugin_name_, options);
   if (bigger.ok()) {
     client_.reset();

@@ -26,8 +26,11 @@ class Session {
   // With `join_job`, first joins the multi-process job the environment
   // describes, if any (BERTH_COORDINATOR ...): the client then spans every
   // node's devices. A fatal job error ends the process (exit code 1) after
-  // printing it, as nothing in flight can finish.
-  static Result<Session> Open(const std::string& plugin, bool join_job = false);
+  // printing it, as nothing in flight can finish. `cache_dir` (empty:
+  // BERTH_COMPILATION_CACHE_DIR, if set) keeps compiled executables between
+  // runs (ClientOptions::compilation_cache_dir).
+  static Result<Session> Open(const std::string& plugin, bool join_job = false,
+                              const std::filesystem::path& cache_dir = {});
 
   const std::string& plugin_name() const { return plugin_name_; }
   // The job this process is a node of; null when single-process.
@@ -58,6 +61,7 @@ class Session {
 
   // Destroyed last: the client uses the job's key-value store.
   std::unique_ptr<Job> job_;
+  std::filesystem::path cache_dir_;
   std::unique_ptr<Host> host_;
   std::string plugin_name_;
   std::optional<Client> client_;

@@ -1,5 +1,6 @@
 #include "berth/client.hpp"
 
+#include "berth/log.hpp"
 #include "client/client_state.hpp"
 
 namespace berth {
@@ -61,6 +62,30 @@ Result<Buffer> Client::BufferFromHost(const void* data, ElementType type,
 }
 
 Result<Executable> Client::Compile(std::string_view code, const CompileOptions& options) const {
+  core::CompilationCache* cache = state_->compilation_cache.get();
+  if (cache == nullptr) return CompileUncached(code, options);
+  const std::string key = state_->CompilationKey(code, options);
+  if (std::optional<std::string> bytes = cache->Load(key)) {
+    Result<Executable> loaded = Deserialize(*bytes, cache->EntryPath(key).string());
+    if (loaded.ok()) return loaded;
+    cache->Discard(key, loaded.status());
+  }
+  BERTH_ASSIGN_OR_RETURN(Executable executable, CompileUncached(code, options));
+  Result<std::string> serialized = executable.Serialize();
+  if (serialized.ok()) {
+    cache->Store(key, *serialized);
+  } else {
+    Log(LogLevel::kInfo, "compilation_cache",
+        "executable " + executable.name() + " is not cached: " + serialized.status().ToString());
+  }
+  return executable;
+}
+
+CompilationCacheStats Client::compilation_cache_stats() const {
+  return state_->compilation_cache ? state_->compilation_cache->stats() : CompilationCacheStats{};
+}
+
+Result<Executable> Client::CompileUncached(std::string_view code, const CompileOptions& options) const {
   BERTH_Program program{};
   program.struct_size = BERTH_Program_STRUCT_SIZE;
   program.format = options.format.data();

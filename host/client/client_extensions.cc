@@ -24,8 +24,10 @@ bool Client::HasExtension(BERTH_Extension_Type type) const {
 
 Status Client::RegisterFfiHandler(std::string_view target, BERTH_Ffi_Handler* handler, void* data,
                                   BERTH_Ffi_ReleaseData* release) const {
-  return ext::ffi::RegisterHandler(*state_->library, state_->client, state_->ffi, target, handler,
-                                   data, release);
+  BERTH_RETURN_IF_ERROR(ext::ffi::RegisterHandler(*state_->library, state_->client, state_->ffi, target, handler,
+                                                  data, release));
+  state_->NoteRegistration("ffi " + std::string(target), "");
+  return OkStatus();
 }
 
 Status Client::RegisterFfiHandler(std::string_view target, FfiHandler handler) const {
@@ -35,8 +37,10 @@ Status Client::RegisterFfiHandler(std::string_view target, FfiHandler handler) c
 }
 
 Status Client::RegisterHostCallback(std::string_view name, FfiHandler callback) const {
-  return ext::callback::RegisterHostCallback(*state_->library, state_->client, state_->callback,
-                                             name, std::move(callback));
+  BERTH_RETURN_IF_ERROR(ext::callback::RegisterHostCallback(*state_->library, state_->client, state_->callback,
+                                                            name, std::move(callback)));
+  state_->NoteRegistration("host_callback " + std::string(name), "");
+  return OkStatus();
 }
 
 Status Client::AddEventCallback(EventCallback callback) const {
@@ -46,13 +50,18 @@ Status Client::AddEventCallback(EventCallback callback) const {
 
 Result<CustomPartitionerHandle> Client::RegisterCustomPartitioner(std::string_view target,
                                                                  CustomPartitionerRule rule) const {
-  return ext::custom_partitioner::RegisterRule(*state_->library, state_->client, state_->custom_partitioner, target,
-                                               std::move(rule));
+  BERTH_ASSIGN_OR_RETURN(CustomPartitionerHandle handle,
+                         ext::custom_partitioner::RegisterRule(*state_->library, state_->client,
+                                                               state_->custom_partitioner, target, std::move(rule)));
+  state_->NoteRegistration("custom_partitioner " + handle.target, handle.identity);
+  return handle;
 }
 
 Status Client::UnregisterCustomPartitioner(const CustomPartitionerHandle& handle) const {
-  return ext::custom_partitioner::UnregisterRule(*state_->library, state_->client, state_->custom_partitioner,
-                                                 handle);
+  BERTH_RETURN_IF_ERROR(ext::custom_partitioner::UnregisterRule(*state_->library, state_->client,
+                                                                state_->custom_partitioner, handle));
+  state_->ForgetRegistration("custom_partitioner " + handle.target);
+  return OkStatus();
 }
 
 Result<AbiVersions> Client::abi_versions() const {

@@ -109,6 +109,7 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
   auto state = std::make_shared<ClientState>();
   state->library = std::move(library);
   state->plugin_name = lib.name();
+  state->create_options = options;
   state->ffi = lib.Extension<BERTH_Ffi_Extension>(BERTH_Extension_Type_Ffi,
                                                   BERTH_Ffi_Extension_STRUCT_SIZE);
   state->callback = lib.Extension<BERTH_Callback_Extension>(BERTH_Extension_Type_Callback,
@@ -202,6 +203,42 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
     state->devices.push_back(std::move(record));
   }
   return state;
+}
+
+void ClientState::NoteRegistration(const std::string& what, const std::string& identity) const {
+  std::lock_guard lock(registrations_mutex);
+  registrations[what] = identity;
+}
+
+void ClientState::ForgetRegistration(const std::string& what) const {
+  std::lock_guard lock(registrations_mutex);
+  registrations.erase(what);
+}
+
+std::string ClientState::CompilationKey(std::string_view code, const CompileOptions& options) const {
+  CompilationKeyBuilder key;
+  key.Add("plugin", plugin_name).Add("platform", platform_name).Add("platform_version", platform_version);
+  key.Add("api", library->NegotiatedVersion());
+  if (Result<AbiVersions> versions = ext::abi_version::RuntimeVersions(abi_version_client()); versions.ok()) {
+    key.Add("runtime", std::to_string(versions->runtime.major) + "." + std::to_string(versions->runtime.minor));
+    key.Add("executable", std::to_string(versions->newest_executable.major) + "." +
+                              std::to_string(versions->newest_executable.minor));
+  }
+  key.Add("process_index", process_index).Add("create_options", create_options);
+  std::string devices;
+  for (const DeviceRecord& device : this->devices) devices += std::to_string(device.id) + ",";
+  key.Add("devices", devices);
+  for (const auto& module : attached_modules) key.Add("module " + module->name(), module->Attributes());
+  {
+    std::lock_guard lock(registrations_mutex);
+    for (const auto& [what, identity] : registrations) key.Add(what, identity);
+  }
+  key.Add("format", options.format).Add("entry", options.entry_name);
+  key.Add("num_replicas", options.num_replicas).Add("num_partitions", options.num_partitions);
+  std::string assignment;
+  for (int64_t device : options.device_assignment) assignment += std::to_string(device) + ",";
+  key.Add("device_assignment", assignment).Add("options", options.options).Add("code", code);
+  return key.Finish();
 }
 
 }  // namespace berth::core

@@ -3,7 +3,9 @@
 #define BERTH_HOST_CLIENT_CLIENT_STATE_HPP_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
 #include "abi_version/abi_version_client.hpp"
+#include "client/compilation_cache.hpp"
 #include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
 
@@ -59,6 +62,21 @@ struct ClientState {
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
   std::vector<std::shared_ptr<const ext::ExtensionModule>> attached_modules;
+  // What the plugin client was created with, for compilation cache keys.
+  NamedValueMap create_options;
+  // The persistent compilation cache (compilation_cache.hpp); null when off
+  // or when the plugin cannot serialize executables.
+  std::shared_ptr<CompilationCache> compilation_cache;
+
+  // Registrations that change what a compile gives, for cache keys: FFI
+  // targets, host callbacks, custom partitioner rules by identity.
+  void NoteRegistration(const std::string& what, const std::string& identity) const;
+  void ForgetRegistration(const std::string& what) const;
+  // The compilation cache key of `code` compiled with `options` here.
+  std::string CompilationKey(std::string_view code, const CompileOptions& options) const;
+
+  mutable std::mutex registrations_mutex;
+  mutable std::map<std::string, std::string> registrations;
 
   ClientState() = default;
   ClientState(const ClientState&) = delete;

@@ -225,9 +225,17 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
     merged = state->entry.manifest->create_options;
   }
   for (const auto& [key, value] : options.options) merged[key] = value;
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<CompilationCache> cache, OpenClientCache(options));
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
                          ClientState::Create(std::move(library), merged, options.kv_store));
   BERTH_RETURN_IF_ERROR(CheckPlatform(name, state->platform_name));
+  if (cache && state->abi_version == nullptr) {
+    Log(LogLevel::kWarning, "compilation_cache",
+        "plugin '" + state->plugin_name + "' cannot serialize executables (no abi_version extension): " +
+            cache->dir().string() + " is not used");
+  } else {
+    state->compilation_cache = std::move(cache);
+  }
   ClientState& mutable_state = *state;
   Client client(std::move(state));
   AttachModules(client, mutable_state);

@@ -20,6 +20,18 @@
 
 namespace berth {
 
+// What a client's persistent compilation cache did (ClientOptions): each
+// Compile is a hit (loaded from the folder) or a miss (compiled, then
+// stored); an entry that could not be loaded (corrupted, or made by another
+// plugin or version) is discarded and counts as a miss.
+struct CompilationCacheStats {
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t stores = 0;
+  int64_t evictions = 0;
+  int64_t discarded = 0;
+};
+
 struct HostBufferOptions {
   // Byte strides per dimension; empty for dense major-to-minor.
   std::vector<int64_t> byte_strides;
@@ -53,8 +65,12 @@ class BERTH_API Client {
   Result<Buffer> BufferFromHost(const void* data, ElementType type, std::span<const int64_t> dims,
                                 const Device& device, const HostBufferOptions& options = {}) const;
 
-  // Compiles `code` (StableHLO MLIR text by default) for this client's devices.
+  // Compiles `code` (StableHLO MLIR text by default) for this client's devices;
+  // with a compilation cache (ClientOptions), loads what an earlier compile
+  // of the same inputs stored instead.
   Result<Executable> Compile(std::string_view code, const CompileOptions& options = {}) const;
+  // All zero when the client has no compilation cache.
+  CompilationCacheStats compilation_cache_stats() const;
 
   // ---- Extensions (berth/ffi.hpp). Each call answers UNIMPLEMENTED, naming
   // the plugin and the extension, when the plugin does not offer it.
@@ -97,6 +113,8 @@ class BERTH_API Client {
   explicit Client(std::shared_ptr<const core::ClientState> state);
 
  private:
+  Result<Executable> CompileUncached(std::string_view code, const CompileOptions& options) const;
+
   std::shared_ptr<const core::ClientState> state_;
   std::vector<Device> devices_;
   std::vector<Device> addressable_devices_;

@@ -60,6 +60,13 @@ struct ClientOptions {
   // Job-wide key-value store for distributed clients; borrowed, must outlive
   // the client. NULL outside a job.
   const BERTH_KeyValueStore* kv_store = nullptr;
+  // The persistent compilation cache's folder (docs/compilation-cache.md):
+  // empty takes BERTH_COMPILATION_CACHE_DIR; neither set, the cache is off.
+  // It needs a plugin with the abi_version extension (serialization).
+  std::filesystem::path compilation_cache_dir{};
+  // Bytes of entries the folder may hold before the least recently used go;
+  // 0 takes BERTH_COMPILATION_CACHE_MAX_BYTES, else 4 GiB.
+  int64_t compilation_cache_max_bytes = 0;
 };
 
 // Thread-safe; move-only.

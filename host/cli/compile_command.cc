@@ -1,5 +1,5 @@
 // berth compile PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]
-// berth compile PROGRAM.mlir --partitioned [--partitions N] [--mesh x=2,y=2] -o FILE.mlir
+// berth compile PROGRAM.mlir --partitioned [--plugin NAME] [--partitions N] [--mesh x=2,y=2] -o FILE.mlir
 #include <fstream>
 #include <sstream>
 
@@ -16,12 +16,21 @@ namespace po = boost::program_options;
 namespace {
 
 // --partitioned: the per-device program the SPMD partitioner writes, as
-// StableHLO text; no plugin is involved.
-int WritePartitioned(const std::string& code, const std::string& program_path, int64_t partitions,
-                     const std::string& mesh, const std::string& out_path, Context& context) {
+// StableHLO text. The custom_partitioner extension modules that attach to
+// the plugin (`plugin`, else the default one) give their rules, as in
+// `berth run`; with no usable plugin (and none named) the module is
+// partitioned without them (custom calls run whole).
+int WritePartitioned(const std::string& code, const std::string& program_path, const std::string& plugin,
+                     int64_t partitions, const std::string& mesh, const std::string& out_path, Context& context) {
   Result<stablehlo::Module> module =
       stablehlo::ParseModule(code, program_path, stablehlo::ParseOptions{.verify = true});
   Result<spmd::PartitionOptions> options = PartitionFlags(partitions, mesh);
+  if (Result<Session> session = Session::Open(plugin); session.ok() && options.ok()) {
+    options->custom_rules = ModuleRules(session->client());
+  } else if (!plugin.empty() && !session.ok()) {
+    context.err << "berth compile: " << session.status().ToString() << "\n";
+    return kExitFailure;
+  }
   Result<spmd::PartitionedProgram> program = !module.ok()    ? Result<spmd::PartitionedProgram>(module.status())
                                              : !options.ok() ? Result<spmd::PartitionedProgram>(options.status())
                                                              : spmd::Partition(*module, *options);
@@ -67,7 +76,8 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
   int exit_code = kExitOk;
   if (!ParseArgs("compile",
                  "PROGRAM.mlir -o FILE.bexe [--plugin NAME] [--entry NAME]\n"
-                 "       berth compile PROGRAM.mlir --partitioned [--partitions N] [--mesh x=2,y=2] -o FILE.mlir",
+                 "       berth compile PROGRAM.mlir --partitioned [--plugin NAME] [--partitions N] [--mesh x=2,y=2] "
+                 "-o FILE.mlir",
                  options,
                  &positional, args, vm, context, exit_code)) {
     return exit_code;
@@ -83,7 +93,7 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
     context.err << "berth compile: --partitions and --mesh go with --partitioned\n";
     return kExitUsage;
   }
-  if (partitioned) return WritePartitioned(code.str(), program_path, partitions, mesh, out_path, context);
+  if (partitioned) return WritePartitioned(code.str(), program_path, plugin, partitions, mesh, out_path, context);
   Result<Session> session = Session::Open(plugin);
   if (!session.ok()) {
     context.err << "berth compile: " << session.status().ToString() << "\n";

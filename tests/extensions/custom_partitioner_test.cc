@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <regex>
 #include <utility>
@@ -103,6 +104,35 @@ TEST(CustomPartitionerModuleTest, BerthRunCutsTheCallWithTheModulesRule) {
   ASSERT_EQ(whole.exit_code, 0) << whole.out;
   EXPECT_EQ(cut.out, whole.out);
   EXPECT_NE(cut.out.find("tensor<8x6xf32>"), std::string::npos) << cut.out;
+}
+
+// `berth compile --partitioned` takes the same rules: with both manifests
+// the per-device text calls the rule's per-shard computation on 4-row
+// blocks; with the FFI module alone the call runs whole.
+TEST(CustomPartitionerModuleTest, BerthCompilePartitionedWritesTheModulesRule) {
+  const std::string dir = std::string(BERTH_ROW_SOFTMAX_LIBRARY).substr(0, std::string(BERTH_ROW_SOFTMAX_LIBRARY).rfind('/'));
+  testing::TempDir out;
+  auto compile = [&](const std::string& add_path, const std::string& name) {
+    const std::string path = (out.path() / name).string();
+    testing::CommandResult result = testing::RunCommand(
+        "BERTH_ADD_PLUGIN_PATH=" + add_path + " " + std::string(BERTH_EXE) + " compile " + BERTH_SOURCE_ROOT +
+        "/extensions/custom_partitioner/examples/row_softmax.mlir --partitioned -o " + path + " 2>&1");
+    EXPECT_EQ(result.exit_code, 0) << result.out;
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string cut = compile(dir, "cut.mlir");
+  const std::string whole = compile(dir + "/row_softmax_ffi.json", "whole.mlir");
+  EXPECT_NE(cut.find("berth.custom."), std::string::npos) << cut;
+  EXPECT_NE(cut.find("tensor<4x6xf32>"), std::string::npos) << cut;
+  EXPECT_EQ(whole.find("berth.custom."), std::string::npos) << whole;
+  // A plugin named but not usable is an error, not a silent fallback.
+  testing::CommandResult missing = testing::RunCommand(
+      std::string(BERTH_EXE) + " compile " + BERTH_SOURCE_ROOT +
+      "/extensions/custom_partitioner/examples/row_softmax.mlir --partitioned --plugin no_such_plugin -o " +
+      (out.path() / "x.mlir").string() + " 2>&1");
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("no_such_plugin"), std::string::npos) << missing.out;
 }
 
 // The example's rule as the SDK partitioner takes it, read from its library.

@@ -120,25 +120,36 @@ TEST(NestedManualTest, PartiallyManualGspmdRegionRunsOnManualBlocks) {
   ExpectColumnSums(text, 2, 41);
 }
 
-// Nested: the outer region manual over "x" (8x8 row blocks), an inner one
-// over "y" (8x4 blocks) running the column-sum body; the outer body then
-// adds its block to what the inner returns, so each device must hold the
-// inner results gathered back into its whole 8x8 block: k = 3.
+// Nested sdy.manual_computations on the 2x2 mesh: the outer region manual
+// over `outer` ("x": 8x8 row blocks; "y": 16x4 column blocks), the inner
+// over the other axis (8x4 blocks) running the column-sum body; the outer
+// body then adds its block to what the inner returns, so each device must
+// hold the inner results gathered back into its whole block: k = 3.
+std::string NestedShardy(const std::string& outer) {
+  const bool rows_first = outer == "x";
+  const std::string block = rows_first ? "tensor<8x8xi32>" : "tensor<16x4xi32>";
+  const std::string sums = rows_first ? "tensor<8xi32>" : "tensor<4xi32>";
+  const std::string outer_cut = rows_first ? R"([{"x"}, {}])" : R"([{}, {"y"}])";
+  const std::string outer_sums = rows_first ? "[{}]" : R"([{"y"}])";
+  const std::string inner_cut = rows_first ? R"([{}, {"y"}])" : R"([{"x"}, {}])";
+  const std::string inner_sums = rows_first ? R"([{"y"}])" : "[{}]";
+  const std::string inner = rows_first ? "y" : "x";
+  return std::string(kModuleHead) +
+         R"(  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> )" +
+         kResults + " {\n    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, " + outer_cut +
+         ">] out_shardings=[<@mesh, " + outer_cut + ">, <@mesh, " + outer_sums + ">] manual_axes={\"" + outer +
+         "\"} (%a: " + block + ") {\n      %1:2 = sdy.manual_computation(%a) in_shardings=[<@mesh, " + inner_cut +
+         ">] out_shardings=[<@mesh, " + inner_cut + ">, <@mesh, " + inner_sums + ">] manual_axes={\"" + inner +
+         "\"} (%x: tensor<8x4xi32>) {" + ColumnSumBody(4) +
+         "        sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>\n      } : (" + block + ") -> (" + block + ", " +
+         sums + ")\n      %2 = stablehlo.add %1#0, %a : " + block + "\n      sdy.return %2, %1#1 : " + block + ", " +
+         sums + "\n    } : (tensor<16x8xi32>) -> " + kResults +
+         "\n    %3 = stablehlo.negate %0#0 : tensor<16x8xi32>\n    return %3, %0#1 : tensor<16x8xi32>, "
+         "tensor<8xi32>\n  }\n}\n";
+}
+
 TEST(NestedManualTest, NestedShardyComputationsCutTheOuterBlocksFurther) {
-  const std::string text = std::string(kModuleHead) +
-                           R"(  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> )" +
-                           kResults + R"( {
-    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>, <@mesh, [{}]>] manual_axes={"x"} (%a: tensor<8x8xi32>) {
-      %1:2 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"y"} (%x: tensor<8x4xi32>) {)" +
-                           ColumnSumBody(4) + R"(        sdy.return %r, %p : tensor<8x4xi32>, tensor<4xi32>
-      } : (tensor<8x8xi32>) -> (tensor<8x8xi32>, tensor<8xi32>)
-      %2 = stablehlo.add %1#0, %a : tensor<8x8xi32>
-      sdy.return %2, %1#1 : tensor<8x8xi32>, tensor<8xi32>
-    } : (tensor<16x8xi32>) -> )" + kResults + R"(
-    %3 = stablehlo.negate %0#0 : tensor<16x8xi32>
-    return %3, %0#1 : tensor<16x8xi32>, tensor<8xi32>
-  }
-})";
+  const std::string text = NestedShardy("x");
   // The inner results are gathered along "y" within each "x" group: two
   // all_gathers over {0, 1} and {2, 3} (the third gathers the entry result
   // over "x"); the body's own psum is the only all_reduce.
@@ -154,6 +165,10 @@ TEST(NestedManualTest, NestedShardyComputationsCutTheOuterBlocksFurther) {
   EXPECT_EQ(within_x, 2u) << partitioned;
   ExpectColumnSums(text, 3, 43);
 }
+
+// The other order: the inner results are gathered along "x" within each
+// "y" group ({0, 2} and {1, 3}).
+TEST(NestedManualTest, NestedShardyComputationsInTheOtherAxisOrder) { ExpectColumnSums(NestedShardy("y"), 3, 59); }
 
 TEST(NestedManualTest, NestedRoundTripShardMapsRunLikeTheirShardyTwins) {
   const std::string x = R"(\22x\22)", y = R"(\22y\22)";

@@ -7,6 +7,7 @@
 // refused naming it.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "berth/spmd/partitioner.hpp"
@@ -118,6 +119,55 @@ TEST(NestedManualTest, PartiallyManualGspmdRegionRunsOnManualBlocks) {
   }
 })";
   ExpectColumnSums(text, 2, 41);
+}
+
+// Manual over "y" only, "x" free, in the Shardy and GSPMD forms (the GSPMD
+// manual subgroup is the mesh's minor axis: a transposed device order).
+// Each device's block holds all 16 rows of its 4 columns, so the body's
+// psum over "x" adds two equal sums: the program computes -(2 * x + 2 *
+// sums) and 2 * sums, which a scalar loop gives here.
+TEST(NestedManualTest, PartiallyManualOverTheMinorAxisInBothForms) {
+  const std::string body = ColumnSumBody(4, 16);
+  const std::string shardy = std::string(kModuleHead) +
+                             R"(  func.func public @main(%arg0: tensor<16x8xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> )" +
+                             kResults + R"( {
+    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>, <@mesh, [{"y"}]>] manual_axes={"y"} (%x: tensor<16x4xi32>) {)" +
+                             body + R"(      sdy.return %r, %p : tensor<16x4xi32>, tensor<4xi32>
+    } : (tensor<16x8xi32>) -> )" + kResults + R"(
+    %1 = stablehlo.negate %0#0 : tensor<16x8xi32>
+    return %1, %0#1 : tensor<16x8xi32>, tensor<8xi32>
+  }
+})";
+  const std::string manual = R"({devices=[1,1,2,2]<=[2,2]T(1,0) last_tile_dims={manual, replicated}})";
+  const std::string columns = R"({devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate})";
+  const std::string gspmd =
+      R"(module @gspmd_minor attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%arg0: tensor<16x8xi32> {mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"}) -> )" +
+      std::string(kResults) + R"( {
+    %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = ")" + columns +
+      R"("} : (tensor<16x8xi32>) -> tensor<16x8xi32>
+    %x = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = ")" + manual +
+      R"("} : (tensor<16x8xi32>) -> tensor<16x4xi32>)" + body +
+      R"(    %1 = stablehlo.custom_call @SPMDShardToFullShape(%r) {mhlo.sharding = ")" + columns +
+      R"("} : (tensor<16x4xi32>) -> tensor<16x8xi32>
+    %2 = stablehlo.custom_call @SPMDShardToFullShape(%p) {mhlo.sharding = "{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"} : (tensor<4xi32>) -> tensor<8xi32>
+    %3 = stablehlo.negate %1 : tensor<16x8xi32>
+    return %3, %2 : tensor<16x8xi32>, tensor<8xi32>
+  }
+})";
+  std::mt19937_64 rng(61);
+  for (const std::string* text : {&shardy, &gspmd}) {
+    SCOPED_TRACE(text == &shardy ? "sdy.manual_computation" : "GSPMD");
+    Literal x = RandomLiteral(ElementType::kS32, {16, 8}, rng);
+    std::vector<int32_t> in(16 * 8), out(16 * 8), sums(8, 0);
+    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+    for (size_t c = 0; c < 8; ++c) {
+      for (size_t r = 0; r < 16; ++r) sums[c] += 2 * in[r * 8 + c];
+      for (size_t r = 0; r < 16; ++r) out[r * 8 + c] = -(2 * in[r * 8 + c] + sums[c]);
+    }
+    ExpectPartitionedRunGives(*text, {x}, {Literal::Of(out, {16, 8}), Literal::Of(sums, {8})});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 // Nested sdy.manual_computations on the 2x2 mesh: the outer region manual

@@ -283,8 +283,8 @@ std::string LineOf(const std::string& text, const std::string& op) {
   return text.substr(begin, text.find('\n', at) - begin);
 }
 
-std::string ColumnSumBody(int64_t cols) {
-  const std::string block = "tensor<8x" + std::to_string(cols) + "xi32>";
+std::string ColumnSumBody(int64_t cols, int64_t rows) {
+  const std::string block = "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
   const std::string sums = "tensor<" + std::to_string(cols) + "xi32>";
   return R"(
       %z = stablehlo.constant dense<0> : tensor<i32>

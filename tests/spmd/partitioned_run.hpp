@@ -53,11 +53,11 @@ std::map<std::string, int> CollectivesIn(const std::string& text);
 std::string LineOf(const std::string& text, const std::string& op);
 
 // The body of the column-sum shard_maps (manual_computation_test.cc,
-// nested_manual_test.cc): on %x, an 8 x `cols` block of i32, it sums the
-// block's rows, psums the sums over devices {0, 2} and {1, 3} (axis "x" of
-// a 2x2 mesh, device x * 2 + y), and defines %p, those sums, and %r,
+// nested_manual_test.cc): on %x, a `rows` x `cols` block of i32, it sums
+// the block's rows, psums the sums over devices {0, 2} and {1, 3} (axis "x"
+// of a 2x2 mesh, device x * 2 + y), and defines %p, those sums, and %r,
 // 2 * %x plus the sums in every row.
-std::string ColumnSumBody(int64_t cols);
+std::string ColumnSumBody(int64_t cols, int64_t rows = 8);
 
 // What those shard_maps give for a 16x8 argument `x` whose row halves the
 // psum adds up: -(k * x + column sums), and the column sums, by scalar

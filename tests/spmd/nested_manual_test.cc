@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
@@ -213,6 +214,16 @@ TEST(NestedManualTest, NestedShardyComputationsCutTheOuterBlocksFurther) {
     ++within_x;
   }
   EXPECT_EQ(within_x, 2u) << partitioned;
+  // The gathers take channel ids other than the body's psum's (1).
+  std::set<int64_t> channels;
+  size_t collectives_with_channels = 0;
+  for (size_t at = partitioned.find("channel_handle<handle = "); at != std::string::npos;
+       at = partitioned.find("channel_handle<handle = ", at + 1)) {
+    channels.insert(std::stoll(partitioned.substr(at + 24)));
+    ++collectives_with_channels;
+  }
+  EXPECT_EQ(collectives_with_channels, 4u) << partitioned;
+  EXPECT_EQ(channels.size(), collectives_with_channels) << partitioned;
   ExpectColumnSums(text, 3, 43);
 }
 

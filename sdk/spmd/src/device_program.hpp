@@ -38,7 +38,10 @@ struct DeviceValue {
 
 class DeviceProgram {
  public:
-  explicit DeviceProgram(int64_t num_partitions) : num_partitions_(num_partitions) {}
+  // The collectives it writes take channel ids from `first_channel` up
+  // (above the ids the program's own collectives hold).
+  explicit DeviceProgram(int64_t num_partitions, int64_t first_channel = 1)
+      : num_partitions_(num_partitions), next_channel_(first_channel) {}
 
   int64_t num_partitions() const { return num_partitions_; }
   const std::string& body() const { return body_; }

@@ -205,6 +205,29 @@ bool HasManualRegions(const shlo::Block& block) {
   return false;
 }
 
+namespace {
+
+int64_t MaxChannelId(const shlo::Block& block) {
+  int64_t most = 0;
+  for (const shlo::Operation* op : block.operations()) {
+    if (std::optional<shlo::ChannelHandle> channel = op->channel_handle()) most = std::max(most, channel->handle);
+    for (const shlo::Region* region : op->regions()) {
+      for (const shlo::Block* inner : region->blocks()) most = std::max(most, MaxChannelId(*inner));
+    }
+  }
+  return most;
+}
+
+}  // namespace
+
+int64_t MaxChannelId(const shlo::Module& module) {
+  int64_t most = 0;
+  for (const shlo::Function* function : module.functions()) {
+    if (!function->is_declaration()) most = std::max(most, MaxChannelId(function->entry_block()));
+  }
+  return most;
+}
+
 std::vector<int64_t> GatherBatchDims(const shlo::GatherDimensionNumbers& numbers, int64_t indices_rank) {
   std::vector<int64_t> batch;
   for (int64_t d = 0; d < indices_rank; ++d) {

@@ -54,6 +54,10 @@ bool IsUnused(const stablehlo::Operation& op);
 // LocalToGlobalShape.
 bool HasManualRegions(const stablehlo::Block& block);
 
+// The largest channel_handle id the module's own ops hold (0 when none):
+// the collectives the partitioner writes take ids above it.
+int64_t MaxChannelId(const stablehlo::Module& module);
+
 // gather's batch dimensions: the indices' dimensions but index_vector_dim,
 // in order (each one result dimension that is not an offset dimension).
 std::vector<int64_t> GatherBatchDims(const stablehlo::GatherDimensionNumbers& numbers, int64_t indices_rank);

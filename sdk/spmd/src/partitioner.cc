@@ -126,7 +126,8 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
   program.num_partitions = entry.num_partitions;
   const std::string entry_name(main->name());
   const std::string global_name = UniqueFunctionName(module, entry_name + ".global");
-  DeviceProgram writer(entry.num_partitions);
+  const int64_t first_channel = internal::MaxChannelId(module) + 1;
+  DeviceProgram writer(entry.num_partitions, first_channel);
 
   std::vector<DeviceValue> arguments;
   std::string signature;
@@ -159,7 +160,7 @@ Result<PartitionedProgram> Partition(const shlo::Module& module, const Partition
                               "shard_map regions of a module with such regions is not partitioned yet");
   }
   if (!per_op) {
-    writer = DeviceProgram(entry.num_partitions);
+    writer = DeviceProgram(entry.num_partitions, first_channel);
     std::string operands, operand_types, result_types;
     for (size_t i = 0; i < arguments.size(); ++i) {
       operands += (i ? ", " : "") + writer.Reshard(arguments[i], Sharding()).name;

@@ -12,7 +12,6 @@
 #include "berth/host.hpp"
 #include "berth/log.hpp"
 #include "common/env.hpp"
-#include "common/sha256.hpp"
 
 namespace berth::core {
 
@@ -167,11 +166,8 @@ Result<std::shared_ptr<CompilationCache>> OpenClientCache(const ClientOptions& o
 CompilationKeyBuilder::CompilationKeyBuilder() { Add("berth compilation cache", int64_t{1}); }
 
 CompilationKeyBuilder& CompilationKeyBuilder::Add(std::string_view name, std::string_view value) {
-  text_ += name;
-  text_ += '\0';
-  text_ += std::to_string(value.size());
-  text_ += ':';
-  text_ += value;
+  hasher_.Update(std::string(name) + '\0' + std::to_string(value.size()) + ':');
+  hasher_.Update(value);
   return *this;
 }
 
@@ -204,6 +200,6 @@ CompilationKeyBuilder& CompilationKeyBuilder::Add(std::string_view name, const N
   return *this;
 }
 
-std::string CompilationKeyBuilder::Finish() { return common::Sha256Hex(text_); }
+std::string CompilationKeyBuilder::Finish() { return hasher_.FinishHex(); }
 
 }  // namespace berth::core

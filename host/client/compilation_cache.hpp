@@ -20,6 +20,7 @@
 #include "berth/client.hpp"
 #include "berth/host.hpp"
 #include "berth/status.hpp"
+#include "common/sha256.hpp"
 
 namespace berth::core {
 
@@ -60,8 +61,8 @@ class CompilationCache {
 // 4 GiB); null when no folder is named (the cache is off).
 Result<std::shared_ptr<CompilationCache>> OpenClientCache(const ClientOptions& options);
 
-// Accumulates a cache key: each field named and length-prefixed, so that
-// no two different inputs hash alike.
+// A cache key, hashed as fields are added: each field named and
+// length-prefixed, so that no two different inputs hash alike.
 class CompilationKeyBuilder {
  public:
   CompilationKeyBuilder();
@@ -72,7 +73,7 @@ class CompilationKeyBuilder {
   std::string Finish();
 
  private:
-  std::string text_;
+  common::Sha256 hasher_;
 };
 
 }  // namespace berth::core

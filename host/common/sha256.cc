@@ -51,6 +51,8 @@ std::string ToHex(const std::array<uint8_t, 32>& digest) {
 
 Sha256::Sha256() : state_(kInitialState) {}
 
+std::string Sha256::FinishHex() { return ToHex(Finish()); }
+
 void Sha256::Compress(const uint8_t* block) {
   uint32_t w[64];
   for (int t = 0; t < 16; ++t) {
@@ -134,7 +136,7 @@ std::array<uint8_t, 32> Sha256::Finish() {
 std::string Sha256Hex(std::string_view bytes) {
   Sha256 hasher;
   hasher.Update(bytes);
-  return ToHex(hasher.Finish());
+  return hasher.FinishHex();
 }
 
 Result<std::string> Sha256File(const std::filesystem::path& path) {
@@ -166,7 +168,7 @@ Result<std::string> Sha256File(const std::filesystem::path& path) {
     hasher.Update(std::string_view(chunk.data(), static_cast<size_t>(got)));
   }
   ::close(fd);
-  return ToHex(hasher.Finish());
+  return hasher.FinishHex();
 }
 
 }  // namespace berth::common

@@ -21,6 +21,8 @@ class Sha256 {
   void Update(std::string_view bytes);
   // The 32-byte digest. The object must not be updated afterwards.
   std::array<uint8_t, 32> Finish();
+  // The same as 64 lower-case hex digits.
+  std::string FinishHex();
 
  private:
   void Compress(const uint8_t* block);

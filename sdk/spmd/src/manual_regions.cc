@@ -430,20 +430,6 @@ Status OpPartitioner::CheckShards(const DeviceValue& value, const shlo::Type& sh
   return OkStatus();
 }
 
-void OpPartitioner::AsWritten(const shlo::Operation& op) {
-  shlo::OpRewrite rewrite;
-  for (const shlo::Value* operand : op.operands()) {
-    rewrite.operand_names.push_back(IsManual(operand) ? Current(operand).name
-                                                      : Layout(operand, Sharding::Replicated()).name);
-  }
-  std::unordered_set<const shlo::Value*> inner;
-  for (const shlo::Region* region : op.regions()) {
-    for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
-  }
-  std::vector<std::string> names = Emit(op, std::move(rewrite));
-  for (size_t i = 0; i < op.num_results(); ++i) {
-    Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Manual()});
-  }
-}
+void OpPartitioner::AsWritten(const shlo::Operation& op) { Unpartitioned(op, /*in_manual_region=*/true); }
 
 }  // namespace berth::spmd::internal

@@ -451,6 +451,11 @@ class OpPartitioner {
   // whole values its regions use from outside).
   void Whole(const stablehlo::Operation& op);
 
+  // Whole and AsWritten: `op` written as it is, its operands whole (inside
+  // a manual region a region's values as each device holds them), its
+  // results replicated (or, inside, each device's own).
+  void Unpartitioned(const stablehlo::Operation& op, bool in_manual_region);
+
   // The values `block` uses that it and the blocks inside it do not define,
   // named by their whole layouts.
   void CollectOuter(const stablehlo::Block& block, std::unordered_set<const stablehlo::Value*>& inner,

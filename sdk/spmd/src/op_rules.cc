@@ -248,19 +248,22 @@ std::string OpPartitioner::Where(const shlo::Operation& op) {
   return op.location().ToString() + ": @" + std::string(op.call_target_name()) + ": ";
 }
 
-void OpPartitioner::Whole(const shlo::Operation& op) {
+void OpPartitioner::Whole(const shlo::Operation& op) { Unpartitioned(op, /*in_manual_region=*/false); }
+
+void OpPartitioner::Unpartitioned(const shlo::Operation& op, bool in_manual_region) {
   shlo::OpRewrite rewrite;
   for (const shlo::Value* operand : op.operands()) {
-    rewrite.operand_names.push_back(Layout(operand, Sharding::Replicated()).name);
+    rewrite.operand_names.push_back(in_manual_region && IsManual(operand)
+                                        ? Current(operand).name
+                                        : Layout(operand, Sharding::Replicated()).name);
   }
   std::unordered_set<const shlo::Value*> inner;
   for (const shlo::Region* region : op.regions()) {
     for (const shlo::Block* block : region->blocks()) CollectOuter(*block, inner, rewrite.outer_names);
   }
   std::vector<std::string> names = Emit(op, std::move(rewrite));
-  for (size_t i = 0; i < op.num_results(); ++i) {
-    Define(op.result(i), {names[i], op.result(i)->type(), Sharding::Replicated()});
-  }
+  const Sharding results = in_manual_region ? Sharding::Manual() : Sharding::Replicated();
+  for (size_t i = 0; i < op.num_results(); ++i) Define(op.result(i), {names[i], op.result(i)->type(), results});
 }
 
 void OpPartitioner::CollectOuter(const shlo::Block& block, std::unordered_set<const shlo::Value*>& inner,

@@ -1,7 +1,7 @@
 // The upstream interpreter tests (../shared/conformance/stablehlo, from
 // BERTH_STABLEHLO_CONFORMANCE_DIR; once a sample, now the whole suite): every
 // chunk parses and verifies but the known gaps below, and printing then
-// parsing again gives the same IR. When
+// parsing again gives the same IR, as does writing and reading its bytecode. When
 // BERTH_STABLEHLO_UPSTREAM_DIR names a folder of more upstream test files
 // (never committed), the same runs over those.
 #include <cstdlib>
@@ -39,6 +39,7 @@ struct Totals {
   int chunks = 0;
   int verified = 0;
   int round_tripped = 0;
+  int bytecode_round_tripped = 0;  // WriteBytecode then ReadBytecode
   int known_gaps = 0;  // chunks refused for a reason listed in kKnownGaps
 };
 
@@ -94,6 +95,15 @@ Totals RunAll(const std::vector<fs::path>& files, std::map<const KnownGap*, int>
       EXPECT_TRUE(StructurallyEqual(*m, *again, &diff))
           << path << " chunk " << chunk.index << ": " << diff;
       if (diff.empty()) ++t.round_tripped;
+      // The binary form reads back to the same IR, names included (the
+      // printed texts agree), and verifies.
+      Result<Module> read = ReadBytecode(WriteBytecode(*m), path.string());
+      EXPECT_TRUE(read.ok()) << path << " chunk " << chunk.index << ": " << read.status().ToString();
+      if (!read.ok()) continue;
+      diff.clear();
+      EXPECT_TRUE(StructurallyEqual(*m, *read, &diff)) << path << " chunk " << chunk.index << ": " << diff;
+      EXPECT_EQ(Print(*read), printed) << path << " chunk " << chunk.index;
+      if (diff.empty()) ++t.bytecode_round_tripped;
     }
   }
   return t;
@@ -106,6 +116,7 @@ TEST(ConformanceTest, EverySampleChunkParsesVerifiesAndRoundTrips) {
   Totals t = RunAll(files, &gaps_seen);
   EXPECT_EQ(t.verified + t.known_gaps, t.chunks);
   EXPECT_EQ(t.round_tripped, t.verified);
+  EXPECT_EQ(t.bytecode_round_tripped, t.verified);
   EXPECT_GT(t.chunks, 200);  // the 34-file sample had 237 chunks, the whole suite 524
   if (files.size() > 100) {
     // The whole upstream suite: every listed gap is still there, exactly.
@@ -113,8 +124,8 @@ TEST(ConformanceTest, EverySampleChunkParsesVerifiesAndRoundTrips) {
       EXPECT_EQ(gaps_seen[&gap], gap.chunks) << gap.file << ": " << gap.message;
     }
   }
-  std::printf("sample: %d chunks in %zu files; %d verified, %d round-tripped, %d known gaps\n",
-              t.chunks, files.size(), t.verified, t.round_tripped, t.known_gaps);
+  std::printf("sample: %d chunks in %zu files; %d verified, %d round-tripped (text), %d (bytecode), %d known gaps\n",
+              t.chunks, files.size(), t.verified, t.round_tripped, t.bytecode_round_tripped, t.known_gaps);
 }
 
 TEST(ConformanceTest, EveryOpOfTheSpecParsesVerifiesAndRoundTrips) {
@@ -125,6 +136,7 @@ TEST(ConformanceTest, EveryOpOfTheSpecParsesVerifiesAndRoundTrips) {
   Totals t = RunAll(files, nullptr);
   EXPECT_EQ(t.verified, t.chunks);
   EXPECT_EQ(t.round_tripped, t.chunks);
+  EXPECT_EQ(t.bytecode_round_tripped, t.chunks);
 }
 
 TEST(ConformanceTest, UpstreamSuiteWhenAvailable) {

@@ -3,6 +3,7 @@
 #define BERTH_STABLEHLO_STABLEHLO_HPP_
 
 #include "berth/stablehlo/attributes.hpp"
+#include "berth/stablehlo/bytecode.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/stablehlo/op_kind.hpp"
 #include "berth/stablehlo/parser.hpp"

@@ -1,4 +1,4 @@
-// berth run PROGRAM.mlir|PROGRAM.bexe [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--mesh x=2,y=2] [--json]
+// berth run PROGRAM.mlir|PROGRAM.bexe|INTERMEDIATE [--plugin NAME] [--entry NAME] [--arg VALUE]... [--partitions N] [--mesh x=2,y=2] [--json]
 //           [--out FILE.npy]
 #include <filesystem>
 #include <fstream>
@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "abi_version/executable_file.hpp"
+#include "phase_compile/intermediate_file.hpp"
 #include "cli/command.hpp"
 #include "cli/host_array.hpp"
 #include "cli/session.hpp"
@@ -51,6 +52,22 @@ void FailJob(Job& job, const Status& status) {
 Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::string& source_name, const std::string& entry,
                              const std::vector<HostArray>& arguments, int64_t partitions, const std::string& mesh) {
+  if (ext::phase_compile::LooksLikeIntermediate(code)) {
+    // A phase's output: the phases after it run, then the last output loads.
+    Client& client = session.client();
+    BERTH_ASSIGN_OR_RETURN(CompileIntermediate last, client.ReadIntermediate(code, source_name));
+    BERTH_ASSIGN_OR_RETURN(std::vector<CompilePhase> phases, client.CompilePhases());
+    CompileOptions options;
+    options.entry_name = entry;
+    options.options["source_name"] = source_name;
+    if (phases.empty() || phases.back().name != last.phase) {
+      BERTH_ASSIGN_OR_RETURN(std::vector<CompileIntermediate> outputs, client.RunCompilePhases(last, "", options));
+      last = std::move(outputs.back());
+    }
+    options.format = last.format;
+    BERTH_ASSIGN_OR_RETURN(Executable executable, client.Compile(last.bytes, options));
+    return session.Execute(executable, arguments);
+  }
   if (!ext::abi_version::LooksLikeExecutableFile(code)) {
     BERTH_ASSIGN_OR_RETURN(spmd::PartitionOptions options, PartitionFlags(partitions, mesh));
     // Custom calls are cut by the rules of the custom_partitioner modules
@@ -126,7 +143,17 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
     }
     arguments.push_back(std::move(argument).value());
   }
-  // A berth-executable file runs on the plugin that made it, unless told.
+  // A berth-executable file or an intermediate runs on the plugin that made
+  // it, unless told.
+  if (ext::phase_compile::LooksLikeIntermediate(code.str()) && plugin.empty()) {
+    Result<ext::phase_compile::IntermediateFile> file =
+        ext::phase_compile::DecodeIntermediate(code.str(), program_path);
+    if (!file.ok()) {
+      context.err << "berth run: " << file.status().ToString() << "\n";
+      return kExitFailure;
+    }
+    plugin = file->header.plugin;
+  }
   const bool serialized = ext::abi_version::LooksLikeExecutableFile(code.str());
   if (serialized && plugin.empty()) {
     Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(code.str(), program_path);

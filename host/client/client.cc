@@ -85,6 +85,20 @@ CompilationCacheStats Client::compilation_cache_stats() const {
   return state_->compilation_cache ? state_->compilation_cache->stats() : CompilationCacheStats{};
 }
 
+core::CCompileOptions::CCompileOptions(const CompileOptions& options) : named_(options.options) {
+  c_.struct_size = BERTH_CompileOptions_STRUCT_SIZE;
+  c_.num_replicas = options.num_replicas;
+  c_.num_partitions = options.num_partitions;
+  if (!options.device_assignment.empty()) {
+    c_.device_assignment = options.device_assignment.data();
+    c_.device_assignment_size = options.device_assignment.size();
+  }
+  c_.entry_name = options.entry_name.data();
+  c_.entry_name_size = options.entry_name.size();
+  c_.options = named_.data();
+  c_.num_options = named_.size();
+}
+
 Result<Executable> Client::CompileUncached(std::string_view code, const CompileOptions& options) const {
   BERTH_Program program{};
   program.struct_size = BERTH_Program_STRUCT_SIZE;
@@ -92,24 +106,12 @@ Result<Executable> Client::CompileUncached(std::string_view code, const CompileO
   program.format_size = options.format.size();
   program.code = code.data();
   program.code_size = code.size();
-  NamedValueArray c_named(options.options);
-  BERTH_CompileOptions c_options{};
-  c_options.struct_size = BERTH_CompileOptions_STRUCT_SIZE;
-  c_options.num_replicas = options.num_replicas;
-  c_options.num_partitions = options.num_partitions;
-  if (!options.device_assignment.empty()) {
-    c_options.device_assignment = options.device_assignment.data();
-    c_options.device_assignment_size = options.device_assignment.size();
-  }
-  c_options.entry_name = options.entry_name.data();
-  c_options.entry_name_size = options.entry_name.size();
-  c_options.options = c_named.data();
-  c_options.num_options = c_named.size();
+  core::CCompileOptions c_options(options);
   BERTH_Client_Compile_Args args{};
   args.struct_size = BERTH_Client_Compile_Args_STRUCT_SIZE;
   args.client = state_->client;
   args.program = &program;
-  args.options = &c_options;
+  args.options = c_options.get();
   BERTH_RETURN_IF_ERROR(BERTH_CALL(*state_->library, BERTH_Client_Compile, &args));
   return Executable::Adopt(state_, args.executable);
 }

@@ -18,6 +18,7 @@ bool Client::HasExtension(BERTH_Extension_Type type) const {
     case BERTH_Extension_Type_Callback: return state_->callback != nullptr;
     case BERTH_Extension_Type_CustomPartitioner: return state_->custom_partitioner != nullptr;
     case BERTH_Extension_Type_AbiVersion: return state_->abi_version != nullptr;
+    case BERTH_Extension_Type_PhaseCompile: return state_->phase_compile != nullptr;
     default: return FindExtension(state_->library->api().extension_start, type) != nullptr;
   }
 }
@@ -73,6 +74,25 @@ Result<Executable> Client::Deserialize(std::string_view bytes, std::string_view 
       BERTH_LoadedExecutable * executable,
       ext::abi_version::DeserializeAndLoad(state_->abi_version_client(), bytes, source_name));
   return Executable::Adopt(state_, executable);
+}
+
+Result<std::vector<CompilePhase>> Client::CompilePhases() const {
+  return ext::phase_compile::ListPhases(state_->phase_compile_client());
+}
+
+Result<std::vector<CompileIntermediate>> Client::RunCompilePhases(const CompileIntermediate& input,
+                                                                  std::string_view until,
+                                                                  const CompileOptions& options) const {
+  return ext::phase_compile::RunPhases(state_->phase_compile_client(), input, until,
+                                       core::CCompileOptions(options).get());
+}
+
+std::string Client::WriteIntermediate(const CompileIntermediate& intermediate) const {
+  return ext::phase_compile::WriteIntermediate(state_->phase_compile_client(), intermediate);
+}
+
+Result<CompileIntermediate> Client::ReadIntermediate(std::string_view bytes, std::string_view source_name) const {
+  return ext::phase_compile::ReadIntermediate(state_->phase_compile_client(), bytes, source_name);
 }
 
 }  // namespace berth

@@ -118,6 +118,8 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
       BERTH_Extension_Type_CustomPartitioner, BERTH_CustomPartitioner_Extension_STRUCT_SIZE);
   state->abi_version = lib.Extension<BERTH_AbiVersion_Extension>(
       BERTH_Extension_Type_AbiVersion, BERTH_AbiVersion_Extension_STRUCT_SIZE);
+  state->phase_compile = lib.Extension<BERTH_PhaseCompile_Extension>(
+      BERTH_Extension_Type_PhaseCompile, BERTH_PhaseCompile_Extension_STRUCT_SIZE);
 
   NamedValueArray c_options(options);
   BERTH_Client_Create_Args create{};

@@ -18,6 +18,7 @@
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
 #include "abi_version/abi_version_client.hpp"
+#include "phase_compile/phase_compile_client.hpp"
 #include "client/compilation_cache.hpp"
 #include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
@@ -59,6 +60,7 @@ struct ClientState {
   const BERTH_Callback_Extension* callback = nullptr;
   const BERTH_CustomPartitioner_Extension* custom_partitioner = nullptr;
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
+  const BERTH_PhaseCompile_Extension* phase_compile = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
   std::vector<std::shared_ptr<const ext::ExtensionModule>> attached_modules;
@@ -88,12 +90,28 @@ struct ClientState {
   ext::abi_version::AbiVersionClient abi_version_client() const {
     return {*library, client, abi_version, platform_name};
   }
+  // The client as the phase_compile extension's host side takes it.
+  ext::phase_compile::PhaseCompileClient phase_compile_client() const {
+    return {*library, client, phase_compile, platform_name, platform_version};
+  }
   const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
 
   // Creates the plugin client and reads its devices and memories.
   static Result<std::shared_ptr<ClientState>> Create(std::shared_ptr<const PluginLibrary> library,
                                                      const NamedValueMap& options,
                                                      const BERTH_KeyValueStore* kv_store);
+};
+
+// CompileOptions as the C ABI takes them; borrows the options' strings and
+// lists, so it must not outlive them.
+class CCompileOptions {
+ public:
+  explicit CCompileOptions(const CompileOptions& options);
+  const BERTH_CompileOptions* get() const { return &c_; }
+
+ private:
+  NamedValueArray named_;
+  BERTH_CompileOptions c_{};
 };
 
 // Reads a (pointer, size) string result.

@@ -1,5 +1,7 @@
 #include "cpu_client.hpp"
 
+#include "cpu_compiler.hpp"
+
 #include "isa/isa.hpp"
 
 #include <stdlib.h>
@@ -129,9 +131,9 @@ Result<plugin::RuntimeAbiVersions> CpuClient::RuntimeAbiVersion() const {
 
 Status CpuClient::CheckExecutableCompatible(plugin::AbiVersion executable,
                                             plugin::AbiVersion runtime) const {
-  // The payload is the program's source and compile options, which every
-  // runtime of the same major reads; a newer minor may carry fields this
-  // runtime would ignore, so it is refused.
+  // Payloads of the same major load (1.0: source and options, compiled
+  // again; 1.1: a cpu-plan); a newer minor may be a form this runtime does
+  // not read, so it is refused.
   if (executable.major != kCpuExecutableAbi.major || executable.minor > kCpuExecutableAbi.minor) {
     return FailedPreconditionError(
         "the executable has cpu executable ABI " + executable.ToString() + " (serialized by cpu "
@@ -146,8 +148,15 @@ Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::DeserializeAndLoad(
     std::string_view payload, plugin::AbiVersion version) {
   BERTH_RETURN_IF_ERROR(CheckExecutableCompatible(version, kCpuRuntimeAbi));
   BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
-                         CpuExecutable::Deserialize(*this, payload));
+                         CpuExecutable::Deserialize(*this, payload, version));
   return std::unique_ptr<plugin::LoadedExecutable>(std::move(executable));
+}
+
+std::span<const plugin::CompilePhase> CpuClient::CompilePhases() const { return CpuCompilePhases(); }
+
+Result<std::string> CpuClient::RunCompilePhase(const plugin::CompilePhase& phase, const plugin::Program& input,
+                                               const plugin::CompileOptions& options) {
+  return RunCpuPhase(*this, phase, input, options);
 }
 
 void CpuClient::EnqueueLaunch(const std::vector<plugin::Device*>& devices,

@@ -20,7 +20,9 @@ namespace berth::cpu {
 // ABI versions of the abi_version extension: the runtime's, and the newest
 // serialized-executable format it writes and reads.
 inline constexpr plugin::AbiVersion kCpuRuntimeAbi{1, 0};
-inline constexpr plugin::AbiVersion kCpuExecutableAbi{1, 0};
+// Executable ABI 1.1: payloads are cpu-plans (cpu_compiler.hpp); 1.0
+// payloads (source and options as JSON) still load.
+inline constexpr plugin::AbiVersion kCpuExecutableAbi{1, 1};
 
 struct CpuClientOptions {
   int64_t device_count = 1;
@@ -48,6 +50,9 @@ class CpuClient final : public plugin::Client {
                                    plugin::AbiVersion runtime) const override;
   Result<std::unique_ptr<plugin::LoadedExecutable>> DeserializeAndLoad(
       std::string_view payload, plugin::AbiVersion version) override;
+  std::span<const plugin::CompilePhase> CompilePhases() const override;
+  Result<std::string> RunCompilePhase(const plugin::CompilePhase& phase, const plugin::Program& input,
+                                      const plugin::CompileOptions& options) override;
 
   ThreadPool& pool() { return *pool_; }
   const CpuTopology& topology() const { return topology_; }

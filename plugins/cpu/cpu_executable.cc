@@ -5,12 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "berth/plugin/options.hpp"
-#include "berth/spmd/custom_rules.hpp"
-#include "berth/spmd/gspmd.hpp"
-#include "berth/spmd/partitioner.hpp"
-#include "berth/stablehlo/parser.hpp"
-#include "berth/stablehlo/verifier.hpp"
 #include "cpu_buffer.hpp"
 #include "cpu_client.hpp"
 #include "interpreter/collective_group.hpp"
@@ -25,54 +19,14 @@ CpuExecutable::CpuExecutable(std::shared_ptr<const plugin::ExecutableMetadata> m
 
 Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     CpuClient& client, const plugin::Program& program, const plugin::CompileOptions& options) {
-  if (program.format != "stablehlo") {
-    return InvalidArgumentError("the cpu plugin compiles programs of format 'stablehlo', not '" +
-                                std::string(program.format) + "'");
-  }
-  plugin::OptionReader reader(options.options, "cpu compile option");
-  BERTH_ASSIGN_OR_RETURN(std::string source_name, reader.String("source_name", "<program>"));
-  BERTH_ASSIGN_OR_RETURN(bool fuse, reader.Bool("fuse_elementwise", true));
-  BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+  BERTH_ASSIGN_OR_RETURN(LoweredProgram lowered, Lower(client, program, options));
+  return Load(client, std::move(lowered));
+}
 
-  stablehlo::ParseOptions parse_options;
-  parse_options.verify = true;
-  BERTH_ASSIGN_OR_RETURN(stablehlo::Module parsed,
-                         stablehlo::ParseModule(program.code, source_name, parse_options));
-  auto module = std::make_unique<stablehlo::Module>(std::move(parsed));
-
-  // A sharded program over several partitions is partitioned here, by the
-  // SDK: the executable is the per-device program, its parameters and
-  // outputs each device's shards, and it reports their layouts.
-  std::vector<plugin::ValueSharding> parameter_shardings, output_shardings;
-  std::map<std::string, std::string> rule_identities;
-  if (options.entry_name.empty()) {
-    spmd::PartitionOptions partition_options;
-    if (options.num_partitions > 0) partition_options.num_partitions = options.num_partitions;
-    std::map<std::string, std::string> identities;
-    for (const std::shared_ptr<const plugin::RegisteredPartitioner>& rule : client.custom_partitioners().Rules()) {
-      partition_options.custom_rules[rule->target()] = spmd::RuleFromC(rule->rule(), rule);
-      identities[rule->target()] = rule->identity();
-    }
-    Result<std::optional<spmd::PartitionedProgram>> partitioned = spmd::PartitionIfSharded(*module, partition_options);
-    if (!partitioned.ok()) {
-      return Status(partitioned.status().code(), source_name + ": " + partitioned.status().message());
-    }
-    if (*partitioned) {
-      const spmd::PartitionedProgram& program = **partitioned;
-      for (const std::string& target : program.custom_rule_targets) rule_identities[target] = identities.at(target);
-      for (size_t i = 0; i < program.argument_shardings.size(); ++i) {
-        parameter_shardings.push_back({spmd::PrintGspmdSharding(program.argument_shardings[i]),
-                                       program.argument_shapes[i]});
-      }
-      for (size_t i = 0; i < program.result_shardings.size(); ++i) {
-        output_shardings.push_back({spmd::PrintGspmdSharding(program.result_shardings[i]), program.result_shapes[i]});
-      }
-      BERTH_ASSIGN_OR_RETURN(stablehlo::Module per_device,
-                             stablehlo::ParseModule(program.text, source_name + " (partitioned)", parse_options));
-      module = std::make_unique<stablehlo::Module>(std::move(per_device));
-    }
-  }
-
+Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Load(CpuClient& client, LoweredProgram lowered) {
+  const plugin::CompileOptions& options = lowered.options;
+  const std::string& source_name = lowered.source_name;
+  std::unique_ptr<stablehlo::Module>& module = lowered.partitioned.module;
   const stablehlo::Function* entry =
       options.entry_name.empty() ? module->entry_function() : module->function(options.entry_name);
   if (entry == nullptr || entry->is_declaration()) {
@@ -84,8 +38,8 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
 
   auto metadata = std::make_shared<plugin::ExecutableMetadata>();
   metadata->name = module->name().empty() ? std::string(entry->name()) : std::string(module->name());
-  metadata->parameter_shardings = std::move(parameter_shardings);
-  metadata->output_shardings = std::move(output_shardings);
+  metadata->parameter_shardings = lowered.partitioned.parameter_shardings;
+  metadata->output_shardings = lowered.partitioned.output_shardings;
   for (size_t i = 0; i < entry->num_results(); ++i) {
     stablehlo::Type type = entry->result_types()[i];
     if (!type.IsTensor() || !type.HasStaticShape()) {
@@ -152,7 +106,7 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   CustomCallTargets targets{&client.ffi_handlers(), &client.host_callbacks(),
                             client.platform_name()};
   PlanOptions plan_options;
-  plan_options.fuse_elementwise = fuse;
+  plan_options.fuse_elementwise = lowered.fuse_elementwise;
   plan_options.custom_calls = &targets;
   BERTH_ASSIGN_OR_RETURN(std::unique_ptr<ProgramPlan> plan, ProgramPlan::Build(*module, plan_options));
 
@@ -161,12 +115,9 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   std::unique_ptr<CpuExecutable> executable(
       new CpuExecutable(std::move(metadata), std::move(devices), client));
   auto compiled = std::make_shared<Program>();
-  compiled->source = std::string(program.code);
-  compiled->options = options;
-  compiled->rule_identities = std::move(rule_identities);
-  compiled->module = std::move(module);
   compiled->plan = std::move(plan);
   compiled->entry = entry;
+  compiled->lowered = std::move(lowered);
   executable->program_ = std::move(compiled);
   executable->entry_ = entry;
   executable->device_assignment_ = std::move(assignment);
@@ -175,39 +126,17 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
 }
 
 Result<plugin::SerializedExecutable> CpuExecutable::Serialize() const {
-  const plugin::CompileOptions& options = program_->options;
-  nlohmann::json payload = {
-      {"format", "berth-cpu-executable"},
-      {"source", program_->source},
-      {"entry_name", options.entry_name},
-      {"num_replicas", options.num_replicas},
-      {"num_partitions", options.num_partitions},
-      {"device_assignment", options.device_assignment},
-  };
-  nlohmann::json named = nlohmann::json::object();
-  for (const auto& [name, value] : options.options) {
-    if (const auto* text = std::get_if<std::string>(&value)) {
-      named[name] = *text;
-    } else if (const bool* flag = std::get_if<bool>(&value)) {
-      named[name] = *flag;
-    } else {
-      return UnimplementedError("compile option '" + name + "' cannot be serialized");
-    }
-  }
-  payload["options"] = std::move(named);
-  // Rules that partitioned it, by content: loading it again checks them.
-  if (!program_->rule_identities.empty()) payload["custom_partitioners"] = program_->rule_identities;
-  try {
-    return plugin::SerializedExecutable{kCpuExecutableAbi, payload.dump()};
-  } catch (const nlohmann::json::exception& e) {
-    // The source is not valid UTF-8.
-    return InvalidArgumentError("executable '" + metadata()->name +
-                                "' cannot be serialized: " + e.what());
-  }
+  return plugin::SerializedExecutable{kCpuExecutableAbi, EncodePlan(program_->lowered)};
 }
 
-Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& client,
-                                                                  std::string_view payload) {
+Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& client, std::string_view payload,
+                                                                  plugin::AbiVersion version) {
+  if (version.minor >= 1) {
+    BERTH_ASSIGN_OR_RETURN(LoweredProgram lowered, DecodePlan(payload, plugin::CompileOptions{}));
+    return Load(client, std::move(lowered));
+  }
+  // Executable ABI 1.0: the program's source and its compile options, as
+  // JSON; compiled again.
   auto bad = [](const std::string& why) {
     return InvalidArgumentError("cpu executable payload: " + why);
   };
@@ -267,7 +196,7 @@ Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& cli
                          Compile(client, plugin::Program{"stablehlo", code}, options));
   // The program is partitioned again with this client's rules: they must be
   // the ones it was made with, by content.
-  const std::map<std::string, std::string>& now = executable->program_->rule_identities;
+  const std::map<std::string, std::string>& now = executable->program_->lowered.partitioned.rule_identities;
   for (const auto& [target, identity] : recorded) {
     auto found = now.find(target);
     if (found == now.end() || found->second != identity) {

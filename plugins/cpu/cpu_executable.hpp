@@ -10,6 +10,7 @@
 
 #include "berth/plugin/executable.hpp"
 #include "berth/stablehlo/ir.hpp"
+#include "cpu_compiler.hpp"
 #include "interpreter/plan.hpp"
 
 namespace berth::cpu {
@@ -22,31 +23,30 @@ class CpuExecutable final : public plugin::LoadedExecutable {
                                                         const plugin::Program& program,
                                                         const plugin::CompileOptions& options);
 
-  // Reads a payload made by Serialize (cpu executable ABI 1.x) and compiles
-  // its program again with the options it was compiled with.
-  static Result<std::unique_ptr<CpuExecutable>> Deserialize(CpuClient& client,
-                                                            std::string_view payload);
+  // Binds a lowered program to the client's devices and kernels.
+  static Result<std::unique_ptr<CpuExecutable>> Load(CpuClient& client, LoweredProgram lowered);
 
-  // A JSON object: the program's source and its compile options.
+  // Reads a payload made by Serialize: a cpu-plan (cpu executable ABI 1.1),
+  // or the program's source and options as JSON (1.0), compiled again.
+  static Result<std::unique_ptr<CpuExecutable>> Deserialize(CpuClient& client, std::string_view payload,
+                                                            plugin::AbiVersion version);
+
+  // A cpu-plan (cpu_compiler.hpp).
   Result<plugin::SerializedExecutable> Serialize() const override;
 
   Result<plugin::ExecuteResult> Execute(std::span<const std::vector<plugin::Buffer*>> argument_lists,
                                         const plugin::ExecuteOptions& options,
                                         plugin::Device* execute_device) override;
 
-  const stablehlo::Module& module() const { return *program_->module; }
+  const stablehlo::Module& module() const { return *program_->lowered.partitioned.module; }
   const ProgramPlan& plan() const { return *program_->plan; }
 
  private:
   // What executions need: shared with running executions, so destroying the
   // executable while they run is safe.
   struct Program {
-    std::string source;              // as given to Compile, for Serialize
-    plugin::CompileOptions options;  // likewise
-    // The identity of each custom partitioning rule that partitioned it, by
-    // target (what a serialized executable checks when loaded again).
-    std::map<std::string, std::string> rule_identities;
-    std::unique_ptr<stablehlo::Module> module;
+    // The module and what Serialize writes with it.
+    LoweredProgram lowered;
     std::unique_ptr<ProgramPlan> plan;
     const stablehlo::Function* entry = nullptr;
   };

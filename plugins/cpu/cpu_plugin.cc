@@ -36,7 +36,7 @@ class CpuPlugin final : public plugin::Plugin {
 
   std::vector<BERTH_Extension_Base*> Extensions() override {
     return {plugin::FfiExtension(), plugin::CallbackExtension(), plugin::AbiVersionExtension(),
-            plugin::CustomPartitionerExtension()};
+            plugin::CustomPartitionerExtension(), plugin::PhaseCompileExtension()};
   }
 
   Result<std::unique_ptr<plugin::Client>> CreateClient(

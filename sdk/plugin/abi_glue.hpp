@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -29,11 +30,18 @@ struct BERTH_TopologyDescription {
 };
 
 struct BERTH_Client {
+  explicit BERTH_Client(berth::plugin::KeyValueStore store) : kv_store(std::move(store)) {}
   // Declared before `impl` so it outlives the plugin's client, which may hold
   // a reference to it.
   berth::plugin::KeyValueStore kv_store;
   std::unique_ptr<berth::plugin::Client> impl;
   BERTH_TopologyDescription topology;
+  // BERTH_PhaseCompile_ListPhases' answer, made at the first call.
+  struct CompilePhases {
+    std::once_flag once;
+    std::vector<BERTH_PhaseCompile_Phase> phases;
+    std::vector<const BERTH_PhaseCompile_Phase*> pointers;
+  } compile_phases;
 };
 
 struct BERTH_Buffer {
@@ -112,6 +120,12 @@ BERTH_Event* NewCEvent(Event event);
 // it); INTERNAL when the plugin made none.
 Result<BERTH_LoadedExecutable*> WrapExecutable(std::unique_ptr<LoadedExecutable> executable,
                                                const char* function);
+
+// A program and compile options from their C structs, checked (sizes, NULL
+// pointers with sizes, negative counts, reserved options); `function` names
+// the entry point in errors. NULL options are the defaults.
+Result<Program> ProgramFromC(const BERTH_Program* program, const char* function);
+Result<CompileOptions> CompileOptionsFromC(const BERTH_CompileOptions* options, const char* function);
 
 // Fills the entry points of each object family.
 void FillCoreEntries(BERTH_Api& api);

@@ -141,8 +141,7 @@ BERTH_Error* ClientCreate(BERTH_Client_Create_Args* args) {
       return StructSizeError("BERTH_KeyValueStore", BERTH_KeyValueStore_STRUCT_SIZE,
                              args->kv_store->struct_size);
     }
-    auto client = std::make_unique<BERTH_Client>(
-        BERTH_Client{KeyValueStore(args->kv_store), nullptr, {}});
+    auto client = std::make_unique<BERTH_Client>(KeyValueStore(args->kv_store));
     BERTH_ASSIGN_OR_RETURN(client->impl, CurrentPlugin().CreateClient(options, client->kv_store));
     if (client->impl == nullptr) {
       return InternalError("BERTH_Client_Create: the plugin returned no client");

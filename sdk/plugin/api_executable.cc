@@ -15,6 +15,39 @@ Result<BERTH_LoadedExecutable*> WrapExecutable(std::unique_ptr<LoadedExecutable>
   return loaded.release();
 }
 
+Result<Program> ProgramFromC(const BERTH_Program* c_program, const char* function) {
+  if (c_program == nullptr) return NullArgument(function, "program");
+  const BERTH_Program& p = *c_program;
+  if (p.struct_size < BERTH_Program_STRUCT_SIZE) {
+    return StructSizeError("BERTH_Program", BERTH_Program_STRUCT_SIZE, p.struct_size);
+  }
+  if ((p.format == nullptr && p.format_size > 0) || (p.code == nullptr && p.code_size > 0)) {
+    return NullArgument(function, "program format or code");
+  }
+  return Program{std::string_view(p.format ? p.format : "", p.format_size),
+                 std::string_view(p.code ? p.code : "", p.code_size)};
+}
+
+Result<CompileOptions> CompileOptionsFromC(const BERTH_CompileOptions* o, const char* function) {
+  CompileOptions options;
+  if (o == nullptr) return options;
+  if (o->struct_size < BERTH_CompileOptions_STRUCT_SIZE) {
+    return StructSizeError("BERTH_CompileOptions", BERTH_CompileOptions_STRUCT_SIZE, o->struct_size);
+  }
+  if (o->num_replicas < 0 || o->num_partitions < 0) {
+    return InvalidArgumentError(std::string(function) + ": negative replica or partition count");
+  }
+  options.num_replicas = o->num_replicas;
+  options.num_partitions = o->num_partitions;
+  if (o->device_assignment != nullptr) {
+    options.device_assignment.assign(o->device_assignment, o->device_assignment + o->device_assignment_size);
+  }
+  if (o->entry_name != nullptr) options.entry_name.assign(o->entry_name, o->entry_name_size);
+  BERTH_ASSIGN_OR_RETURN(options.options, NamedValuesFromC(o->options, o->num_options, "compile option"));
+  BERTH_RETURN_IF_ERROR(CheckReservedCompileOptions(options.options));
+  return options;
+}
+
 namespace {
 
 BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
@@ -22,36 +55,8 @@ BERTH_Error* ClientCompile(BERTH_Client_Compile_Args* args) {
   return Guard(kFn, args, BERTH_Client_Compile_Args_STRUCT_SIZE, [&]() -> Status {
     args->executable = nullptr;
     if (args->client == nullptr) return NullArgument(kFn, "client");
-    if (args->program == nullptr) return NullArgument(kFn, "program");
-    const BERTH_Program& p = *args->program;
-    if (p.struct_size < BERTH_Program_STRUCT_SIZE) {
-      return StructSizeError("BERTH_Program", BERTH_Program_STRUCT_SIZE, p.struct_size);
-    }
-    if ((p.format == nullptr && p.format_size > 0) || (p.code == nullptr && p.code_size > 0)) {
-      return NullArgument(kFn, "program format or code");
-    }
-    Program program{std::string_view(p.format ? p.format : "", p.format_size),
-                    std::string_view(p.code ? p.code : "", p.code_size)};
-    CompileOptions options;
-    if (const BERTH_CompileOptions* o = args->options) {
-      if (o->struct_size < BERTH_CompileOptions_STRUCT_SIZE) {
-        return StructSizeError("BERTH_CompileOptions", BERTH_CompileOptions_STRUCT_SIZE,
-                               o->struct_size);
-      }
-      if (o->num_replicas < 0 || o->num_partitions < 0) {
-        return InvalidArgumentError(std::string(kFn) + ": negative replica or partition count");
-      }
-      options.num_replicas = o->num_replicas;
-      options.num_partitions = o->num_partitions;
-      if (o->device_assignment != nullptr) {
-        options.device_assignment.assign(o->device_assignment,
-                                         o->device_assignment + o->device_assignment_size);
-      }
-      if (o->entry_name != nullptr) options.entry_name.assign(o->entry_name, o->entry_name_size);
-      BERTH_ASSIGN_OR_RETURN(options.options,
-                             NamedValuesFromC(o->options, o->num_options, "compile option"));
-      BERTH_RETURN_IF_ERROR(CheckReservedCompileOptions(options.options));
-    }
+    BERTH_ASSIGN_OR_RETURN(Program program, ProgramFromC(args->program, kFn));
+    BERTH_ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFromC(args->options, kFn));
     BERTH_ASSIGN_OR_RETURN(std::unique_ptr<LoadedExecutable> executable,
                            args->client->impl->Compile(program, options));
     BERTH_ASSIGN_OR_RETURN(args->executable, WrapExecutable(std::move(executable), kFn));

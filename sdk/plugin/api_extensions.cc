@@ -1,4 +1,4 @@
-// The ffi, callback, abi_version, custom_partitioner and live_objects extensions
+// The ffi, callback, abi_version, custom_partitioner, phase_compile and live_objects extensions
 // (berth/plugin/extensions.hpp): the handler tables and the C entry points that
 // fill them.
 #include <algorithm>
@@ -345,6 +345,58 @@ BERTH_Error* AbiDeserializeAndLoad(BERTH_AbiVersion_DeserializeAndLoad_Args* arg
   });
 }
 
+// --------------------------------------------------------------- phase_compile
+
+BERTH_Error* ListPhases(BERTH_PhaseCompile_ListPhases_Args* args) {
+  constexpr const char* kFn = "BERTH_PhaseCompile_ListPhases";
+  return Guard(kFn, args, BERTH_PhaseCompile_ListPhases_Args_STRUCT_SIZE, [&]() -> Status {
+    args->phases = nullptr;
+    args->num_phases = 0;
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    BERTH_Client::CompilePhases& table = args->client->compile_phases;
+    std::call_once(table.once, [&] {
+      for (const CompilePhase& phase : args->client->impl->CompilePhases()) {
+        table.phases.push_back(BERTH_PhaseCompile_Phase{
+            BERTH_PhaseCompile_Phase_STRUCT_SIZE, phase.name.data(), phase.name.size(), phase.input_format.data(),
+            phase.input_format.size(), phase.output_format.data(), phase.output_format.size(),
+            phase.output_is_text});
+      }
+      for (const BERTH_PhaseCompile_Phase& phase : table.phases) table.pointers.push_back(&phase);
+    });
+    args->phases = table.pointers.data();
+    args->num_phases = table.pointers.size();
+    return OkStatus();
+  });
+}
+
+BERTH_Error* RunPhase(BERTH_PhaseCompile_RunPhase_Args* args) {
+  constexpr const char* kFn = "BERTH_PhaseCompile_RunPhase";
+  return Guard(kFn, args, BERTH_PhaseCompile_RunPhase_Args_STRUCT_SIZE, [&]() -> Status {
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    if (args->write_output == nullptr) return NullArgument(kFn, "write_output");
+    if (args->phase == nullptr && args->phase_size > 0) return NullArgument(kFn, "phase");
+    const std::string_view name(args->phase ? args->phase : "", args->phase_size);
+    Client& client = *args->client->impl;
+    std::span<const CompilePhase> phases = client.CompilePhases();
+    auto phase = std::find_if(phases.begin(), phases.end(), [&](const CompilePhase& p) { return p.name == name; });
+    if (phase == phases.end()) {
+      std::string known;
+      for (const CompilePhase& p : phases) known += (known.empty() ? "" : ", ") + p.name;
+      return NotFoundError("platform '" + client.platform_name() + "' has no compile phase '" + std::string(name) +
+                           "' (its phases: " + (known.empty() ? std::string("none") : known) + ")");
+    }
+    BERTH_ASSIGN_OR_RETURN(Program input, ProgramFromC(args->input, kFn));
+    if (input.format != phase->input_format) {
+      return InvalidArgumentError("compile phase '" + phase->name + "' takes '" + phase->input_format +
+                                  "', not '" + std::string(input.format) + "'");
+    }
+    BERTH_ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFromC(args->options, kFn));
+    BERTH_ASSIGN_OR_RETURN(std::string output, client.RunCompilePhase(*phase, input, options));
+    args->write_output(args->output_context, output.data(), output.size());
+    return OkStatus();
+  });
+}
+
 // ---------------------------------------------------------------- live_objects
 
 BERTH_Error* LiveObjectsCount(BERTH_LiveObjects_Count_Args* args) {
@@ -395,6 +447,15 @@ BERTH_Extension_Base* CustomPartitionerExtension() {
       BERTH_CUSTOM_PARTITIONER_EXTENSION_VERSION,
       glue::RegisterPartitioner,
       glue::UnregisterPartitioner};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* PhaseCompileExtension() {
+  static BERTH_PhaseCompile_Extension extension{
+      {BERTH_PhaseCompile_Extension_STRUCT_SIZE, BERTH_Extension_Type_PhaseCompile, nullptr},
+      BERTH_PHASE_COMPILE_EXTENSION_VERSION,
+      glue::ListPhases,
+      glue::RunPhase};
   return &extension.base;
 }
 

@@ -67,6 +67,13 @@ Result<std::unique_ptr<LoadedExecutable>> Client::Compile(const Program& program
                             std::string(program.format) + "')");
 }
 
+Result<std::string> Client::RunCompilePhase(const CompilePhase& phase, const Program& input,
+                                            const CompileOptions& options) {
+  (void)input;
+  (void)options;
+  return UnimplementedError("platform '" + platform_name() + "' cannot run compile phase '" + phase.name + "'");
+}
+
 bool Client::HasBuiltinCustomCall(std::string_view target) const {
   (void)target;
   return false;

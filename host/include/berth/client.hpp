@@ -107,6 +107,23 @@ class BERTH_API Client {
   Result<Executable> Deserialize(std::string_view bytes,
                                  std::string_view source_name = "<berth-executable>") const;
 
+  // phase_compile: the plugin's compile phases in order.
+  Result<std::vector<CompilePhase>> CompilePhases() const;
+  // phase_compile: runs the phases after `input` (a program: every phase
+  // from the first) up to and including `until` (empty: the last), one at a
+  // time, and returns each one's output. The whole chain is checked before
+  // anything runs: an unknown phase, a range that does not connect, or an
+  // input of another format than the first phase reads is INVALID_ARGUMENT.
+  // Compile(output.bytes, {.format = output.format, ...}) loads any output.
+  Result<std::vector<CompileIntermediate>> RunCompilePhases(const CompileIntermediate& input, std::string_view until,
+                                                            const CompileOptions& options = {}) const;
+  // phase_compile: an intermediate as a file (the plugin, its platform and
+  // version, the phase, the format and a fingerprint in front of it), and
+  // back. Reading refuses a file of another plugin or platform version
+  // (FAILED_PRECONDITION) and a truncated or altered one (DATA_LOSS).
+  std::string WriteIntermediate(const CompileIntermediate& intermediate) const;
+  Result<CompileIntermediate> ReadIntermediate(std::string_view bytes, std::string_view source_name) const;
+
   BERTH_Client* c_client() const;
   const std::shared_ptr<const core::ClientState>& state() const { return state_; }
 

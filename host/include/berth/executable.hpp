@@ -30,6 +30,24 @@ struct CompileOptions {
   std::string format = "stablehlo";
 };
 
+// One phase of a plugin's compiler (the phase_compile extension,
+// docs/phase-compile.md): its name and the formats it reads and writes.
+struct CompilePhase {
+  std::string name;
+  std::string input_format;
+  std::string output_format;
+  bool output_is_text = false;
+};
+
+// A program on its way through the phases: a phase's output, or (phase
+// empty) the program itself in its format.
+struct CompileIntermediate {
+  std::string phase;   // the phase that wrote it; empty for a program
+  std::string format;  // "stablehlo", "stablehlo-partitioned", "cpu-plan" ...
+  bool text = false;
+  std::string bytes;
+};
+
 struct ExecuteOptions {
   int64_t launch_id = 0;
 };

@@ -73,6 +73,13 @@ class Client {
   virtual Status CheckExecutableCompatible(AbiVersion executable, AbiVersion runtime) const;
   virtual Result<std::unique_ptr<LoadedExecutable>> DeserializeAndLoad(std::string_view payload,
                                                                        AbiVersion version);
+  // phase_compile extension. The phases in order (default: none); the list
+  // must not change while the client lives. RunCompilePhase gets a phase of
+  // that list and an input of its input format (the SDK checks both) and
+  // returns the phase's output; default UNIMPLEMENTED.
+  virtual std::span<const CompilePhase> CompilePhases() const { return {}; }
+  virtual Result<std::string> RunCompilePhase(const CompilePhase& phase, const Program& input,
+                                              const CompileOptions& options);
 
   // Owned by the client, stable for its lifetime, ordered by id.
   std::span<Device* const> devices() const { return devices_; }

@@ -1,4 +1,4 @@
-// The ffi, callback, abi_version and custom_partitioner extensions for
+// The ffi, callback, abi_version, custom_partitioner and phase_compile extensions for
 // plugins built with the SDK. The SDK implements the C side of each (berth/ext/*.h); a plugin opts in
 // by returning the extension's struct from Plugin::Extensions():
 //
@@ -32,6 +32,7 @@
 #include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/live_objects.h"
+#include "berth/ext/phase_compile.h"
 #include "berth/plugin/version.hpp"
 #include "berth/status.hpp"
 
@@ -168,6 +169,14 @@ struct SerializedExecutable {
   std::string payload;
 };
 
+// One phase of a plugin's compiler (berth/ext/phase_compile.h).
+struct CompilePhase {
+  std::string name;           // "partition"
+  std::string input_format;   // "stablehlo"
+  std::string output_format;  // "stablehlo-partitioned"
+  bool output_is_text = false;
+};
+
 // The extension structs. Each is static, lives as long as the plugin, and
 // may be listed by one plugin only (its `next` is set by MakeApi).
 BERTH_Extension_Base* FfiExtension();
@@ -176,6 +185,10 @@ BERTH_Extension_Base* AbiVersionExtension();
 // Since plugin SDK 1.3: rules land in Client::custom_partitioners(); the
 // plugin hands them to the SDK's partitioner (spmd::RuleFromC) at compile.
 BERTH_Extension_Base* CustomPartitionerExtension();
+// Since plugin SDK 1.4: forwards to Client::CompilePhases and
+// Client::RunCompilePhase; checks the phase's name and its input's format
+// before the plugin sees them.
+BERTH_Extension_Base* PhaseCompileExtension();
 // The live_objects extension (LiveObjects() of berth/plugin/live_objects.hpp).
 // MakeApi links it at the end of every SDK plugin's chain; plugins need not
 // list it.

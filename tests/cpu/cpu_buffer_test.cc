@@ -180,7 +180,7 @@ TEST_F(CpuBufferTest, CompileOfAnotherFormatIsRejected) {
   Result<Executable> executable = client.Compile("", options);
   ASSERT_FALSE(executable.ok());
   EXPECT_EQ(executable.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(executable.status().message(), HasSubstr("format 'stablehlo', not 'berth-bytecode'"));
+  EXPECT_THAT(executable.status().message(), HasSubstr("'stablehlo', 'stablehlo-partitioned' or 'cpu-plan', not 'berth-bytecode'"));
 }
 
 TEST_F(CpuBufferTest, ManyThreadsShareOneClient) {

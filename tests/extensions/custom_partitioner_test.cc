@@ -14,6 +14,7 @@
 #include <regex>
 #include <utility>
 
+#include "abi_version/executable_file.hpp"
 #include "berth/spmd/custom_rules.hpp"
 #include "berth/spmd/gspmd.hpp"
 #include "berth/spmd/partitioner.hpp"
@@ -382,35 +383,77 @@ TEST(CustomPartitionerApplicationTest, AFailingRuleFailsTheCompileNamingTargetAn
   EXPECT_TRUE(CompileWith(AffineRule()).ok());
 }
 
-// A serialized executable names the rules that partitioned it by content:
-// loaded again where the same rule is registered, it runs; where another
-// rule or none is, it is refused naming the target.
-TEST(CustomPartitionerApplicationTest, SerializedExecutablesLoadOnlyWithTheSameRules) {
+// Runs a 2-device executable of AffineProgram on `x` split in halves; the
+// two output halves, concatenated.
+std::vector<float> RunHalves(Client& client, const Executable& executable, const std::vector<float>& x) {
+  std::vector<Buffer> halves;
+  for (int d = 0; d < 2; ++d) {
+    Result<Buffer> b = client.BufferFromHost(x.data() + 16 * d, ElementType::kF32, std::vector<int64_t>{4, 4},
+                                             executable.addressable_devices()[d]);
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    halves.push_back(std::move(b).value());
+  }
+  Result<ExecuteResult> result = executable.Execute({{&halves[0]}, {&halves[1]}});
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  std::vector<float> out(32);
+  for (int d = 0; d < 2 && result.ok(); ++d) {
+    EXPECT_TRUE(result->completion[d].Await().ok());
+    EXPECT_TRUE(result->outputs[d][0].ToHost(out.data() + 16 * d, 16 * sizeof(float)).ok());
+  }
+  return out;
+}
+
+// A serialized executable (a cpu-plan) holds the partitioned program: it
+// loads and runs the same whatever rules the loading client has (the
+// compilation cache keys on the rules instead). An executable ABI 1.0 file
+// (source and options, compiled again) is partitioned again at load, so it
+// needs the same rules by content and is refused otherwise.
+TEST(CustomPartitionerApplicationTest, SerializedExecutablesNeedTheRulesOnlyWhenCompiledAgain) {
   Client& client = RunnerWithAffine();
   Result<CustomPartitionerHandle> handle = client.RegisterCustomPartitioner("test.affine", AffineRule());
   ASSERT_TRUE(handle.ok()) << handle.status().ToString();
-  Result<Executable> executable = client.Compile(AffineProgram("{devices=[2,1]<=[2]}", 2));
+  const std::string program = AffineProgram("{devices=[2,1]<=[2]}", 2);
+  Result<Executable> executable = client.Compile(program);
   ASSERT_TRUE(executable.ok()) << executable.status().ToString();
   Result<std::string> bytes = executable->Serialize();
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  Result<Executable> again = client.Deserialize(*bytes);
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(again->parameter_shardings().size(), 1u);
+  std::vector<float> x(32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i) - 3;
+  const std::vector<float> expected = RunHalves(client, *executable, x);
+  EXPECT_EQ(expected[5], 2 * x[5] + 1);
 
   ASSERT_TRUE(client.UnregisterCustomPartitioner(*handle).ok());
   Result<Executable> without = client.Deserialize(*bytes);
-  EXPECT_EQ(without.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(without.status().message(), HasSubstr("rule for 'test.affine' of identity " + handle->identity +
-                                                    "; this client's is none"));
+  ASSERT_TRUE(without.ok()) << without.status().ToString();
+  EXPECT_EQ(without->parameter_shardings().size(), 1u);
+  EXPECT_EQ(RunHalves(client, *without, x), expected);
+
+  // The same program as an executable ABI 1.0 file.
+  Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(*bytes, "new");
+  ASSERT_TRUE(file.ok());
+  ext::abi_version::ExecutableFileHeader old = file->header;
+  old.executable = {1, 0};
+  nlohmann::json payload = {{"format", "berth-cpu-executable"}, {"source", program}, {"entry_name", ""},
+                            {"num_replicas", 0}, {"num_partitions", 0}, {"device_assignment", nlohmann::json::array()},
+                            {"options", nlohmann::json::object()},
+                            {"custom_partitioners", {{"test.affine", handle->identity}}}};
+  const std::string old_bytes = ext::abi_version::EncodeExecutableFile(old, payload.dump());
+  Result<Executable> old_without = client.Deserialize(old_bytes);
+  EXPECT_EQ(old_without.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(old_without.status().message(), HasSubstr("rule for 'test.affine' of identity " + handle->identity +
+                                                        "; this client's is none"));
   Result<CustomPartitionerHandle> other = client.RegisterCustomPartitioner("test.affine", AffineRule("affine v2"));
   ASSERT_TRUE(other.ok());
-  Result<Executable> changed = client.Deserialize(*bytes);
+  Result<Executable> changed = client.Deserialize(old_bytes);
   EXPECT_EQ(changed.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(changed.status().message(), HasSubstr("this client's is " + other->identity));
+  EXPECT_TRUE(client.Deserialize(*bytes).ok());  // the cpu-plan still loads
   ASSERT_TRUE(client.UnregisterCustomPartitioner(*other).ok());
   Result<CustomPartitionerHandle> same = client.RegisterCustomPartitioner("test.affine", AffineRule());
   ASSERT_TRUE(same.ok());
-  EXPECT_TRUE(client.Deserialize(*bytes).ok());
+  Result<Executable> old_same = client.Deserialize(old_bytes);
+  ASSERT_TRUE(old_same.ok()) << old_same.status().ToString();
+  EXPECT_EQ(RunHalves(client, *old_same, x), expected);
   EXPECT_TRUE(client.UnregisterCustomPartitioner(*same).ok());
 }
 

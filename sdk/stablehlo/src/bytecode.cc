@@ -500,8 +500,14 @@ class Reader {
         BERTH_RETURN_IF_ERROR(ElementTypeByte(&element));
         BERTH_RETURN_IF_ERROR(Ints(&shape));
         BERTH_RETURN_IF_ERROR(Ints(&bounds));
+        int64_t elements = 1;
         for (int64_t d : shape) {
-          if (d < 0 && d != kDynamic) return Fail("a tensor dimension is negative");
+          if (d == kDynamic) continue;
+          if (d < 0) return Fail("a tensor dimension is negative");
+          if (d > kMaxTensorElements || (d != 0 && elements > kMaxTensorElements / d)) {
+            return Fail("a tensor type has more than 2^48 elements");
+          }
+          elements *= d;
         }
         if (!bounds.empty() && bounds.size() != shape.size()) return Fail("a tensor has bounds of another rank");
         std::string_view opaque;
@@ -843,6 +849,9 @@ class Reader {
     const size_t mark = visible_.size();
     uint64_t blocks;
     BERTH_RETURN_IF_ERROR(Count(&blocks, 2, "blocks"));
+    // StableHLO regions have one block; code walking the IR takes the
+    // entry block of every region without asking.
+    if (blocks == 0) return Fail("a region without a block");
     for (uint64_t i = 0; i < blocks; ++i) {
       visible_.resize(mark);
       Block* block = b_.NewBlock(region);

@@ -50,7 +50,7 @@ constexpr KeywordType kElementKeywords[] = {
 };
 
 // Product of static dimensions must stay well inside int64.
-constexpr int64_t kMaxElements = int64_t{1} << 48;
+constexpr int64_t kMaxElements = kMaxTensorElements;
 
 }  // namespace
 

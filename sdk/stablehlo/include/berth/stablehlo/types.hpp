@@ -93,6 +93,9 @@ enum class TypeKind : uint8_t {
 
 // The size of a dynamic dimension (`?`).
 inline constexpr int64_t kDynamic = INT64_MIN;
+// The most elements a tensor type may have: the parser and the bytecode
+// reader refuse more, so element counts never overflow.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 48;
 
 namespace detail {
 struct TypeStorage;

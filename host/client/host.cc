@@ -225,6 +225,9 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
     merged = state->entry.manifest->create_options;
   }
   for (const auto& [key, value] : options.options) merged[key] = value;
+  // A reserved option younger than the plugin's C API would be an unknown
+  // option to it: `node_address` came with 1.3.
+  if (library->negotiated_minor() < 3) merged.erase(BERTH_OPTION_NODE_ADDRESS);
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<CompilationCache> cache, OpenClientCache(options));
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
                          ClientState::Create(std::move(library), merged, options.kv_store));

@@ -16,6 +16,7 @@
 #include "distributed/coordination_client.hpp"
 #include "distributed/coordination_server.hpp"
 #include "distributed/job_environment.hpp"
+#include "distributed/node_address.hpp"
 
 namespace berth {
 namespace {
@@ -184,6 +185,15 @@ Result<std::unique_ptr<Job>> Job::Join(const JobConfig& config, const JobOptions
                                           ": joining the job at " + client.address);
   }
   impl->client = std::move(connected).value();
+  if (impl->config.node_address.empty()) {
+    Result<std::string> address = distributed::ResolveNodeAddress(common::ProcessEnv(), client.address);
+    if (!address.ok()) {
+      return address.status().WithContext("node " + std::to_string(config.node_id) + ": this node's address");
+    }
+    impl->config.node_address = std::move(address).value();
+  }
+  Log(LogLevel::kDebug, kLogCategory,
+      "node " + std::to_string(config.node_id) + " is reached at " + impl->config.node_address);
   return std::unique_ptr<Job>(new Job(std::move(impl)));
 }
 
@@ -198,6 +208,7 @@ Job::~Job() {
 int Job::node_id() const { return impl_->config.node_id; }
 int Job::num_nodes() const { return impl_->client->num_nodes(); }
 std::optional<int> Job::devices_per_node() const { return impl_->config.devices_per_node; }
+const std::string& Job::node_address() const { return impl_->config.node_address; }
 
 std::chrono::milliseconds Job::heartbeat_timeout() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(impl_->client->heartbeat_timeout());
@@ -217,6 +228,7 @@ ClientOptions Job::ClientOptionsFor(std::string_view plugin_name) {
   ClientOptions options;
   options.options["node_id"] = int64_t{impl_->config.node_id};
   options.options["num_nodes"] = int64_t{num_nodes()};
+  if (num_nodes() > 1) options.options[BERTH_OPTION_NODE_ADDRESS] = impl_->config.node_address;
   if (impl_->config.devices_per_node) {
     options.options["device_count"] = int64_t{*impl_->config.devices_per_node};
   }

@@ -66,12 +66,14 @@ CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
     }
   }
   if (topology_.num_nodes() > 1 && kv_store != nullptr) {
-    // Processes on one machine meet on loopback; otherwise at this host's name.
-    std::string hostname = topology_.single_host()
-                               ? std::string("127.0.0.1")
-                               : topology_.hostnames[static_cast<size_t>(self)];
+    // Nodes meet at the addresses they published. Host names (from a host
+    // older than C API 1.3) that are all alike mean one machine: loopback.
+    std::vector<std::string> addresses = topology_.addresses;
+    if (options_.node_address.empty() && topology_.single_host()) {
+      addresses.assign(addresses.size(), "127.0.0.1");
+    }
     gloo_ = std::make_unique<GlooCollectives>(
-        *kv_store, self, std::move(hostname), kCollectiveTimeout, [this](const Status& status) {
+        *kv_store, self, std::move(addresses), kCollectiveTimeout, [this](const Status& status) {
           event_callbacks().Emit(BERTH_Callback_EventKind_PluginFatal, "", -1, status);
         });
   }
@@ -87,6 +89,7 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(parsed.device_count, reader.Int64("device_count", 1));
   BERTH_ASSIGN_OR_RETURN(parsed.node_id, reader.Int64("node_id", 0));
   BERTH_ASSIGN_OR_RETURN(parsed.num_nodes, reader.Int64("num_nodes", 1));
+  BERTH_ASSIGN_OR_RETURN(parsed.node_address, reader.String(BERTH_OPTION_NODE_ADDRESS, ""));
   BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
   if (parsed.device_count < 1 || parsed.device_count > kMaxDevices) {
     return InvalidArgumentError("cpu client option 'device_count' must be between 1 and " +
@@ -110,7 +113,7 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(CpuTopology topology,
                          ExchangeTopology(kv_store, static_cast<int>(parsed.node_id),
                                           static_cast<int>(parsed.num_nodes), parsed.device_count,
-                                          kCollectiveTimeout));
+                                          parsed.node_address, kCollectiveTimeout));
   return std::unique_ptr<CpuClient>(new CpuClient(parsed, std::move(topology), &kv_store));
 }
 

@@ -28,6 +28,7 @@ struct CpuClientOptions {
   int64_t device_count = 1;
   int64_t node_id = 0;
   int64_t num_nodes = 1;
+  std::string node_address;  // the reserved option; empty outside jobs and from older hosts
 };
 
 class CpuClient final : public plugin::Client {

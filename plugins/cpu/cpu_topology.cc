@@ -46,22 +46,29 @@ int64_t CpuTopology::first_device_id(int node) const {
 }
 
 bool CpuTopology::single_host() const {
-  for (const std::string& host : hostnames) {
-    if (host != hostnames.front()) return false;
+  for (const std::string& host : addresses) {
+    if (host != addresses.front()) return false;
   }
   return true;
+}
+
+std::string CpuTopology::NodeName(int node) const {
+  std::string name = "node " + std::to_string(node);
+  if (node >= 0 && static_cast<size_t>(node) < addresses.size()) name += " (" + addresses[static_cast<size_t>(node)] + ")";
+  return name;
 }
 
 CpuTopology LocalTopology(int64_t device_count) {
   CpuTopology topology;
   topology.device_counts = {device_count};
-  topology.hostnames = {HostName()};
+  topology.addresses = {HostName()};
   return topology;
 }
 
 Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int node_id, int num_nodes,
-                                     int64_t device_count, std::chrono::milliseconds timeout) {
-  const std::string mine = Encode(device_count, HostName());
+                                     int64_t device_count, const std::string& address,
+                                     std::chrono::milliseconds timeout) {
+  const std::string mine = Encode(device_count, address.empty() ? HostName() : address);
   const std::string my_key = "topology/" + std::to_string(node_id);
   Status put = store.Put(my_key, mine, /*allow_overwrite=*/false);
   if (put.code() == StatusCode::kAlreadyExists) {
@@ -90,7 +97,7 @@ Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int nod
     std::string host;
     BERTH_RETURN_IF_ERROR(Decode(text, node, count, host));
     topology.device_counts.push_back(count);
-    topology.hostnames.push_back(std::move(host));
+    topology.addresses.push_back(std::move(host));
   }
   int64_t total = topology.first_device_id(num_nodes);
   if (total > (int64_t{1} << 31)) {

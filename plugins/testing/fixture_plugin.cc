@@ -197,6 +197,11 @@ class FixturePlugin final : public plugin::Plugin {
         (options.count(BERTH_OPTION_NODE_ID) || options.count(BERTH_OPTION_NUM_NODES))) {
       return InvalidArgumentError("unknown fixture client option 'node_id'");
     }
+    // older_minor stands for a plugin of C API 1.0, to which `node_address`
+    // (1.3) is an unknown option: the host must not pass it.
+    if (kVariant == Variant::kOlderMinor && options.count(BERTH_OPTION_NODE_ADDRESS)) {
+      return InvalidArgumentError("unknown fixture client option 'node_address'");
+    }
     plugin::OptionReader reader(options, "fixture client option");
     BERTH_ASSIGN_OR_RETURN(int64_t device_count, reader.Int64("device_count", 2));
     BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());

@@ -191,7 +191,7 @@ Status OptionReader::CheckNoUnknown() const {
 }
 
 bool IsReservedOption(std::string_view name) {
-  return name == BERTH_OPTION_NODE_ID || name == BERTH_OPTION_NUM_NODES ||
+  return name == BERTH_OPTION_NODE_ID || name == BERTH_OPTION_NUM_NODES || name == BERTH_OPTION_NODE_ADDRESS ||
          name == BERTH_OPTION_SOURCE_NAME;
 }
 
@@ -227,6 +227,11 @@ Status CheckReservedClientOptions(const NamedValueMap& options) {
     return InvalidArgumentError("reserved client option 'node_id' is " + std::to_string(node) +
                                 "; with num_nodes = " + std::to_string(nodes) +
                                 " it must be 0 to " + std::to_string(nodes - 1));
+  }
+  BERTH_ASSIGN_OR_RETURN(std::optional<std::string> address,
+                         Reserved<std::string>(options, BERTH_OPTION_NODE_ADDRESS, "client option"));
+  if (address && address->empty()) {
+    return InvalidArgumentError("reserved client option 'node_address' is empty; it names this process's address");
   }
   return OkStatus();
 }

@@ -25,14 +25,15 @@ TEST(GlooFailureTest, BrokenContextReportsOnceAndStaysFailed) {
   c_store.put = UnavailablePut;
   plugin::KeyValueStore store(&c_store);
   std::vector<Status> reported;
-  GlooCollectives gloo(store, 0, "127.0.0.1", std::chrono::milliseconds(200),
+  GlooCollectives gloo(store, 0, {"127.0.0.1", "10.231.0.2"}, std::chrono::milliseconds(200),
                        [&](const Status& status) { reported.push_back(status); });
   const std::vector<int> nodes{0, 1};
   int32_t mine = 7;
   std::vector<int32_t> all(2);
   Status first = gloo.AllGather("g", nodes, &mine, {4, 4}, all.data());
   ASSERT_FALSE(first.ok());
-  EXPECT_THAT(first.message(), HasSubstr("connecting across nodes 0, 1"));
+  // Peers are named with their addresses.
+  EXPECT_THAT(first.message(), HasSubstr("connecting across nodes 0 (127.0.0.1), 1 (10.231.0.2)"));
   Status second = gloo.AllGather("g", nodes, &mine, {4, 4}, all.data());
   EXPECT_EQ(second.message(), first.message());
   ASSERT_EQ(reported.size(), 1u);

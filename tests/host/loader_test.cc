@@ -55,7 +55,7 @@ TEST_F(LoaderTest, GoodPluginLoadsWithNegotiatedVersion) {
   Result<PluginInfo> info = host.Load("good");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_EQ(info->status, "ok");
-  EXPECT_EQ(info->negotiated_version, "1.2");
+  EXPECT_EQ(info->negotiated_version, "1.3");
   EXPECT_EQ(std::get<bool>(info->attributes.at("fixture")), true);
   // The SDK links live_objects into every plugin's chain.
   EXPECT_THAT(info->extensions, ElementsAre("live_objects"));
@@ -88,7 +88,7 @@ TEST_F(LoaderTest, NewerMinorLoadsAtHostMinorAndUnknownExtensionIsSkipped) {
   testing::LogCapture log;
   Result<PluginInfo> info = host.Load("newer");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
-  EXPECT_EQ(info->negotiated_version, "1.2");
+  EXPECT_EQ(info->negotiated_version, "1.3");
   EXPECT_THAT(info->extensions, ElementsAre("unknown(1000)", "ffi", "live_objects"));
   EXPECT_TRUE(log.Contains("ignoring extension type 1000"));
   Result<Client> client = host.CreateClient("newer");
@@ -125,7 +125,7 @@ TEST_P(LoaderSkipTest, BrokenPluginIsSkippedWithReasonAndMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, LoaderSkipTest,
     ::testing::Values(
-        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.2", "host ABI 1.2"}},
+        SkipCase{"other_major", "abi_major_mismatch", {"plugin ABI 2.3", "host ABI 1.3"}},
         SkipCase{"no_entry", "no_entry_symbol", {"does not export BERTH_GetApi"}},
         SkipCase{"null_table", "null_api_table", {"BERTH_GetApi returned NULL"}},
         SkipCase{"init_fails", "initialize_failed",
@@ -375,6 +375,26 @@ TEST_F(LoaderTest, ReservedClientOptionsAreAcceptedAndRangeChecked) {
               HasSubstr("reserved client option 'num_nodes' must be of type int64, not string"));
 }
 
+// node_address (C API 1.3): a string, not empty; passed only to plugins that
+// negotiated 1.3 or later (older ones would call it unknown).
+TEST_F(LoaderTest, NodeAddressIsCheckedAndKeptFromOlderPlugins) {
+  AddFixture("good", "good");
+  AddFixture("older", "older_minor");
+  Host host = MakeHost();
+  const NamedValueMap job = {{"node_id", int64_t{1}}, {"num_nodes", int64_t{2}},
+                             {"node_address", std::string("10.231.0.2")}};
+  Result<Client> good = host.CreateClient("good", {job});
+  EXPECT_TRUE(good.ok()) << good.status().ToString();
+  Result<Client> older = host.CreateClient("older", {job});
+  EXPECT_TRUE(older.ok()) << older.status().ToString();
+  Result<Client> typed = host.CreateClient("good", {{{"node_address", int64_t{7}}}});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_THAT(typed.status().message(), HasSubstr("'node_address' must be of type string"));
+  Result<Client> empty = host.CreateClient("good", {{{"node_address", std::string()}}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("'node_address' is empty"));
+}
+
 TEST_F(LoaderTest, ReservedCompileOptionSourceNameIsAcceptedAndTypeChecked) {
   AddFixture("good", "good");
   Host host = MakeHost();
@@ -428,12 +448,12 @@ TEST_F(LoaderTest, ClientOfAnotherPlatformThanTheManifestSaysIsRefusedAndSkipped
 }
 
 TEST_F(LoaderTest, DeclaredMinorOtherThanTheLibrarysIsAWarning) {
-  AddFixture("good", "good", {{"api_version", "1.0"}});  // the library reports 1.2
+  AddFixture("good", "good", {{"api_version", "1.0"}});  // the library reports 1.3
   testing::LogCapture log;
   Host host = MakeHost();
   ASSERT_TRUE(host.Load("good").ok());
   EXPECT_TRUE(log.Has(LogLevel::kWarning, "the manifest declares api_version 1.0 but the "
-                                                "library reports 1.2"));
+                                                "library reports 1.3"));
 }
 
 TEST_F(LoaderTest, WellKnownAttributesOfTheWrongTypeAreWarnedAbout) {

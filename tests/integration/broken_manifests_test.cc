@@ -93,7 +93,7 @@ TEST_F(BrokenManifestsTest, PluginsListsEveryBrokenOneAndLoadsTheGoodOne) {
   }
   ASSERT_TRUE(by_file.count("00-good.json"));
   EXPECT_EQ(by_file["00-good.json"]["status"], "ok");
-  EXPECT_EQ(by_file["00-good.json"]["negotiated_version"], "1.2");
+  EXPECT_EQ(by_file["00-good.json"]["negotiated_version"], "1.3");
   for (const Broken& b : broken_) {
     SCOPED_TRACE(b.file);
     ASSERT_TRUE(by_file.count(b.file)) << "not listed";
@@ -118,7 +118,7 @@ TEST_F(BrokenManifestsTest, ValidateRejectsEachProblemWithTheLoadersReason) {
   testing::CommandResult good = RunCommand(std::string(BERTH_EXE) + " validate " +
                                            ShellQuote((dir_ / "00-good.json").string()));
   EXPECT_EQ(good.exit_code, 0) << good.out;
-  EXPECT_THAT(good.out, HasSubstr("ok (plugin 'good', ABI 1.2 negotiated)"));
+  EXPECT_THAT(good.out, HasSubstr("ok (plugin 'good', ABI 1.3 negotiated)"));
 }
 
 TEST_F(BrokenManifestsTest, ValidateOfTheFolderSaysWhatTheLoaderSays) {
@@ -226,7 +226,7 @@ TEST(CommandLineTest, UsageErrorsExitTwo) {
 TEST(CommandLineTest, HelpAndVersionExitZero) {
   testing::CommandResult version = RunCommand(std::string(BERTH_EXE) + " --version");
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_THAT(version.out, HasSubstr("plugin ABI 1.2"));
+  EXPECT_THAT(version.out, HasSubstr("plugin ABI 1.3"));
   for (const char* command : {"plugins", "info", "validate"}) {
     testing::CommandResult help = RunCommand(std::string(BERTH_EXE) + " " + command + " --help");
     EXPECT_EQ(help.exit_code, 0) << command;
@@ -244,7 +244,7 @@ TEST(CommandLineTest, BuildTreeBerthFindsTheBundledCpuPluginWithNoEnvironment) {
   for (const nlohmann::json& entry : report["plugins"]) {
     if (entry["name"] == "cpu" && entry["status"] == "ok") {
       found = true;
-      EXPECT_EQ(entry["negotiated_version"], "1.2");
+      EXPECT_EQ(entry["negotiated_version"], "1.3");
     }
   }
   EXPECT_TRUE(found) << result.out;

@@ -61,7 +61,7 @@ TEST_F(ConformanceTest, CpuPluginPassesEveryCheckAndExportsOnlyGetApi) {
   EXPECT_EQ(report["summary"]["fail"], 0);
   EXPECT_EQ(report["summary"]["skip"], 0);
   EXPECT_EQ(report["summary"]["unsupported"], 0);
-  EXPECT_EQ(report["negotiated_version"], "1.2");
+  EXPECT_EQ(report["negotiated_version"], "1.3");
   for (const char* check :
        {"abi.smaller_struct_rejected", "buffer.round_trip.f32", "buffer.round_trip.bf16",
         "execute.concurrent", "execute.reduce", "objects.none_leaked",

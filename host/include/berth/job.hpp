@@ -41,6 +41,11 @@ struct JobConfig {
   // BERTH_DEVICES_PER_NODE): ClientOptionsFor passes it as the client option
   // `device_count`. Unset: the plugin's own default or the manifest's.
   std::optional<int> devices_per_node;
+  // The IP address other nodes reach this one at, passed to plugins as the
+  // client option `node_address`. Empty: BERTH_NODE_ADDRESS, else the first
+  // address of BERTH_NODE_INTERFACE, else the local address of the route to
+  // the coordinator (host/distributed/README.md, "Node addresses").
+  std::string node_address;
 };
 
 struct JobOptions {
@@ -74,8 +79,13 @@ class BERTH_API Job {
   // from the environment).
   std::optional<int> devices_per_node() const;
   std::chrono::milliseconds heartbeat_timeout() const;
+  // The address other nodes reach this one at (JobConfig::node_address, or
+  // as resolved when joining).
+  const std::string& node_address() const;
 
   // Options for Host::CreateClient: the reserved `node_id` and `num_nodes`,
+  // `node_address` in a job of several nodes (the host passes it on only to
+  // plugins of C API 1.3 and later),
   // `device_count` when the job has devices_per_node (a plugin that cannot
   // choose its device count refuses it as an unknown option), and a
   // key-value store whose keys live under `plugin/<name>/<k>/`, k

@@ -13,11 +13,11 @@
 namespace berth::cpu {
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
-                                 std::string hostname, std::chrono::milliseconds timeout,
+                                 std::vector<std::string> addresses, std::chrono::milliseconds timeout,
                                  std::function<void(const Status&)> on_failure)
     : store_(store),
       node_id_(node_id),
-      hostname_(std::move(hostname)),
+      addresses_(std::move(addresses)),
       timeout_(timeout),
       on_failure_(std::move(on_failure)) {}
 
@@ -30,7 +30,10 @@ GlooCollectives::~GlooCollectives() {
 std::string GlooCollectives::Describe(std::string_view op, const std::string& group,
                                       const std::vector<int>& nodes) const {
   std::string list;
-  for (int node : nodes) list += (list.empty() ? "" : ", ") + std::to_string(node);
+  for (int node : nodes) {
+    list += (list.empty() ? "" : ", ") + std::to_string(node);
+    if (node >= 0 && static_cast<size_t>(node) < addresses_.size()) list += " (" + addresses_[static_cast<size_t>(node)] + ")";
+  }
   return std::string(op) + " across nodes " + list + " (Gloo group '" + group + "', this is node " +
          std::to_string(node_id_) + ")";
 }
@@ -48,7 +51,7 @@ Status GlooCollectives::Connect(Entry& entry, const std::string& group,
       std::lock_guard lock(mutex_);
       if (!device_) {
         gloo::transport::tcp::attr attr;
-        attr.hostname = hostname_;
+        attr.hostname = addresses_.at(static_cast<size_t>(node_id_));
         device_ = gloo::transport::tcp::CreateDevice(attr);
       }
       device = device_;

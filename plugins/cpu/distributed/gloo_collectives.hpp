@@ -32,12 +32,13 @@ using GlooReduceFn = std::function<void(void* out, const void* a, const void* b,
 
 class GlooCollectives {
  public:
-  // `store` is borrowed (the client's key-value store). `hostname` is the
-  // address peers reach this process at. Every operation, and connecting a
+  // `store` is borrowed (the client's key-value store). `addresses[n]` is
+  // where node n is reached (this node's is the one it listens on); errors
+  // name nodes with theirs. Every operation, and connecting a
   // context, fails after `timeout` rather than waiting forever.
   // `on_failure` runs once per context that breaks (a peer died, a timeout):
   // the client reports it as a fatal plugin error. It must not block.
-  GlooCollectives(const plugin::KeyValueStore& store, int node_id, std::string hostname,
+  GlooCollectives(const plugin::KeyValueStore& store, int node_id, std::vector<std::string> addresses,
                   std::chrono::milliseconds timeout,
                   std::function<void(const Status&)> on_failure = nullptr);
   ~GlooCollectives();
@@ -76,7 +77,7 @@ class GlooCollectives {
 
   const plugin::KeyValueStore& store_;
   const int node_id_;
-  const std::string hostname_;
+  const std::vector<std::string> addresses_;
   const std::chrono::milliseconds timeout_;
   std::function<void(const Status&)> on_failure_;
   std::mutex mutex_;

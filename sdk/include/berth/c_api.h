@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define BERTH_API_MAJOR 1
-#define BERTH_API_MINOR 2
+#define BERTH_API_MINOR 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -430,12 +430,16 @@ typedef struct BERTH_TopologyDescription BERTH_TopologyDescription;
 /* Options every plugin accepts besides its own (docs/abi.md, "Reserved
  * options"): "node_id" (Int64, 0 <= node_id < num_nodes) and "num_nodes"
  * (Int64, >= 1), this process's place in a distributed job; the host sets
- * them for every client of a job, num_nodes = 1 included. A plugin rejects an
- * option it does not know, or of the wrong type, with INVALID_ARGUMENT naming
- * the option; the SDK's glue checks the reserved ones and its OptionReader
- * accepts them. */
+ * them for every client of a job, num_nodes = 1 included. Since 1.3:
+ * "node_address" (String, not empty), the IP address other nodes of the job
+ * reach this process at (IPv4 dotted or IPv6 without brackets); the host sets
+ * it for plugins of 1.3 and later in a job of several nodes. A plugin rejects
+ * an option it does not know, or of the wrong type, with INVALID_ARGUMENT
+ * naming the option; the SDK's glue checks the reserved ones and its
+ * OptionReader accepts them. */
 #define BERTH_OPTION_NODE_ID "node_id"
 #define BERTH_OPTION_NUM_NODES "num_nodes"
+#define BERTH_OPTION_NODE_ADDRESS "node_address"
 typedef struct BERTH_Client_Create_Args {
   size_t struct_size;
   BERTH_Extension_Base* extension_start;

@@ -1,5 +1,7 @@
 #include "distributed/coordination_server.hpp"
 
+#include <cstring>
+
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -15,6 +17,25 @@
 
 namespace berth::distributed {
 namespace {
+
+// The host of a gRPC peer string: "ipv4:10.0.0.2:5000" -> "10.0.0.2",
+// "ipv6:%5B::1%5D:5000" -> "::1"; other forms as they are.
+std::string PeerHost(const std::string& peer) {
+  std::string text = peer;
+  for (const char* scheme : {"ipv4:", "ipv6:"}) {
+    if (text.rfind(scheme, 0) == 0) {
+      text = text.substr(std::strlen(scheme));
+      const size_t colon = text.rfind(':');
+      if (colon != std::string::npos) text = text.substr(0, colon);
+      for (const char* bracket : {"%5B", "%5D", "[", "]"}) {
+        for (size_t at; (at = text.find(bracket)) != std::string::npos;) text.erase(at, std::strlen(bracket));
+      }
+      return text;
+    }
+  }
+  return text;
+}
+
 
 namespace pb = ::berth::coordination;
 
@@ -93,7 +114,7 @@ class Service final : public pb::CoordinationService::CallbackService {
                                     " (check BERTH_NUM_NODES)");
       }
       BERTH_RETURN_IF_ERROR(
-          state_->Register(request->node().node_id(), request->node().incarnation()));
+          state_->Register(request->node().node_id(), request->node().incarnation(), PeerHost(ctx->peer())));
       response->set_num_nodes(state_->num_nodes());
       response->set_heartbeat_timeout_ms(ToMillisCeil(state_->heartbeat_timeout()));
       response->set_watch_poll_timeout_ms(ToMillisCeil(watch_poll_timeout_));

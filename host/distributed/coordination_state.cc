@@ -94,7 +94,8 @@ void CoordinationState::CheckLocked(TimePoint now, Deferred& deferred) {
     Duration silent = now - node.last_heartbeat;
     if (silent < options_.heartbeat_timeout) continue;
     node.state = NodeState::kDead;
-    node.death_reason = "node " + std::to_string(i) + " (incarnation " +
+    node.death_reason = "node " + std::to_string(i) + (node.address.empty() ? "" : " at " + node.address) +
+                        " (incarnation " +
                         FormatIncarnation(node.incarnation) + ") missed heartbeats for " +
                         FormatSeconds(silent) + "; declared dead";
     Log(LogLevel::kError, kLogCategory, node.death_reason);
@@ -216,7 +217,7 @@ void CoordinationState::StartNewEpochLocked(int node_id, Deferred& deferred) {
   }
 }
 
-Status CoordinationState::Register(int node_id, uint64_t incarnation) {
+Status CoordinationState::Register(int node_id, uint64_t incarnation, std::string_view address) {
   BERTH_RETURN_IF_ERROR(ValidateNodeId(node_id));
   Deferred deferred;
   std::lock_guard lock(mu_);
@@ -254,6 +255,7 @@ Status CoordinationState::Register(int node_id, uint64_t incarnation) {
   node.incarnation = incarnation;
   node.last_heartbeat = now;
   node.death_reason.clear();
+  node.address = std::string(address);
   epoch_used_ = true;
   checker_cv_.notify_all();
   if (!known) {

@@ -108,7 +108,9 @@ class CoordinationState {
   // When no node at all is connected and some node was before (the previous
   // job ended or died), this registration starts a new job epoch: the store,
   // the barriers and the job error are cleared.
-  Status Register(int node_id, uint64_t incarnation);
+  // `address` (may be empty) is where the registration came from, named
+  // when the node is declared dead.
+  Status Register(int node_id, uint64_t incarnation, std::string_view address = {});
 
   // Records a heartbeat. A stale incarnation or a node declared dead gets
   // ABORTED; an unregistered or shut-down node FAILED_PRECONDITION.
@@ -211,6 +213,7 @@ class CoordinationState {
     TimePoint last_heartbeat{};
     int restarts = 0;
     std::string death_reason;  // why it was declared dead
+    std::string address;       // where it registered from; may be empty
   };
 
   struct Waiter {

@@ -140,6 +140,20 @@ TEST_F(CoordinationStateTest, SameIncarnationAfterBeingDeclaredDeadIsAborted) {
 
 // --------------------------------------------------------------- heartbeats
 
+TEST_F(CoordinationStateTest, ADeadNodeIsNamedWithTheAddressItRegisteredFrom) {
+  auto state = Make(2);
+  ASSERT_TRUE(state->Register(0, 100, "10.231.0.1").ok());
+  ASSERT_TRUE(state->Register(1, 101, "10.231.0.2").ok());
+  clock_.Advance(seconds(9));
+  ASSERT_TRUE(state->Heartbeat(0, 100).ok());
+  clock_.Advance(seconds(2));
+  state->CheckNow();
+  auto error = state->GetJobError();
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->node_id, 1);
+  EXPECT_THAT(error->status.message(), HasSubstr("node 1 at 10.231.0.2 (incarnation"));
+}
+
 TEST_F(CoordinationStateTest, HeartbeatTimeoutDeclaresTheNodeDeadAndFailsTheJob) {
   auto state = MakeRegistered(3);
   clock_.Advance(seconds(9));

@@ -74,4 +74,75 @@ done
 grep -q "node 0 is reached at 10.231.0.1" "$work/node0.err" || { echo "FAIL: node 0's address"; cat "$work/node0.err"; status=1; }
 grep -q "node 1 is reached at 10.231.0.2" "$work/node1.err" || { echo "FAIL: node 1's address"; cat "$work/node1.err"; status=1; }
 [ $status -eq 0 ] && echo "PASS: 2 nodes on 10.231.0.1 and 10.231.0.2 all-reduced (node 0 by route, node 1 by interface)"
+
+# A node lost while the other waits for it in a collective: killed (SIGKILL),
+# then its link cut. Replica 1 counts to 10^8 before the all-reduce, replica
+# 0 goes straight there; the coordinator (2 s heartbeat timeout) must declare
+# node 1 dead and node 0 fail naming it and its address, within the timeout
+# + 5 s; with the link cut, node 1 must give up too. Nothing stays running.
+cat > "$work/wait.mlir" <<'MLIR'
+module @wait attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func public @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %big = stablehlo.constant dense<100000000> : tensor<ui32>
+    %n = stablehlo.multiply %id, %big : tensor<ui32>
+    %zero = stablehlo.constant dense<0> : tensor<ui32>
+    %one = stablehlo.constant dense<1> : tensor<ui32>
+    %r:2 = stablehlo.while(%i = %zero, %lim = %n) : tensor<ui32>, tensor<ui32>
+     cond {
+      %lt = stablehlo.compare LT, %i, %lim, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<ui32>
+      stablehlo.return %next, %lim : tensor<ui32>, tensor<ui32>
+    }
+    %sum = "stablehlo.all_reduce"(%r#0) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %sum : tensor<ui32>
+  }
+}
+MLIR
+lose_node() {  # HOW: kill | link
+  local how=$1
+  kill "$coordinator" 2>/dev/null; wait "$coordinator" 2>/dev/null
+  ip -n "$b" link set "${tag}y" up
+  ip netns exec "$a" "$berth" coordinator --listen 10.231.0.1:0 --nodes 2 --heartbeat-timeout 2 > "$work/coordinator.out" 2>&1 &
+  coordinator=$!
+  address=""
+  for _ in $(seq 100); do
+    address=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$work/coordinator.out" | head -1)
+    [ -n "$address" ] && break
+    sleep 0.1
+  done
+  program=$work/wait.mlir
+  run_node "$a" 0 &
+  local n0=$!
+  run_node "$b" 1 &
+  local n1=$!
+  sleep 3  # both registered, node 0 waiting in the all-reduce, node 1 counting
+  local start=$SECONDS
+  if [ "$how" = kill ]; then
+    ip netns pids "$b" | xargs -r kill -9
+  else
+    ip -n "$b" link set "${tag}y" down
+  fi
+  wait "$n0"; local r0=$?
+  local took=$((SECONDS - start))
+  if [ "$r0" -eq 0 ] || ! grep -q "node 1 at 10.231.0.2" "$work/node0.err" || [ "$took" -gt 7 ]; then
+    echo "FAIL ($how): node 0 exited $r0 after ${took}s:"; cat "$work/node0.err"; status=1
+  else
+    echo "PASS ($how): node 0 failed after ${took}s: $(grep -o 'node 1 at 10.231.0.2[^;]*' "$work/node0.err" | head -1)"
+  fi
+  # Node 1 is gone (killed) or gives up (cut off); none is left running.
+  local waited=0
+  while kill -0 "$n1" 2>/dev/null && [ $waited -lt 40 ]; do sleep 0.5; waited=$((waited + 1)); done
+  if kill -0 "$n1" 2>/dev/null; then
+    echo "FAIL ($how): node 1 still runs 20 s later"; status=1
+  fi
+}
+lose_node kill
+lose_node link
 exit $status

@@ -122,7 +122,13 @@ lose_node() {  # HOW: kill | link
   local n0=$!
   run_node "$b" 1 &
   local n1=$!
-  sleep 3  # both registered, node 0 waiting in the all-reduce, node 1 counting
+  # Both registered (node 0 then waits in the all-reduce, node 1 counts).
+  for _ in $(seq 300); do
+    grep -q "registered with the coordination service" "$work/node0.err" 2>/dev/null &&
+      grep -q "registered with the coordination service" "$work/node1.err" 2>/dev/null && break
+    sleep 0.1
+  done
+  sleep 1
   local start=$SECONDS
   if [ "$how" = kill ]; then
     ip netns pids "$b" | xargs -r kill -9

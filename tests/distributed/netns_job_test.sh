@@ -8,8 +8,8 @@
 # 1.3, the nodes connected to 127.0.0.1 and failed. Then node 1 is lost while
 # node 0 waits for it in an all-reduce — SIGKILLed, then its link cut — and
 # node 0 must fail within the heartbeat timeout + 5 s naming it and its
-# address, and nothing may stay running. Skipped (77) where namespaces cannot
-# be made.
+# address, and nothing may stay running. Last, the first job again over
+# IPv6. Skipped (77) where namespaces cannot be made.
 #
 # Usage: netns_job_test.sh BERTH PLUGIN_PATH ALLREDUCE_MLIR
 set -uo pipefail
@@ -104,4 +104,27 @@ lose_node() {  # HOW: kill | link
 }
 lose_node kill 2>/dev/null
 lose_node link
+
+# The same job over IPv6: the coordinator at [fd00:231::1], each node's
+# address from the route to it.
+kill "$coordinator_pid" 2>/dev/null; wait "$coordinator_pid" 2>/dev/null
+ip -n "${netns_tag}h2" link set eth0 up
+ip -n "${netns_tag}h1" addr add fd00:231::1/64 dev eth0 nodad
+ip -n "${netns_tag}h2" addr add fd00:231::2/64 dev eth0 nodad
+netns_coordinator 1 "[fd00:231::1]" "$work/coordinator.out" --nodes 2 || exit 1
+netns_node 1 0 2 "$program" "$work/node0" &
+node0=$!
+netns_node 2 1 2 "$program" "$work/node1" &
+node1=$!
+wait "$node0"; rc0=$?
+wait "$node1"; rc1=$?
+v6=0
+for id in 0 1; do
+  rc=rc$id
+  if [ "${!rc}" -ne 0 ] || ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r["results"][0]["data"] == [1] else 1)' "$work/node$id.out" ||
+     ! grep -q "node $id is reached at fd00:231::$((id + 1))" "$work/node$id.err"; then
+    echo "FAIL (IPv6): node $id (exit ${!rc}):"; cat "$work/node$id.out" "$work/node$id.err"; status=1; v6=1
+  fi
+done
+[ $v6 -eq 0 ] && echo "PASS (IPv6): 2 nodes on fd00:231::1 and fd00:231::2 all-reduced"
 exit $status

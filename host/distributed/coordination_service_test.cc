@@ -315,7 +315,7 @@ TEST_F(CoordinationServiceTest, BarrierTimeoutNamesTheMissingNodes) {
   Status status = c0->Barrier("sync", milliseconds(500));
   EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(status.message(), HasSubstr("barrier 'sync' timed out after 0.50 s; nodes 1, 3 did "
-                                          "not arrive (node 3 has not registered)"));
+                                          "not arrive (node 1 at 127.0.0.1; node 3 has not registered)"));
   EXPECT_EQ(other.get(), status);
   EXPECT_EQ(c1->Barrier("sync", seconds(5)), status);  // late: the same result
 }

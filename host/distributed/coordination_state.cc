@@ -139,7 +139,10 @@ void CoordinationState::ExpireWaiterLocked(WaitId id, Deferred& deferred) {
       std::vector<int> missing = internal::Missing(connected, shutdown_.arrived);
       CompleteShutdownLocked(DeadlineExceededError("shutdown barrier timed out after " +
                                                    FormatSeconds(shutdown_.timeout) + "; " +
-                                                   FormatNodeList(missing) + " did not arrive"),
+                                                   FormatNodeList(missing) + " did not arrive" +
+                                                   (AddressesLocked(missing).empty()
+                                                        ? std::string()
+                                                        : " (" + AddressesLocked(missing) + ")")),
                              deferred);
       return;
     }

@@ -286,6 +286,9 @@ class CoordinationState {
 
   void CompleteBarrierLocked(BarrierRecord& barrier, Status result, Deferred& deferred);
   void CompleteShutdownLocked(Status result, Deferred& deferred);
+  // "node 1 at 10.0.0.2, node 3 at 10.0.0.4" for those of `nodes` whose
+  // address is known; empty when none is.
+  std::string AddressesLocked(const std::vector<int>& nodes) const;
   Status BarrierTimeoutStatusLocked(std::string_view barrier_id,
                                     const BarrierRecord& barrier) const;
   void ExpireWaiterLocked(WaitId id, Deferred& deferred);

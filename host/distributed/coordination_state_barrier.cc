@@ -27,6 +27,15 @@ using internal::OneShot;
 
 // ------------------------------------------------------------------ barriers
 
+std::string CoordinationState::AddressesLocked(const std::vector<int>& nodes) const {
+  std::string list;
+  for (int node : nodes) {
+    const std::string& address = nodes_[static_cast<size_t>(node)].address;
+    if (!address.empty()) list += (list.empty() ? "" : ", ") + ("node " + std::to_string(node) + " at " + address);
+  }
+  return list;
+}
+
 Status CoordinationState::BarrierTimeoutStatusLocked(std::string_view barrier_id,
                                                      const BarrierRecord& barrier) const {
   std::vector<int> missing = internal::Missing(barrier.participants, barrier.arrived);
@@ -39,10 +48,12 @@ Status CoordinationState::BarrierTimeoutStatusLocked(std::string_view barrier_id
       unregistered.push_back(node);
     }
   }
+  std::string notes = AddressesLocked(missing);
   if (!unregistered.empty()) {
-    message += " (" + FormatNodeList(unregistered) + (unregistered.size() == 1 ? " has" : " have") +
-               " not registered)";
+    notes += (notes.empty() ? "" : "; ") + FormatNodeList(unregistered) +
+             (unregistered.size() == 1 ? " has" : " have") + " not registered";
   }
+  if (!notes.empty()) message += " (" + notes + ")";
   return DeadlineExceededError(message);
 }
 

@@ -154,6 +154,20 @@ TEST_F(CoordinationStateTest, ADeadNodeIsNamedWithTheAddressItRegisteredFrom) {
   EXPECT_THAT(error->status.message(), HasSubstr("node 1 at 10.231.0.2 (incarnation"));
 }
 
+TEST_F(CoordinationStateTest, ABarrierTimeoutNamesTheMissingNodesAddresses) {
+  auto state = Make(3);
+  ASSERT_TRUE(state->Register(0, 100, "10.231.0.1").ok());
+  ASSERT_TRUE(state->Register(1, 101, "10.231.0.2").ok());
+  Outcome<Status> b;
+  state->BarrierAsync(0, "x", seconds(5), {}, b.Callback());
+  clock_.Advance(seconds(5));
+  ASSERT_TRUE(state->Heartbeat(1, 101).ok());
+  state->CheckNow();
+  ASSERT_TRUE(b.value.has_value());
+  EXPECT_THAT(b.value->message(),
+              HasSubstr("nodes 1, 2 did not arrive (node 1 at 10.231.0.2; node 2 has not registered)"));
+}
+
 TEST_F(CoordinationStateTest, HeartbeatTimeoutDeclaresTheNodeDeadAndFailsTheJob) {
   auto state = MakeRegistered(3);
   clock_.Advance(seconds(9));

@@ -9,6 +9,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace berth::common {
 namespace {
 
@@ -53,44 +57,109 @@ Sha256::Sha256() : state_(kInitialState) {}
 
 std::string Sha256::FinishHex() { return ToHex(Finish()); }
 
-void Sha256::Compress(const uint8_t* block) {
-  uint32_t w[64];
-  for (int t = 0; t < 16; ++t) {
-    w[t] = (uint32_t{block[4 * t]} << 24) | (uint32_t{block[4 * t + 1]} << 16) |
-           (uint32_t{block[4 * t + 2]} << 8) | uint32_t{block[4 * t + 3]};
+void Sha256::CompressPortable(State& state, const uint8_t* blocks, size_t count) {
+  for (; count > 0; --count, blocks += 64) {
+    const uint8_t* block = blocks;
+    uint32_t w[64];
+    for (int t = 0; t < 16; ++t) {
+      w[t] = (uint32_t{block[4 * t]} << 24) | (uint32_t{block[4 * t + 1]} << 16) |
+             (uint32_t{block[4 * t + 2]} << 8) | uint32_t{block[4 * t + 3]};
+    }
+    for (int t = 16; t < 64; ++t) {
+      uint32_t s0 = RotateRight(w[t - 15], 7) ^ RotateRight(w[t - 15], 18) ^ (w[t - 15] >> 3);
+      uint32_t s1 = RotateRight(w[t - 2], 17) ^ RotateRight(w[t - 2], 19) ^ (w[t - 2] >> 10);
+      w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+    uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+    for (int t = 0; t < 64; ++t) {
+      uint32_t sigma1 = RotateRight(e, 6) ^ RotateRight(e, 11) ^ RotateRight(e, 25);
+      uint32_t choose = (e & f) ^ (~e & g);
+      uint32_t t1 = h + sigma1 + choose + kRoundConstants[t] + w[t];
+      uint32_t sigma0 = RotateRight(a, 2) ^ RotateRight(a, 13) ^ RotateRight(a, 22);
+      uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+      uint32_t t2 = sigma0 + majority;
+      h = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    state[0] += a;
+    state[1] += b;
+    state[2] += c;
+    state[3] += d;
+    state[4] += e;
+    state[5] += f;
+    state[6] += g;
+    state[7] += h;
   }
-  for (int t = 16; t < 64; ++t) {
-    uint32_t s0 = RotateRight(w[t - 15], 7) ^ RotateRight(w[t - 15], 18) ^ (w[t - 15] >> 3);
-    uint32_t s1 = RotateRight(w[t - 2], 17) ^ RotateRight(w[t - 2], 19) ^ (w[t - 2] >> 10);
-    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-  }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int t = 0; t < 64; ++t) {
-    uint32_t sigma1 = RotateRight(e, 6) ^ RotateRight(e, 11) ^ RotateRight(e, 25);
-    uint32_t choose = (e & f) ^ (~e & g);
-    uint32_t t1 = h + sigma1 + choose + kRoundConstants[t] + w[t];
-    uint32_t sigma0 = RotateRight(a, 2) ^ RotateRight(a, 13) ^ RotateRight(a, 22);
-    uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
-    uint32_t t2 = sigma0 + majority;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
 }
+
+#if defined(__x86_64__)
+namespace {
+
+// Four rounds at a time with the SHA extensions (sha256rnds2 does two; the
+// message schedule comes from sha256msg1/msg2). The state lives as ABEF and
+// CDGH, the layout the instructions take.
+__attribute__((target("sha,sse4.1"))) void CompressShaNi(Sha256::State& state, const uint8_t* blocks,
+                                                         size_t count) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[0]));
+  __m128i hgfe = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[4]));
+  __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+  __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+  __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+  for (; count > 0; --count, blocks += 64) {
+    const __m128i abef_before = abef, cdgh_before = cdgh;
+    __m128i w[4];
+    for (int g = 0; g < 16; ++g) {
+      if (g < 4) {
+        w[g] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks + 16 * g)), byte_swap);
+      }
+      __m128i message =
+          _mm_add_epi32(w[g % 4], _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kRoundConstants[4 * g])));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
+      if (g >= 3 && g <= 14) {  // the schedule of the next four rounds
+        __m128i& next = w[(g + 1) % 4];
+        next = _mm_add_epi32(next, _mm_alignr_epi8(w[g % 4], w[(g + 3) % 4], 4));
+        next = _mm_sha256msg2_epu32(next, w[g % 4]);
+      }
+      message = _mm_shuffle_epi32(message, 0x0E);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, message);
+      if (g >= 1 && g <= 12) w[(g + 3) % 4] = _mm_sha256msg1_epu32(w[(g + 3) % 4], w[g % 4]);
+    }
+    abef = _mm_add_epi32(abef, abef_before);
+    cdgh = _mm_add_epi32(cdgh, cdgh_before);
+  }
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  dcba = _mm_blend_epi16(feba, dchg, 0xF0);
+  hgfe = _mm_alignr_epi8(dchg, feba, 8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[0]), dcba);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[4]), hgfe);
+}
+
+}  // namespace
+
+bool Sha256::HasAcceleration() {
+  static const bool has = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  return has;
+}
+
+bool Sha256::CompressAccelerated(State& state, const uint8_t* blocks, size_t count) {
+  if (!HasAcceleration()) return false;
+  CompressShaNi(state, blocks, count);
+  return true;
+}
+#else
+bool Sha256::HasAcceleration() { return false; }
+bool Sha256::CompressAccelerated(State&, const uint8_t*, size_t) { return false; }
+#endif
 
 void Sha256::Update(std::string_view bytes) {
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
@@ -103,10 +172,14 @@ void Sha256::Update(std::string_view bytes) {
     data += take;
     size -= take;
     if (buffered_ < buffer_.size()) return;
-    Compress(buffer_.data());
+    Compress(buffer_.data(), 1);
     buffered_ = 0;
   }
-  for (; size >= 64; data += 64, size -= 64) Compress(data);
+  if (size >= 64) {
+    Compress(data, size / 64);
+    data += size / 64 * 64;
+    size %= 64;
+  }
   if (size > 0) {
     std::memcpy(buffer_.data(), data, size);
     buffered_ = size;

@@ -24,10 +24,22 @@ class Sha256 {
   // The same as 64 lower-case hex digits.
   std::string FinishHex();
 
- private:
-  void Compress(const uint8_t* block);
+  // The compression function over `count` 64-byte blocks, as Update uses it:
+  // with the CPU's SHA extensions where it has them (x86 SHA-NI, chosen once
+  // at run time), else in portable C++. Both give the same state; the
+  // portable one and the accelerated one are exposed for tests.
+  using State = std::array<uint32_t, 8>;
+  static void CompressPortable(State& state, const uint8_t* blocks, size_t count);
+  // False (state untouched) where the CPU has no SHA extensions.
+  static bool CompressAccelerated(State& state, const uint8_t* blocks, size_t count);
+  static bool HasAcceleration();
 
-  std::array<uint32_t, 8> state_;
+ private:
+  void Compress(const uint8_t* blocks, size_t count) {
+    if (!CompressAccelerated(state_, blocks, count)) CompressPortable(state_, blocks, count);
+  }
+
+  State state_;
   std::array<uint8_t, 64> buffer_{};
   size_t buffered_ = 0;
   uint64_t total_bytes_ = 0;

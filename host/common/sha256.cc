@@ -10,6 +10,7 @@
 #include <vector>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -147,7 +148,13 @@ __attribute__((target("sha,sse4.1"))) void CompressShaNi(Sha256::State& state, c
 }  // namespace
 
 bool Sha256::HasAcceleration() {
-  static const bool has = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  // CPUID: leaf 1 ECX bit 19 is SSE4.1, leaf 7 EBX bit 29 the SHA extensions
+  // (read directly: not every compiler's __builtin_cpu_supports knows "sha").
+  static const bool has = [] {
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 19)) == 0) return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & (1u << 29)) != 0;
+  }();
   return has;
 }
 

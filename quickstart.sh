@@ -24,8 +24,9 @@ packages=(
   libgloo-dev libeigen3-dev liblapack-dev libblas-dev
   ccache
 )
-# The tests also run the build as older CPUs would (qemu-x86_64 -cpu Nehalem).
-[ "$mode" = test ] && packages+=(qemu-user)
+# The tests also run the build as older CPUs would (qemu-x86_64 -cpu Nehalem)
+# and run jobs across network namespaces (ip netns, from iproute2).
+[ "$mode" = test ] && packages+=(qemu-user iproute2)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

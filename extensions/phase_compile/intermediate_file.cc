@@ -12,9 +12,14 @@ namespace {
 
 // The header's fields but the fingerprint, as Encode writes them.
 json Fields(const IntermediateHeader& header) {
-  return {{"plugin", header.plugin}, {"platform", header.platform}, {"platform_version", header.platform_version},
-          {"phase", header.phase},   {"format", header.format},     {"text", header.text}};
+  json fields = {{"plugin", header.plugin}, {"platform", header.platform}, {"platform_version", header.platform_version},
+                 {"phase", header.phase},   {"format", header.format},     {"text", header.text}};
+  if (header.num_devices > 0) fields["devices"] = header.num_devices;
+  return fields;
 }
+
+// The most devices a header may name.
+constexpr int64_t kMaxDevices = int64_t{1} << 20;
 
 std::string Dump(const json& fields) { return fields.dump(-1, ' ', false, json::error_handler_t::replace); }
 
@@ -85,6 +90,12 @@ Result<IntermediateFile> DecodeIntermediate(std::string_view bytes, std::string_
   auto text = fields.find("text");
   if (text == fields.end() || !text->is_boolean() || text->get<bool>() != h.text) {
     return InvalidArgumentError(where + ": the intermediate's header says \"text\" otherwise than its first line");
+  }
+  if (auto devices = fields.find("devices"); devices != fields.end()) {
+    if (!devices->is_number_integer() || devices->get<int64_t>() < 1 || devices->get<int64_t>() > kMaxDevices) {
+      return InvalidArgumentError(where + ": the intermediate's header has a \"devices\" that is not a count");
+    }
+    h.num_devices = devices->get<int64_t>();
   }
   std::string_view payload = bytes.substr(end + 1);
   if (Fingerprint(h, payload) != h.fingerprint) {

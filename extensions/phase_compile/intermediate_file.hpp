@@ -11,6 +11,7 @@
 #ifndef BERTH_EXTENSIONS_PHASE_COMPILE_INTERMEDIATE_FILE_HPP_
 #define BERTH_EXTENSIONS_PHASE_COMPILE_INTERMEDIATE_FILE_HPP_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,9 @@ struct IntermediateHeader {
   std::string phase;             // the phase that wrote it, e.g. "partition"
   std::string format;            // its output format, e.g. "stablehlo-partitioned"
   bool text = false;             // the output is text (the text prefix)
+  // Devices the program runs on, when the writer knew it (a tool that read
+  // its source); 0: unknown. Tools size their client with it.
+  int64_t num_devices = 0;
   // SHA-256 hex of the other fields (as written) and the payload; set by Encode.
   std::string fingerprint;
   bool operator==(const IntermediateHeader&) const = default;

@@ -44,6 +44,21 @@ TEST(IntermediateFileTest, ReadsBackHeaderAndPayload) {
   }
 }
 
+TEST(IntermediateFileTest, TheDeviceCountTravelsWhenKnown) {
+  IntermediateHeader header = Header(false);
+  header.num_devices = 4;
+  Result<IntermediateFile> read = DecodeIntermediate(EncodeIntermediate(header, "x"), "f");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->header.num_devices, 4);
+  const std::string unknown = EncodeIntermediate(Header(false), "x");
+  EXPECT_EQ(unknown.find("devices"), std::string::npos);  // not written when unknown
+  std::string bad = EncodeIntermediate(header, "x");
+  bad.replace(bad.find("\"devices\":4"), 11, "\"devices\":0");
+  Result<IntermediateFile> refused = DecodeIntermediate(bad, "f");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
+}
+
 TEST(IntermediateFileTest, EveryTruncationIsRefused) {
   const std::string file = EncodeIntermediate(Header(false), RandomBytes(300, 5));
   for (size_t n = 0; n < file.size(); ++n) {

@@ -130,6 +130,7 @@ std::string WriteIntermediate(const PhaseCompileClient& c, const CompileIntermed
   header.phase = intermediate.phase;
   header.format = intermediate.format;
   header.text = intermediate.text;
+  header.num_devices = intermediate.num_devices;
   return EncodeIntermediate(std::move(header), intermediate.bytes);
 }
 
@@ -148,7 +149,7 @@ Result<CompileIntermediate> ReadIntermediate(const PhaseCompileClient& c, std::s
                                    "; intermediates do not cross compiler versions (this is " +
                                    std::string(c.platform_version) + "): compile the program again");
   }
-  return CompileIntermediate{h.phase, h.format, h.text, std::move(file.payload)};
+  return CompileIntermediate{h.phase, h.format, h.text, std::move(file.payload), h.num_devices};
 }
 
 }  // namespace berth::ext::phase_compile

@@ -88,14 +88,19 @@ Status WriteFile(const std::string& path, std::string_view bytes) {
 // without --until, loads it and writes a berth-executable file.
 Status RunPhases(Session& session, const std::string& input_bytes, const std::string& input_path, bool from,
                  const std::string& until, const std::string& entry, const std::string& out_path, Context& context) {
-  Client& client = session.client();
   CompileIntermediate input;
   if (from) {
-    BERTH_ASSIGN_OR_RETURN(input, client.ReadIntermediate(input_bytes, input_path));
+    BERTH_ASSIGN_OR_RETURN(input, session.client().ReadIntermediate(input_bytes, input_path));
   } else {
     input.format = "stablehlo";
     input.bytes = input_bytes;
   }
+  // A phase that binds to devices needs the program's count of them: from
+  // the text, else as the intermediate recorded it; every output records it.
+  BERTH_ASSIGN_OR_RETURN(int64_t devices, session.EnsureDevices(input.bytes));
+  if (devices == 0) devices = input.num_devices;
+  BERTH_RETURN_IF_ERROR(session.EnsureDeviceCount(devices));
+  Client& client = session.client();
   CompileOptions options;
   options.entry_name = entry;
   options.options["source_name"] = input_path;
@@ -107,7 +112,8 @@ Status RunPhases(Session& session, const std::string& input_bytes, const std::st
   if (!nothing_left) {
     BERTH_ASSIGN_OR_RETURN(outputs, client.RunCompilePhases(input, until, options));
   }
-  const CompileIntermediate& last = outputs.empty() ? input : outputs.back();
+  CompileIntermediate& last = outputs.empty() ? input : outputs.back();
+  last.num_devices = devices;
   if (!until.empty()) {
     BERTH_RETURN_IF_ERROR(WriteFile(out_path, client.WriteIntermediate(last)));
     context.out << "wrote " << out_path << " (" << last.format << ", the output of phase '" << last.phase

@@ -53,19 +53,16 @@ Result<RunOutput> RunProgram(Session& session, const std::string& code,
                              const std::string& source_name, const std::string& entry,
                              const std::vector<HostArray>& arguments, int64_t partitions, const std::string& mesh) {
   if (ext::phase_compile::LooksLikeIntermediate(code)) {
-    // A phase's output: the phases after it run, then the last output loads.
-    Client& client = session.client();
-    BERTH_ASSIGN_OR_RETURN(CompileIntermediate last, client.ReadIntermediate(code, source_name));
-    BERTH_ASSIGN_OR_RETURN(std::vector<CompilePhase> phases, client.CompilePhases());
-    CompileOptions options;
-    options.entry_name = entry;
-    options.options["source_name"] = source_name;
-    if (phases.empty() || phases.back().name != last.phase) {
-      BERTH_ASSIGN_OR_RETURN(std::vector<CompileIntermediate> outputs, client.RunCompilePhases(last, "", options));
-      last = std::move(outputs.back());
+    // A phase's output, checked by the host, then compiled in its format
+    // (the plugin runs the phases after it).
+    BERTH_ASSIGN_OR_RETURN(CompileIntermediate input, session.client().ReadIntermediate(code, source_name));
+    BERTH_RETURN_IF_ERROR(session.EnsureDeviceCount(input.num_devices));
+    BERTH_ASSIGN_OR_RETURN(Executable executable, session.Compile(input.bytes, source_name, entry, {}, input.format));
+    // A program the plugin partitioned takes and gives global arrays, split
+    // and gathered as its layouts say.
+    if (!executable.parameter_shardings().empty() || !executable.output_shardings().empty()) {
+      return RunPartitionedExecutable(session, executable, arguments);
     }
-    options.format = last.format;
-    BERTH_ASSIGN_OR_RETURN(Executable executable, client.Compile(last.bytes, options));
     return session.Execute(executable, arguments);
   }
   if (!ext::abi_version::LooksLikeExecutableFile(code)) {

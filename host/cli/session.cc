@@ -46,13 +46,18 @@ Result<Session> Session::Open(const std::string& plugin, bool join_job, const st
   return session;
 }
 
-Status Session::EnsureDevices(std::string_view code) {
-  // A job's devices are fixed by its nodes (BERTH_DEVICES_PER_NODE each).
-  if (job_) return OkStatus();
+Result<int64_t> Session::EnsureDevices(std::string_view code) {
   // Errors are the compile's to report, with the plugin's own diagnostics.
   Result<stablehlo::Module> module = stablehlo::ParseModule(code, "program");
-  if (!module.ok()) return OkStatus();
+  if (!module.ok()) return int64_t{0};
   const int64_t grid = module->num_replicas().value_or(1) * module->num_partitions().value_or(1);
+  BERTH_RETURN_IF_ERROR(EnsureDeviceCount(grid));
+  return grid;
+}
+
+Status Session::EnsureDeviceCount(int64_t grid) {
+  // A job's devices are fixed by its nodes (BERTH_DEVICES_PER_NODE each).
+  if (job_) return OkStatus();
   if (grid <= static_cast<int64_t>(client_->devices().size()) || grid > (int64_t{1} << 20)) {
     return OkStatus();
   }
@@ -68,9 +73,13 @@ Status Session::EnsureDevices(std::string_view code) {
 }
 
 Result<Executable> Session::Compile(std::string_view code, const std::string& source_name,
-                                   const std::string& entry, std::vector<int64_t> device_assignment) {
-  BERTH_RETURN_IF_ERROR(EnsureDevices(code));
+                                   const std::string& entry, std::vector<int64_t> device_assignment,
+                                   const std::string& format) {
+  // Text a parser reads (a binary intermediate is not): its replica and
+  // partition counts size the client.
+  BERTH_RETURN_IF_ERROR(EnsureDevices(code).status());
   CompileOptions options;
+  options.format = format;
   options.entry_name = entry;
   options.device_assignment = std::move(device_assignment);
   options.options["source_name"] = source_name;

@@ -45,17 +45,26 @@ class Session {
   Result<RunOutput> Run(std::string_view code, const std::string& source_name,
                         const std::string& entry, const std::vector<HostArray>& args);
   // The compile step of Run; `device_assignment` as CompileOptions has it
-  // (empty: the plugin's default).
+  // (empty: the plugin's default); `format` the program's (a phase's output
+  // format loads that phase's intermediate).
   Result<Executable> Compile(std::string_view code, const std::string& source_name,
-                             const std::string& entry, std::vector<int64_t> device_assignment = {});
+                             const std::string& entry, std::vector<int64_t> device_assignment = {},
+                             const std::string& format = "stablehlo");
   // Runs a compiled (or deserialized) executable once on each of its devices.
   Result<RunOutput> Execute(const Executable& executable, const std::vector<HostArray>& args);
   // The same with other arguments per device: `args[d]` for the executable's
   // addressable_devices()[d].
   Result<RunOutput> ExecuteEach(const Executable& executable, const std::vector<std::vector<HostArray>>& args);
 
+ // Outside a job, replaces the client with one of as many devices as `code`
+  // (MLIR text; anything else is left alone) needs for its replicas x
+  // partitions, when the plugin takes a device_count; returns that count (0
+  // when `code` is not MLIR). Compile calls it.
+  Result<int64_t> EnsureDevices(std::string_view code);
+  // The same for a known count.
+  Status EnsureDeviceCount(int64_t count);
+
  private:
-  Status EnsureDevices(std::string_view code);
   Result<RunOutput> ExecuteWith(const Executable& executable,
                                 const std::function<const std::vector<HostArray>&(size_t)>& args_of);
 

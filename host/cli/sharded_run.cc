@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "berth/sharded_array.hpp"
 #include "berth/spmd/entry_shardings.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "client/array_block.hpp"
@@ -58,20 +59,62 @@ HostArray ShardOf(const HostArray& global, const spmd::ShardRegion& region, cons
   return shard;
 }
 
+namespace {
+
+// The global arguments fit the program's global shapes.
+Status CheckGlobalArguments(const std::vector<HostArray>& global_args, const std::vector<std::vector<int64_t>>& shapes) {
+  if (global_args.size() != shapes.size()) {
+    return InvalidArgumentError("the sharded entry takes " + std::to_string(shapes.size()) + " argument(s), " +
+                                std::to_string(global_args.size()) + " given");
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (global_args[i].dims != shapes[i]) {
+      return InvalidArgumentError("argument " + std::to_string(i) + ": the program takes a global array of shape " +
+                                  core::ShapeText(shapes[i]) + ", given " + core::ShapeText(global_args[i].dims));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<RunOutput> RunPartitionedExecutable(Session& session, const Executable& executable,
+                                           const std::vector<HostArray>& global_args) {
+  const std::vector<ValueSharding>& parameters = executable.parameter_shardings();
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueSharding& p : parameters) shapes.push_back(p.global_dims);
+  BERTH_RETURN_IF_ERROR(CheckGlobalArguments(global_args, shapes));
+  const Client& client = session.client();
+  std::vector<ShardedArray> arrays;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const HostArray& arg = global_args[i];
+    Result<ShardedArray> array = ShardedArray::FromHost(client, arg.bytes.data(), arg.bytes.size(), arg.type,
+                                                        arg.dims, parameters[i].sharding, client.devices());
+    if (!array.ok()) return array.status().WithContext("argument " + std::to_string(i));
+    arrays.push_back(std::move(array).value());
+  }
+  std::vector<const ShardedArray*> pointers;
+  for (const ShardedArray& array : arrays) pointers.push_back(&array);
+  BERTH_ASSIGN_OR_RETURN(std::vector<ShardedArray> outputs, executable.ExecuteSharded(pointers));
+  RunOutput output;
+  output.device_ids.push_back(executable.addressable_devices().empty() ? 0 : executable.addressable_devices()[0].id());
+  output.results.emplace_back();
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    HostArray global{outputs[o].element_type(), outputs[o].dims(), {}};
+    int64_t elements = 1;
+    for (int64_t d : global.dims) elements *= d;
+    global.bytes.resize(static_cast<size_t>(elements) * ElementTypeByteSize(global.type));
+    Status gathered = outputs[o].ToHost(global.bytes.data(), global.bytes.size());
+    if (!gathered.ok()) return gathered.WithContext("result " + std::to_string(o));
+    output.results[0].push_back(std::move(global));
+  }
+  return output;
+}
+
 Result<RunOutput> RunSharded(Session& session, const spmd::PartitionedProgram& program,
                              const std::string& source_name, const std::vector<HostArray>& global_args) {
   const size_t count = program.argument_shapes.size();
-  if (global_args.size() != count) {
-    return InvalidArgumentError("the sharded entry takes " + std::to_string(count) + " argument(s), " +
-                                std::to_string(global_args.size()) + " given");
-  }
-  for (size_t i = 0; i < count; ++i) {
-    if (global_args[i].dims != program.argument_shapes[i]) {
-      return InvalidArgumentError("argument " + std::to_string(i) + ": the program takes a global array of shape " +
-                                  core::ShapeText(program.argument_shapes[i]) + ", given " +
-                                  core::ShapeText(global_args[i].dims));
-    }
-  }
+  BERTH_RETURN_IF_ERROR(CheckGlobalArguments(global_args, program.argument_shapes));
   std::vector<int64_t> assignment(static_cast<size_t>(program.num_partitions));
   std::iota(assignment.begin(), assignment.end(), int64_t{0});
   BERTH_ASSIGN_OR_RETURN(Executable executable, session.Compile(program.text, source_name, "", assignment));

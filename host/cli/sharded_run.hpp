@@ -48,6 +48,15 @@ HostArray ShardOf(const HostArray& global, const spmd::ShardRegion& region, cons
 Result<RunOutput> RunSharded(Session& session, const spmd::PartitionedProgram& program,
                              const std::string& source_name, const std::vector<HostArray>& global_args);
 
+// Runs an executable the plugin partitioned (its parameter_shardings set, as
+// a `partition` or `plan` intermediate loads) on global arguments: each is
+// split as its layout says (berth::ShardedArray), the program runs on every
+// partition, and each result is gathered into its global array. Argument
+// count or shapes other than the program's: INVALID_ARGUMENT naming the
+// argument.
+Result<RunOutput> RunPartitionedExecutable(Session& session, const Executable& executable,
+                                           const std::vector<HostArray>& global_args);
+
 }  // namespace berth::cli
 
 #endif  // BERTH_HOST_CLI_SHARDED_RUN_HPP_

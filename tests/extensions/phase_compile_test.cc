@@ -275,6 +275,51 @@ TEST_F(PhaseCompileTest, ExecutablesSerializeAsPlansAndReleaseOnePayloadsStillLo
   EXPECT_EQ(Read((*a)[1]), Read((*b)[1]));
 }
 
+// ---------------------------------------------------------- the command line
+
+TEST_F(PhaseCompileTest, TheCommandLineListsStopsResumesAndRunsPhases) {
+  testing::TempDir dir;
+  testing::ScopedEnv path("BERTH_PLUGIN_PATH", dir_.path().string());
+  auto berth = [](const std::string& args) { return testing::RunCommand(std::string(BERTH_EXE) + " " + args + " 2>&1"); };
+  const std::string examples = std::string(BERTH_SOURCE_ROOT) + "/configs/examples/";
+  const std::string arg = " --arg 'dense<[[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 0.0, 2.0]]> : tensor<2x4xf32>'";
+
+  testing::CommandResult listed = berth("compile " + examples + "mlp.mlir --list-phases --json");
+  nlohmann::json phases = nlohmann::json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(phases.is_object()) << listed.out;
+  ASSERT_EQ(phases["phases"].size(), 3u);
+  EXPECT_EQ(phases["phases"][1], (nlohmann::json{{"name", "partition"}, {"input", "stablehlo"},
+                                                 {"output", "stablehlo-partitioned"}}));
+
+  // A sharded program stopped after `partition`, resumed to `plan`, written
+  // as an executable; the partitioned text runs on global arguments like the
+  // source.
+  const std::string part = (dir / "p.mlir").string(), plan = (dir / "p.plan").string(),
+                    bexe = (dir / "p.bexe").string();
+  ASSERT_EQ(berth("compile " + examples + "sharded_mlp.mlir --until partition -o " + part).exit_code, 0);
+  testing::CommandResult resumed = berth("compile --from " + part + " --until plan -o " + plan);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_THAT(resumed.out, HasSubstr("cpu-plan, the output of phase 'plan'"));
+  testing::CommandResult executable = berth("compile --from " + plan + " -o " + bexe);
+  ASSERT_EQ(executable.exit_code, 0) << executable.out;
+  testing::CommandResult source = berth("run " + examples + "sharded_mlp.mlir" + arg);
+  testing::CommandResult from_part = berth("run " + part + arg);
+  ASSERT_EQ(source.exit_code, 0) << source.out;
+  ASSERT_EQ(from_part.exit_code, 0) << from_part.out;
+  EXPECT_EQ(from_part.out, source.out);
+  // The one-device mlp through a binary plan runs like its source.
+  const std::string mlp_plan = (dir / "mlp.plan").string();
+  ASSERT_EQ(berth("compile " + examples + "mlp.mlir --until plan -o " + mlp_plan).exit_code, 0);
+  EXPECT_EQ(berth("run " + mlp_plan + arg).out, berth("run " + examples + "mlp.mlir" + arg).out);
+
+  testing::CommandResult unknown = berth("compile " + examples + "mlp.mlir --until optimize -o " + plan);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_THAT(unknown.out, HasSubstr("no compile phase 'optimize'"));
+  testing::CommandResult good = berth("compile " + examples + "mlp.mlir --list-phases --plugin good");
+  EXPECT_NE(good.exit_code, 0);
+  EXPECT_THAT(good.out, HasSubstr("phases are unavailable"));
+}
+
 // ------------------------------------------------ the suite through the phases
 
 std::vector<std::filesystem::path> Programs() {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "berth/c_api.h"
 #include "temp_dir.hpp"
 
 namespace berth::testing {
@@ -71,12 +72,13 @@ class ManifestBuilder {
 };
 
 // A plugin manifest as JSON text, declaring the ABI the SDK builds plugins
-// for (1.2) and platform `name`; `extra` fields are merged into "plugin".
+// for (BERTH_API_MAJOR.BERTH_API_MINOR) and platform `name`; `extra` fields
+// are merged into "plugin".
 inline std::string PluginManifest(const std::string& name, const std::string& library,
                                   nlohmann::json extra = nlohmann::json::object()) {
   nlohmann::json plugin = {{"name", name},
                            {"library_path", library},
-                           {"api_version", "1.2"},
+                           {"api_version", std::to_string(BERTH_API_MAJOR) + "." + std::to_string(BERTH_API_MINOR)},
                            {"platform", name}};
   for (auto& [key, value] : extra.items()) plugin[key] = value;
   return nlohmann::json{{"file_format_version", "1.0.0"}, {"plugin", plugin}}.dump(2);

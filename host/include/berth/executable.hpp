@@ -46,6 +46,10 @@ struct CompileIntermediate {
   std::string format;  // "stablehlo", "stablehlo-partitioned", "cpu-plan" ...
   bool text = false;
   std::string bytes;
+  // Devices the program runs on, when known to whoever wrote it (berth
+  // compile records its source's replicas x partitions); 0: unknown. Kept
+  // in the file by WriteIntermediate; tools size their client with it.
+  int64_t num_devices = 0;
 };
 
 struct ExecuteOptions {

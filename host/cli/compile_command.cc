@@ -10,7 +10,6 @@
 #include "cli/command.hpp"
 #include "cli/session.hpp"
 #include "cli/sharded_run.hpp"
-#include "phase_compile/intermediate_file.hpp"
 
 namespace berth::cli {
 
@@ -104,24 +103,19 @@ Status RunPhases(Session& session, const std::string& input_bytes, const std::st
   CompileOptions options;
   options.entry_name = entry;
   options.options["source_name"] = input_path;
-  std::vector<CompileIntermediate> outputs;
-  const bool nothing_left = from && until.empty() && [&] {
-    Result<std::vector<CompilePhase>> phases = client.CompilePhases();
-    return phases.ok() && !phases->empty() && phases->back().name == input.phase;
-  }();
-  if (!nothing_left) {
-    BERTH_ASSIGN_OR_RETURN(outputs, client.RunCompilePhases(input, until, options));
-  }
-  CompileIntermediate& last = outputs.empty() ? input : outputs.back();
-  last.num_devices = devices;
   if (!until.empty()) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<CompileIntermediate> outputs, client.RunCompilePhases(input, until, options));
+    CompileIntermediate& last = outputs.back();
+    last.num_devices = devices;
     BERTH_RETURN_IF_ERROR(WriteFile(out_path, client.WriteIntermediate(last)));
     context.out << "wrote " << out_path << " (" << last.format << ", the output of phase '" << last.phase
                 << "')\n";
     return OkStatus();
   }
-  options.format = last.format;
-  BERTH_ASSIGN_OR_RETURN(Executable executable, client.Compile(last.bytes, options));
+  // Without --until: the plugin compiles the intermediate in its format (the
+  // phases after it run inside the compile).
+  options.format = input.format;
+  BERTH_ASSIGN_OR_RETURN(Executable executable, client.Compile(input.bytes, options));
   BERTH_ASSIGN_OR_RETURN(std::string bytes, executable.Serialize());
   BERTH_RETURN_IF_ERROR(WriteFile(out_path, bytes));
   context.out << "wrote " << out_path << " (" << bytes.size() << " bytes, plugin '" << session.plugin_name() << "')\n";
@@ -196,12 +190,12 @@ int RunCompile(const std::vector<std::string>& args, Context& context) {
   if (partitioned) return WritePartitioned(code.str(), program_path, plugin, partitions, mesh, out_path, context);
   if (from && plugin.empty()) {
     // An intermediate continues on the plugin that wrote it.
-    Result<ext::phase_compile::IntermediateFile> file = ext::phase_compile::DecodeIntermediate(code.str(), program_path);
-    if (!file.ok()) {
-      context.err << "berth compile: " << file.status().ToString() << "\n";
+    Result<std::string> maker = PluginOfArtifact(code.str(), program_path);
+    if (!maker.ok()) {
+      context.err << "berth compile: " << maker.status().ToString() << "\n";
       return kExitFailure;
     }
-    plugin = file->header.plugin;
+    plugin = *maker;
   }
   Result<Session> session = Session::Open(plugin);
   if (!session.ok()) {

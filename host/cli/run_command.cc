@@ -142,24 +142,15 @@ int RunRun(const std::vector<std::string>& args, Context& context) {
   }
   // A berth-executable file or an intermediate runs on the plugin that made
   // it, unless told.
-  if (ext::phase_compile::LooksLikeIntermediate(code.str()) && plugin.empty()) {
-    Result<ext::phase_compile::IntermediateFile> file =
-        ext::phase_compile::DecodeIntermediate(code.str(), program_path);
-    if (!file.ok()) {
-      context.err << "berth run: " << file.status().ToString() << "\n";
+  if (plugin.empty()) {
+    Result<std::string> maker = PluginOfArtifact(code.str(), program_path);
+    if (!maker.ok()) {
+      context.err << "berth run: " << maker.status().ToString() << "\n";
       return kExitFailure;
     }
-    plugin = file->header.plugin;
+    plugin = *maker;
   }
   const bool serialized = ext::abi_version::LooksLikeExecutableFile(code.str());
-  if (serialized && plugin.empty()) {
-    Result<ext::abi_version::ExecutableFile> file = ext::abi_version::DecodeExecutableFile(code.str(), program_path);
-    if (!file.ok()) {
-      context.err << "berth run: " << file.status().ToString() << "\n";
-      return kExitFailure;
-    }
-    plugin = file->header.plugin;
-  }
   if (serialized && !entry.empty()) {
     context.err << "berth run: --entry does not apply to a berth-executable file (its entry was "
                    "fixed by berth compile)\n";

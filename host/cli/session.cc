@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include "abi_version/executable_file.hpp"
 #include "berth/stablehlo/parser.hpp"
+#include "phase_compile/intermediate_file.hpp"
 #include "cli/command.hpp"
 
 namespace berth::cli {
@@ -44,6 +46,18 @@ Result<Session> Session::Open(const std::string& plugin, bool join_job, const st
                          session.host_->CreateClient(session.plugin_name_, client_options));
   session.client_.emplace(std::move(client));
   return session;
+}
+
+Result<std::string> PluginOfArtifact(std::string_view bytes, std::string_view path) {
+  if (ext::phase_compile::LooksLikeIntermediate(bytes)) {
+    BERTH_ASSIGN_OR_RETURN(ext::phase_compile::IntermediateFile file, ext::phase_compile::DecodeIntermediate(bytes, path));
+    return file.header.plugin;
+  }
+  if (ext::abi_version::LooksLikeExecutableFile(bytes)) {
+    BERTH_ASSIGN_OR_RETURN(ext::abi_version::ExecutableFile file, ext::abi_version::DecodeExecutableFile(bytes, path));
+    return file.header.plugin;
+  }
+  return std::string();
 }
 
 Result<int64_t> Session::EnsureDevices(std::string_view code) {

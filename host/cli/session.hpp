@@ -14,6 +14,10 @@
 
 namespace berth::cli {
 
+// The plugin that made `bytes` when they are a berth-executable file or a
+// compile intermediate (checked: errors name `path`); empty for anything else.
+Result<std::string> PluginOfArtifact(std::string_view bytes, std::string_view path);
+
 // Outputs of one program run, per addressable device of the program.
 struct RunOutput {
   std::vector<int64_t> device_ids;

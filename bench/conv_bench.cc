@@ -33,13 +33,6 @@ func.func @main(%x: tensor<8x56x56x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor
 }
 )";
 
-constexpr char kMatmul[] = R"(
-func.func @main(%a: tensor<1024x882xf32>, %b: tensor<882x1024xf32>) -> tensor<1024x1024xf32> {
-  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
-      : (tensor<1024x882xf32>, tensor<882x1024xf32>) -> tensor<1024x1024xf32>
-  return %c : tensor<1024x1024xf32>
-}
-)";
 
 std::string IsaLevel() {
   berth::Result<const berth::cpu::isa::Kernels*> selected = berth::cpu::isa::Selected();
@@ -47,7 +40,7 @@ std::string IsaLevel() {
 }
 
 // `program` on two random f32 operands, per iteration.
-void RunProgram(benchmark::State& state, const char* program, std::vector<int64_t> a_dims,
+void RunProgram(benchmark::State& state, std::string_view program, std::vector<int64_t> a_dims,
                 std::vector<int64_t> b_dims) {
   berth::bench::RunOnRandomOperands(state, "conv", program, a_dims, b_dims);
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
@@ -59,7 +52,7 @@ void BM_Conv2DBerth(benchmark::State& state) {
 }
 
 void BM_Conv2DMatmul(benchmark::State& state) {
-  RunProgram(state, kMatmul, {kM, kK}, {kK, kM});
+  RunProgram(state, berth::bench::MatmulProgram(kM, kK, kM), {kM, kK}, {kK, kM});
 }
 
 BENCHMARK(BM_Conv2DBerth)->Name("BM_Conv2D/berth")->Unit(benchmark::kMillisecond)->UseRealTime();

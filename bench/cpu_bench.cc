@@ -33,16 +33,9 @@ std::string FmaProgram() {
 // x * y + z on the cpu plugin: three 64 MiB inputs read, one written per run.
 void RunBerth(benchmark::State& state) {
   berth::bench::CpuClientFixture cpu("cpu");
-  if (!cpu.error().empty()) {
-    state.SkipWithError(cpu.error().c_str());
-    return;
-  }
+  std::optional<berth::Executable> executable = cpu.CompileOrSkip(state, FmaProgram());
+  if (!executable) return;
   berth::Client& client = cpu.client();
-  berth::Result<berth::Executable> executable = client.Compile(FmaProgram());
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
   std::vector<float> host(static_cast<size_t>(kElements));
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 1000) * 0.5f;
   const int64_t dims[] = {kElements};
@@ -85,13 +78,9 @@ void RunMemcpy(benchmark::State& state) {
       static_cast<double>(state.iterations()) * 2.0 * kTensorBytes, benchmark::Counter::kIsRate);
 }
 
-enum class Mode { kBerth, kMemcpy };
-
-void BM_Elementwise(benchmark::State& state, Mode mode) {
-  if (mode == Mode::kBerth) RunBerth(state);
-  else RunMemcpy(state);
-}
-BENCHMARK_CAPTURE(BM_Elementwise, berth, Mode::kBerth)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Elementwise, memcpy, Mode::kMemcpy)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The variants: `run` is one of the Run functions above.
+void BM_Elementwise(benchmark::State& state, void (*run)(benchmark::State&)) { run(state); }
+BENCHMARK_CAPTURE(BM_Elementwise, berth, RunBerth)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Elementwise, memcpy, RunMemcpy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

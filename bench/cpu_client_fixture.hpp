@@ -4,6 +4,7 @@
 #ifndef BERTH_BENCH_CPU_CLIENT_FIXTURE_HPP_
 #define BERTH_BENCH_CPU_CLIENT_FIXTURE_HPP_
 
+#include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -53,6 +54,22 @@ class CpuClientFixture {
   // Empty when the client was created.
   const std::string& error() const { return error_; }
   Client& client() { return *client_; }
+
+  // `program` compiled on the client; nothing when the client was not
+  // created or the compile failed, and `state` is then skipped with the
+  // error.
+  std::optional<Executable> CompileOrSkip(benchmark::State& state, std::string_view program) {
+    if (!error_.empty()) {
+      state.SkipWithError(error_.c_str());
+      return std::nullopt;
+    }
+    Result<Executable> executable = client_->Compile(program);
+    if (!executable.ok()) {
+      state.SkipWithError(executable.status().ToString().c_str());
+      return std::nullopt;
+    }
+    return std::move(executable).value();
+  }
 
  private:
   std::filesystem::path folder_;

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "berth/plugin/executable.hpp"
@@ -27,16 +28,9 @@ func.func @main(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
 
 void RunHost(benchmark::State& state) {
   berth::bench::CpuClientFixture cpu("dispatch");
-  if (!cpu.error().empty()) {
-    state.SkipWithError(cpu.error().c_str());
-    return;
-  }
+  std::optional<berth::Executable> executable = cpu.CompileOrSkip(state, kAdd);
+  if (!executable) return;
   berth::Client& client = cpu.client();
-  berth::Result<berth::Executable> executable = client.Compile(kAdd);
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
   const float one = 1.0f;
   berth::Result<berth::Buffer> a =
       client.BufferFromHost(&one, berth::ElementType::kF32, {}, client.devices()[0]);
@@ -101,13 +95,9 @@ void RunDirect(benchmark::State& state) {
   }
 }
 
-enum class Path { kHost, kDirect };
-
-void BM_Dispatch(benchmark::State& state, Path path) {
-  if (path == Path::kHost) RunHost(state);
-  else RunDirect(state);
-}
-BENCHMARK_CAPTURE(BM_Dispatch, host, Path::kHost)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Dispatch, direct, Path::kDirect)->Unit(benchmark::kMicrosecond)->UseRealTime();
+// The variants: `run` is one of the Run functions above.
+void BM_Dispatch(benchmark::State& state, void (*run)(benchmark::State&)) { run(state); }
+BENCHMARK_CAPTURE(BM_Dispatch, host, RunHost)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch, direct, RunDirect)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

@@ -74,16 +74,9 @@ void BM_MatmulEigen(benchmark::State& state) {
   state.SetLabel(level);
 }
 
-constexpr char kMatmul[] = R"(
-func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
-  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
-      : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
-  return %c : tensor<1024x1024xf32>
-}
-)";
-
 void BM_MatmulBerth(benchmark::State& state) {
-  berth::bench::RunOnRandomOperands(state, "matmul", kMatmul, {kSize, kSize}, {kSize, kSize});
+  berth::bench::RunOnRandomOperands(state, "matmul", berth::bench::MatmulProgram(kSize, kSize, kSize), {kSize, kSize},
+                                    {kSize, kSize});
   state.counters["flops"] = benchmark::Counter(kFlops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = Threads();
   std::string level;

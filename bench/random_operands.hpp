@@ -6,7 +6,9 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,23 +26,27 @@ inline std::vector<float> RandomFloats(size_t n, int seed) {
   return v;
 }
 
+// The product of an `m`x`k` and a `k`x`n` f32 matrix (dot_general).
+inline std::string MatmulProgram(int64_t m, int64_t k, int64_t n) {
+  auto type = [](int64_t rows, int64_t cols) {
+    return "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>";
+  };
+  return "\nfunc.func @main(%a: " + type(m, k) + ", %b: " + type(k, n) + ") -> " + type(m, n) + " {\n"
+         "  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]\n"
+         "      : (" + type(m, k) + ", " + type(k, n) + ") -> " + type(m, n) + "\n"
+         "  return %c : " + type(m, n) + "\n}\n";
+}
+
 // Compiles `program` on a fresh cpu client (`tag` names its temp folder)
 // and executes and awaits it per iteration of `state` on two random f32
 // operands (seeds 1 and 2) with dims `a_dims` and `b_dims`; a failed step
 // skips the benchmark with its error.
-inline void RunOnRandomOperands(benchmark::State& state, std::string_view tag, const char* program,
+inline void RunOnRandomOperands(benchmark::State& state, std::string_view tag, std::string_view program,
                                 const std::vector<int64_t>& a_dims,
                                 const std::vector<int64_t>& b_dims) {
   CpuClientFixture cpu(tag);
-  if (!cpu.error().empty()) {
-    state.SkipWithError(cpu.error().c_str());
-    return;
-  }
-  Result<Executable> executable = cpu.client().Compile(program);
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
+  std::optional<Executable> executable = cpu.CompileOrSkip(state, program);
+  if (!executable) return;
   const Device& device = executable->addressable_devices().front();
   auto count = [](const std::vector<int64_t>& dims) {
     int64_t n = 1;

@@ -22,6 +22,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,37 +30,15 @@
 #include "berth/spmd/partitioner.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "cpu_client_fixture.hpp"
+#include "layer_stack_module.hpp"
 
 namespace {
 
 namespace shlo = berth::stablehlo;
 
-// 10 ops per layer; `%h<i>` is the layer's input, `%h<i+1>` its output.
+// 10 ops per layer (tests/support/layer_stack_module.hpp).
 std::string GeneratedModule(int ops) {
-  const std::string t = "tensor<64x128xf32>";
-  std::string body;
-  int layer = 0;
-  for (; (layer + 1) * 10 <= ops; ++layer) {
-    const std::string n = std::to_string(layer), in = "%h" + n, out = "%h" + std::to_string(layer + 1);
-    body += "    %d" + n + " = stablehlo.dot_general " + in + ", %w, contracting_dims = [1] x [0] : (" + t +
-            ", tensor<128x128xf32>) -> " + t + "\n";
-    body += "    %b" + n + " = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<128xf32>) -> " + t + "\n";
-    body += "    %s" + n + " = stablehlo.add %d" + n + ", %b" + n + " : " + t + "\n";
-    body += "    %t" + n + " = stablehlo.tanh %s" + n + " : " + t + "\n";
-    body += "    %z" + n + " = stablehlo.constant dense<0.0> : tensor<f32>\n";
-    body += "    %r" + n + " = stablehlo.reduce(%t" + n + " init: %z" + n +
-            ") applies stablehlo.add across dimensions = [1] : (" + t + ", tensor<f32>) -> tensor<64xf32>\n";
-    body += "    %rb" + n + " = stablehlo.broadcast_in_dim %r" + n + ", dims = [0] : (tensor<64xf32>) -> " + t + "\n";
-    body += "    %m" + n + " = stablehlo.multiply %t" + n + ", %rb" + n + " : " + t + "\n";
-    body += "    %q" + n + " = stablehlo.subtract %m" + n + ", " + in + " : " + t + "\n";
-    body += "    " + out + " = stablehlo.add %q" + n + ", %t" + n + " : " + t + "\n";
-  }
-  return "module @generated attributes {mhlo.num_partitions = 8 : i32} {\n"
-         "  func.func public @main(%h0: " + t + " {mhlo.sharding = \"{devices=[2,4]<=[8]}\"},\n"
-         "      %w: tensor<128x128xf32> {mhlo.sharding = \"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}\"},\n"
-         "      %bias: tensor<128xf32> {mhlo.sharding = \"{replicated}\"})\n"
-         "      -> (" + t + " {mhlo.sharding = \"{devices=[2,1,4]<=[8] last_tile_dim_replicate}\"}) {\n" + body +
-         "    return %h" + std::to_string(layer) + " : " + t + "\n  }\n}\n";
+  return berth::testing::LayerStackModule({"generated", 64, 128, ops / 10, "{replicated}"});
 }
 
 void BM_Partition(benchmark::State& state) {
@@ -125,16 +104,9 @@ GlobalArgument RandomArgument(berth::ElementType type, std::vector<int64_t> dims
 // the arguments already split as the executable lays them out).
 void RunSharded(benchmark::State& state, const std::string& text, const std::vector<GlobalArgument>& arguments) {
   berth::bench::CpuClientFixture fixture("spmd", {{{"device_count", int64_t{4}}}});
-  if (!fixture.error().empty()) {
-    state.SkipWithError(fixture.error().c_str());
-    return;
-  }
+  std::optional<berth::Executable> executable = fixture.CompileOrSkip(state, text);
+  if (!executable) return;
   berth::Client& client = fixture.client();
-  berth::Result<berth::Executable> executable = client.Compile(text);
-  if (!executable.ok()) {
-    state.SkipWithError(executable.status().ToString().c_str());
-    return;
-  }
   std::vector<berth::ShardedArray> inputs;
   for (size_t i = 0; i < arguments.size(); ++i) {
     berth::Result<berth::ShardedArray> input = berth::ShardedArray::FromHost(

@@ -21,6 +21,7 @@
 #include "berth/stablehlo/parser.hpp"
 #include "partitioned_run.hpp"
 #include "program_runner.hpp"
+#include "layer_stack_module.hpp"
 #include "temp_dir.hpp"
 
 namespace berth {
@@ -700,29 +701,7 @@ TEST(PartitionTest, ScatterAddOfShardedIndicesNeedsOneAllReduce) {
 }
 
 TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
-  const std::string t = "tensor<16x8xf32>";
-  std::string body;
-  for (int n = 0; n < 3; ++n) {
-    const std::string i = std::to_string(n), in = "%h" + i, out = "%h" + std::to_string(n + 1);
-    body += "    %d" + i + " = stablehlo.dot_general " + in + ", %w, contracting_dims = [1] x [0] : (" + t +
-            ", tensor<8x8xf32>) -> " + t + "\n";
-    body += "    %b" + i + " = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<8xf32>) -> " + t + "\n";
-    body += "    %s" + i + " = stablehlo.add %d" + i + ", %b" + i + " : " + t + "\n";
-    body += "    %t" + i + " = stablehlo.tanh %s" + i + " : " + t + "\n";
-    body += "    %z" + i + " = stablehlo.constant dense<0.0> : tensor<f32>\n";
-    body += "    %r" + i + " = stablehlo.reduce(%t" + i + " init: %z" + i +
-            ") applies stablehlo.add across dimensions = [1] : (" + t + ", tensor<f32>) -> tensor<16xf32>\n";
-    body += "    %rb" + i + " = stablehlo.broadcast_in_dim %r" + i + ", dims = [0] : (tensor<16xf32>) -> " + t + "\n";
-    body += "    %m" + i + " = stablehlo.multiply %t" + i + ", %rb" + i + " : " + t + "\n";
-    body += "    %q" + i + " = stablehlo.subtract %m" + i + ", " + in + " : " + t + "\n";
-    body += "    " + out + " = stablehlo.add %q" + i + ", %t" + i + " : " + t + "\n";
-  }
-  const std::string text =
-      "module @layers attributes {mhlo.num_partitions = 8 : i32} {\n"
-      "  func.func public @main(%h0: " + t + " {mhlo.sharding = \"{devices=[2,4]<=[8]}\"},\n"
-      "      %w: tensor<8x8xf32> {mhlo.sharding = \"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}\"},\n"
-      "      %bias: tensor<8xf32>) -> (" + t + " {mhlo.sharding = \"{devices=[2,1,4]<=[8] last_tile_dim_replicate}\"}) {\n" +
-      body + "    return %h3 : " + t + "\n  }\n}\n";
+  const std::string text = testing::LayerStackModule({"layers", 16, 8, 3, ""});
   Result<shlo::Module> module = shlo::ParseModule(text, "layers.mlir");
   ASSERT_TRUE(module.ok()) << module.status().ToString();
   Result<spmd::PartitionedProgram> program = spmd::Partition(*module);

@@ -7,6 +7,7 @@
 // program runs against the unpartitioned run.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -14,13 +15,22 @@
 
 #include "partitioned_run.hpp"
 
-namespace berth {
+// In the harness's namespace: its helpers need no using-declarations.
+namespace berth::spmd_testing {
 namespace {
 
-using spmd_testing::CollectivesIn;
-using spmd_testing::ExpectPartitionedRunMatches;
-using spmd_testing::PartitionedText;
-using spmd_testing::RandomLiteral;
+// `text` partitions with `collectives`, and its runs on `trials` sets of
+// arguments from `arguments` match the unpartitioned runs.
+void ExpectCollectivesAndRunsMatch(const std::string& text, const std::map<std::string, int>& collectives,
+                                   int trials, const std::function<std::vector<testing::Literal>()>& arguments) {
+  const std::string partitioned = PartitionedText(text);
+  SCOPED_TRACE(partitioned);
+  EXPECT_EQ(CollectivesIn(partitioned), collectives);
+  for (int trial = 0; trial < trials; ++trial) {
+    ExpectPartitionedRunMatches(text, arguments());
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
 
 // A row-picking gather of [16, 8] f32 rows (`indices` [6, 1]), its table
 // and indices laid out as given.
@@ -81,15 +91,12 @@ TEST(CutTableGatherTest, EachDeviceGathersItsRowsAndThePartsAreSummed) {
   std::mt19937_64 rng(164);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const std::string partitioned = PartitionedText(c.text);
-    SCOPED_TRACE(partitioned);
-    EXPECT_EQ(CollectivesIn(partitioned), c.collectives);
-    for (int trial = 0; trial < 3; ++trial) {
+    ExpectCollectivesAndRunsMatch(c.text, c.collectives, 3, [&] {
       std::vector<testing::Literal> args;
       for (const auto& [type, dims] : c.arguments) args.push_back(RandomLiteral(type, dims, rng));
-      ExpectPartitionedRunMatches(c.text, args);
-      if (::testing::Test::HasFatalFailure()) return;
-    }
+      return args;
+    });
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -146,15 +153,12 @@ TEST(CutTableGatherTest, AnElementAlongACutDimensionIsSlicedWhereItLies) {
   std::mt19937_64 rng(167);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const std::string partitioned = PartitionedText(c.text);
-    SCOPED_TRACE(partitioned);
-    EXPECT_EQ(CollectivesIn(partitioned), c.collectives);
-    for (int trial = 0; trial < 4; ++trial) {
-      ExpectPartitionedRunMatches(c.text, {RandomLiteral(ElementType::kS32, c.dims, rng),
+    ExpectCollectivesAndRunsMatch(c.text, c.collectives, 4, [&] {
+      return std::vector<testing::Literal>{RandomLiteral(ElementType::kS32, c.dims, rng),
                                            RandomLiteral(ElementType::kS32, {}, rng),
-                                           RandomLiteral(ElementType::kS32, {}, rng)});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
+                                           RandomLiteral(ElementType::kS32, {}, rng)};
+    });
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -183,15 +187,12 @@ TEST(CutTableGatherTest, RowsPickedInALoopStayWhereTheyLie) {
     return %r#2 : tensor<1x8xi32>
   }
 })";
-  const std::string partitioned = PartitionedText(text);
-  EXPECT_EQ(CollectivesIn(partitioned), (std::map<std::string, int>{{"all_reduce", 1}})) << partitioned;
   std::mt19937_64 rng(168);
-  for (int trial = 0; trial < 4; ++trial) {
-    ExpectPartitionedRunMatches(text, {RandomLiteral(ElementType::kS32, {16, 8}, rng),
-                                       RandomLiteral(ElementType::kS32, {}, rng)});
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  ExpectCollectivesAndRunsMatch(text, {{"all_reduce", 1}}, 4, [&] {
+    return std::vector<testing::Literal>{RandomLiteral(ElementType::kS32, {16, 8}, rng),
+                                         RandomLiteral(ElementType::kS32, {}, rng)};
+  });
 }
 
 }  // namespace
-}  // namespace berth
+}  // namespace berth::spmd_testing

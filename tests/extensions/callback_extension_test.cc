@@ -39,31 +39,20 @@ Status Sum(FfiCall& call) {
 TEST_F(CallbackExtensionTest, HostCallbackGetsOperandsAndFillsResults) {
   ASSERT_TRUE(cpu().HasExtension(BERTH_Extension_Type_Callback));
   ASSERT_TRUE(cpu().RegisterHostCallback("sum", Sum).ok());
-  Result<Executable> executable = cpu().Compile(kCallsSum);
-  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
   Buffer a = F32(cpu(), {1, 2, 3}, {3});
   Buffer b = F32(cpu(), {1, 0, -5}, {3});
-  Result<std::vector<Buffer>> out = Run(*executable, {&a, &b});
+  Result<std::vector<Buffer>> out = CompileAndRun(kCallsSum, {&a, &b});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_THAT(Read((*out)[0]), ElementsAre(4, 4, 4));
 }
 
 TEST_F(CallbackExtensionTest, UnknownHostCallbackFailsAtCompileNamingIt) {
-  Result<Executable> executable = cpu().Compile(kCallsSum);
-  ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kNotFound);
-  EXPECT_THAT(executable.status().message(), HasSubstr("host callback 'sum' is not registered"));
+  ExpectCompileFails(kCallsSum, StatusCode::kNotFound, "host callback 'sum' is not registered");
 }
 
 TEST_F(CallbackExtensionTest, HostCallbackWithoutANameFailsAtCompile) {
-  Result<Executable> executable = cpu().Compile(R"(
-func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-  %0 = stablehlo.custom_call @berth.host_callback(%a) : (tensor<3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
-})");
-  ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(executable.status().message(), HasSubstr("string attribute 'callback'"));
+  ExpectCompileFails(testing::OneCustomCallProgram("berth.host_callback", "tensor<3xf32>"),
+                     StatusCode::kInvalidArgument, "string attribute 'callback'");
 }
 
 TEST_F(CallbackExtensionTest, HostCallbackNamesAreSeparateFromFfiTargets) {
@@ -149,11 +138,8 @@ func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
 }
 
 TEST_F(CallbackExtensionTest, PluginWithoutTheExtensionAnswersUnimplemented) {
-  Client good = NewClient("good");
-  EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_Callback));
-  Status host_callback = good.RegisterHostCallback("sum", Sum);
-  EXPECT_EQ(host_callback.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(host_callback.message(), HasSubstr("'callback' extension"));
+  Client good = GoodWithout(BERTH_Extension_Type_Callback);
+  testing::ExpectUnimplemented(good.RegisterHostCallback("sum", Sum), "'callback' extension");
   EXPECT_EQ(good.AddEventCallback([](const ClientEvent&) {}).code(), StatusCode::kUnimplemented);
 }
 

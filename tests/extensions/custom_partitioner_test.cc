@@ -458,8 +458,7 @@ TEST(CustomPartitionerApplicationTest, SerializedExecutablesNeedTheRulesOnlyWhen
 }
 
 TEST_F(CustomPartitionerTest, PluginWithoutTheExtensionAnswersUnimplemented) {
-  Client good = NewClient("good");
-  EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_CustomPartitioner));
+  Client good = GoodWithout(BERTH_Extension_Type_CustomPartitioner);
   Result<CustomPartitionerHandle> handle = good.RegisterCustomPartitioner("test.affine", AffineRule());
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.status().code(), StatusCode::kUnimplemented);

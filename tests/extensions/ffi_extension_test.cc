@@ -38,12 +38,7 @@ class FfiExtensionTest : public testing::ExtensionTest {
   }
 };
 
-constexpr char kDouble[] = R"(
-func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
-  %0 = stablehlo.custom_call @test.double(%x) : (tensor<3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
-}
-)";
+const std::string kDouble = testing::OneCustomCallProgram("test.double", "tensor<3xf32>");
 
 Status DoubleF32(FfiCall& call) {
   if (call.num_operands() != 1 || call.operand_type(0) != ElementType::kF32) {
@@ -59,10 +54,8 @@ Status DoubleF32(FfiCall& call) {
 TEST_F(FfiExtensionTest, ApplicationHandlerRunsFromCustomCall) {
   ASSERT_TRUE(cpu().HasExtension(BERTH_Extension_Type_Ffi));
   ASSERT_TRUE(cpu().RegisterFfiHandler("test.double", DoubleF32).ok());
-  Result<Executable> executable = cpu().Compile(kDouble);
-  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
   Buffer x = F32(cpu(), {1, -2, 3.5}, {3});
-  Result<std::vector<Buffer>> out = Run(*executable, {&x});
+  Result<std::vector<Buffer>> out = CompileAndRun(kDouble, {&x});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_THAT(Read((*out)[0]), ElementsAre(2, -4, 7));
 }
@@ -97,26 +90,14 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 }
 
 TEST_F(FfiExtensionTest, UnknownTargetFailsAtCompileNamingIt) {
-  Result<Executable> executable = cpu().Compile(R"(
-func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.custom_call @no.such.target(%x) : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-})");
-  ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(executable.status().message(), HasSubstr("'no.such.target'"));
+  ExpectCompileFails(testing::OneCustomCallProgram("no.such.target", "tensor<2xf32>"), StatusCode::kUnimplemented,
+                     "'no.such.target'");
 }
 
 TEST_F(FfiExtensionTest, HandlerRefusingOperandsFailsTheCompileWithItsMessage) {
   ASSERT_TRUE(cpu().RegisterFfiHandler("test.double", DoubleF32).ok());
-  Result<Executable> executable = cpu().Compile(R"(
-func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
-  %0 = stablehlo.custom_call @test.double(%x) : (tensor<2xi32>) -> tensor<2xi32>
-  return %0 : tensor<2xi32>
-})");
-  ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(executable.status().message(), HasSubstr("test.double takes one f32 operand"));
+  ExpectCompileFails(testing::OneCustomCallProgram("test.double", "tensor<2xi32>"), StatusCode::kInvalidArgument,
+                     "test.double takes one f32 operand");
 }
 
 TEST_F(FfiExtensionTest, HandlerErrorAtExecuteFailsTheExecution) {
@@ -128,10 +109,8 @@ TEST_F(FfiExtensionTest, HandlerErrorAtExecuteFailsTheExecution) {
                                                    : DataLossError("the device caught fire");
                                       })
                   .ok());
-  Result<Executable> executable = cpu().Compile(kDouble);
-  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
   Buffer x = F32(cpu(), {1, 2, 3}, {3});
-  Result<std::vector<Buffer>> out = Run(*executable, {&x});
+  Result<std::vector<Buffer>> out = CompileAndRun(kDouble, {&x});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kDataLoss);
   EXPECT_THAT(out.status().message(), HasSubstr("the device caught fire"));
@@ -142,10 +121,7 @@ TEST_F(FfiExtensionTest, HandlerThatThrowsBecomesInternalError) {
                   .RegisterFfiHandler("test.double",
                                       [](FfiCall&) -> Status { throw std::runtime_error("boom"); })
                   .ok());
-  Result<Executable> executable = cpu().Compile(kDouble);
-  ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), StatusCode::kInternal);
-  EXPECT_THAT(executable.status().message(), HasSubstr("boom"));
+  ExpectCompileFails(kDouble, StatusCode::kInternal, "boom");
 }
 
 TEST_F(FfiExtensionTest, SecondRegistrationOfATargetIsAlreadyExists) {
@@ -205,11 +181,9 @@ TEST_F(FfiExtensionTest, ConcurrentExecutionsCallTheHandler) {
 }
 
 TEST_F(FfiExtensionTest, PluginWithoutTheExtensionAnswersUnimplemented) {
-  Client good = NewClient("good");
-  EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_Ffi));
-  Status status = good.RegisterFfiHandler("test.double", DoubleF32);
-  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(status.message(), HasSubstr("plugin 'good' does not implement the 'ffi' extension"));
+  Client good = GoodWithout(BERTH_Extension_Type_Ffi);
+  testing::ExpectUnimplemented(good.RegisterFfiHandler("test.double", DoubleF32),
+                               "plugin 'good' does not implement the 'ffi' extension");
   released = 0;
   EXPECT_EQ(good.RegisterFfiHandler("t", NoOpHandler, nullptr, CountRelease).code(),
             StatusCode::kUnimplemented);
@@ -220,16 +194,15 @@ TEST_F(FfiExtensionTest, PluginWithoutTheExtensionAnswersUnimplemented) {
 
 TEST_F(FfiExtensionTest, ManifestBoundCFunctionGivesTheRightResults) {
   AddTestLibModule({Axpy()});
-  Result<Executable> executable = cpu().Compile(R"(
+  const char* program = R"(
 func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.custom_call @mylib.axpy(%x, %y) {backend_config = {alpha = 3.0 : f32}}
       : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
-})");
-  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
+})";
   Buffer x = F32(cpu(), {1, 2, 3, 4}, {4});
   Buffer y = F32(cpu(), {10, 20, 30, 40}, {4});
-  Result<std::vector<Buffer>> out = Run(*executable, {&x, &y});
+  Result<std::vector<Buffer>> out = CompileAndRun(program, {&x, &y});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_THAT(Read((*out)[0]), ElementsAre(13, 26, 39, 52));
   EXPECT_THAT(Read(y), ElementsAre(10, 20, 30, 40));  // the operand is untouched
@@ -380,10 +353,8 @@ TEST_F(FfiExtensionTest, ExampleModuleRunsItsTypedHandlerAndBoundFunction) {
   std::ifstream in(std::string(BERTH_SOURCE_ROOT) + "/extensions/ffi/examples/example.mlir");
   std::stringstream program;
   program << in.rdbuf();
-  Result<Executable> executable = cpu().Compile(program.str());
-  ASSERT_TRUE(executable.ok()) << executable.status().ToString();
   Buffer x = F32(cpu(), {-2, -0.5, 0, 0.5, 2}, {5});
-  Result<std::vector<Buffer>> out = Run(*executable, {&x});
+  Result<std::vector<Buffer>> out = CompileAndRun(program.str(), {&x});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   std::vector<float> soft = Read((*out)[0]);
   for (size_t i = 0; i < soft.size(); ++i) {

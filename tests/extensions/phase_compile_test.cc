@@ -23,17 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kProgram[] = R"(
-func.func @main(%x: tensor<5x3xf32>, %y: tensor<3xf32>) -> (tensor<5x3xf32>, tensor<f32>) {
-  %b = stablehlo.broadcast_in_dim %y, dims = [1] : (tensor<3xf32>) -> tensor<5x3xf32>
-  %s = stablehlo.multiply %x, %b : tensor<5x3xf32>
-  %t = stablehlo.tanh %s : tensor<5x3xf32>
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0, 1]
-      : (tensor<5x3xf32>, tensor<f32>) -> tensor<f32>
-  return %t, %r : tensor<5x3xf32>, tensor<f32>
-}
-)";
+const std::string kProgram = testing::TanhSumProgram(5, "multiply");
 
 constexpr char kSharded[] = R"(
 module @sharded attributes {mhlo.num_partitions = 2 : i32} {
@@ -73,6 +63,23 @@ class PhaseCompileTest : public testing::ExtensionTest {
     return current;
   }
 
+  // kProgram's last intermediate on cpu() when its phases stop after
+  // `until` ("": all of them).
+  Result<CompileIntermediate> LastIntermediate(std::string_view until) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<CompileIntermediate> run, cpu().RunCompilePhases(ProgramOf(kProgram), until));
+    return run.back();
+  }
+
+  // cpu() refuses `bytes` (read as `name`) as an intermediate: `code`, and
+  // a message that contains `fragment`.
+  void ExpectReadRefused(const std::string& bytes, const std::string& name, StatusCode code,
+                         std::string_view fragment) {
+    Result<CompileIntermediate> read = cpu().ReadIntermediate(bytes, name);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), code);
+    EXPECT_THAT(read.status().message(), HasSubstr(std::string(fragment)));
+  }
+
   std::optional<Client> cpu8_;
 };
 
@@ -92,8 +99,7 @@ TEST_F(PhaseCompileTest, TheCpuPluginListsItsPhasesInOrder) {
 }
 
 TEST_F(PhaseCompileTest, APluginWithoutTheExtensionIsUnimplemented) {
-  Client good = NewClient("good");
-  EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_PhaseCompile));
+  Client good = GoodWithout(BERTH_Extension_Type_PhaseCompile);
   Result<std::vector<CompilePhase>> phases = good.CompilePhases();
   ASSERT_FALSE(phases.ok());
   EXPECT_EQ(phases.status().code(), StatusCode::kUnimplemented);
@@ -190,33 +196,28 @@ TEST_F(PhaseCompileTest, AnInputOfTheWrongFormatIsRefusedNamingBothFormats) {
 }
 
 TEST_F(PhaseCompileTest, AnotherPluginsOrVersionsIntermediateIsRefused) {
-  Result<std::vector<CompileIntermediate>> run = cpu().RunCompilePhases(ProgramOf(kProgram), "partition");
-  ASSERT_TRUE(run.ok());
-  const std::string file = cpu().WriteIntermediate(run->back());
-  Result<ext::phase_compile::IntermediateFile> decoded = ext::phase_compile::DecodeIntermediate(file, "f");
+  Result<CompileIntermediate> partitioned = LastIntermediate("partition");
+  ASSERT_TRUE(partitioned.ok()) << partitioned.status().ToString();
+  Result<ext::phase_compile::IntermediateFile> decoded =
+      ext::phase_compile::DecodeIntermediate(cpu().WriteIntermediate(*partitioned), "f");
   ASSERT_TRUE(decoded.ok());
   ext::phase_compile::IntermediateHeader other = decoded->header;
   other.plugin = "gpu";
-  Result<CompileIntermediate> read =
-      cpu().ReadIntermediate(ext::phase_compile::EncodeIntermediate(other, decoded->payload), "other.mlir");
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(read.status().message(), HasSubstr("plugin 'gpu'"));
+  ExpectReadRefused(ext::phase_compile::EncodeIntermediate(other, decoded->payload), "other.mlir",
+                    StatusCode::kFailedPrecondition, "plugin 'gpu'");
   other = decoded->header;
   other.platform_version = "0.0.1-old";
-  read = cpu().ReadIntermediate(ext::phase_compile::EncodeIntermediate(other, decoded->payload), "old.mlir");
+  Result<CompileIntermediate> read =
+      cpu().ReadIntermediate(ext::phase_compile::EncodeIntermediate(other, decoded->payload), "old.mlir");
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.status().message(), HasSubstr("do not cross compiler versions"));
 }
 
 TEST_F(PhaseCompileTest, ATruncatedOrBitFlippedIntermediateIsRefused) {
-  Result<std::vector<CompileIntermediate>> run = cpu().RunCompilePhases(ProgramOf(kProgram), "");
-  ASSERT_TRUE(run.ok());
-  const std::string file = cpu().WriteIntermediate(run->back());
-  Result<CompileIntermediate> cut = cpu().ReadIntermediate(file.substr(0, file.size() - 7), "cut.plan");
-  ASSERT_FALSE(cut.ok());
-  EXPECT_EQ(cut.status().code(), StatusCode::kDataLoss);
-  EXPECT_THAT(cut.status().message(), HasSubstr("cut.plan"));
+  Result<CompileIntermediate> planned = LastIntermediate("");
+  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  const std::string file = cpu().WriteIntermediate(*planned);
+  ExpectReadRefused(file.substr(0, file.size() - 7), "cut.plan", StatusCode::kDataLoss, "cut.plan");
   std::mt19937 rng(5);
   for (int trial = 0; trial < 400; ++trial) {
     std::string flipped = file;
@@ -227,7 +228,7 @@ TEST_F(PhaseCompileTest, ATruncatedOrBitFlippedIntermediateIsRefused) {
   // Bytes that pass the container but are not a plan: the plugin refuses them.
   CompileOptions options;
   options.format = "cpu-plan";
-  std::string plan = run->back().bytes;
+  std::string plan = planned->bytes;
   for (size_t n : {size_t{0}, size_t{10}, plan.size() / 2, plan.size() - 1}) {
     Result<Executable> loaded = cpu().Compile(plan.substr(0, n), options);
     ASSERT_FALSE(loaded.ok()) << n;

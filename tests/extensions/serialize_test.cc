@@ -33,17 +33,7 @@ class SerializeTest : public testing::ExtensionTest {
   }
 };
 
-constexpr char kProgram[] = R"(
-func.func @main(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<f32>) {
-  %b = stablehlo.broadcast_in_dim %y, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
-  %s = stablehlo.add %x, %b : tensor<2x3xf32>
-  %t = stablehlo.tanh %s : tensor<2x3xf32>
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0, 1]
-      : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
-  return %t, %r : tensor<2x3xf32>, tensor<f32>
-}
-)";
+const std::string kProgram = testing::TanhSumProgram(2, "add");
 
 TEST_F(SerializeTest, RoundTripRunsLikeTheSource) {
   Result<Executable> source = cpu().Compile(kProgram);
@@ -157,8 +147,7 @@ TEST_F(SerializeTest, WellFormedFileWithABadPayloadIsRejectedByThePlugin) {
 }
 
 TEST_F(SerializeTest, PluginWithoutTheExtensionAnswersUnimplemented) {
-  Client good = NewClient("good");
-  EXPECT_FALSE(good.HasExtension(BERTH_Extension_Type_AbiVersion));
+  Client good = GoodWithout(BERTH_Extension_Type_AbiVersion);
   CompileOptions options;
   options.format = "identity";
   Result<Executable> executable = good.Compile("identity f32", options);

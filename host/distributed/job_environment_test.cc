@@ -10,21 +10,16 @@
 #include <fstream>
 #include <map>
 
+#include "scoped_env.hpp"
 #include "temp_dir.hpp"
 
 namespace berth::distributed {
 namespace {
 
 using ::testing::HasSubstr;
+using berth::testing::FakeEnv;
 using ::testing::Not;
 
-common::EnvReader Env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 // A file in a fresh temporary folder, removed at the end of the test.
 class TempFile {
@@ -41,17 +36,17 @@ class TempFile {
 };
 
 TEST(JobEnvironmentTest, NothingSetMeansSingleProcess) {
-  auto job = DetectJobEnvironment(Env({}));
+  auto job = DetectJobEnvironment(FakeEnv({}));
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_FALSE(job->has_value());
 }
 
 TEST(JobEnvironmentTest, ReadsBerthLaunchVariables) {
-  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "2"},
-                                       {"BERTH_NUM_NODES", "4"},
-                                       {"BERTH_COORDINATOR", "10.0.0.1:1234"},
-                                       {"BERTH_COORDINATOR_TOKEN", "s3cret"},
-                                       {"BERTH_DEVICES_PER_NODE", "8"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"BERTH_NODE_ID", "2"},
+                                           {"BERTH_NUM_NODES", "4"},
+                                           {"BERTH_COORDINATOR", "10.0.0.1:1234"},
+                                           {"BERTH_COORDINATOR_TOKEN", "s3cret"},
+                                           {"BERTH_DEVICES_PER_NODE", "8"}}));
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   ASSERT_TRUE(job->has_value());
   const JobEnvironment& env = **job;
@@ -73,7 +68,7 @@ TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
        {Case{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "openmpi"},
         Case{"PMI_RANK", "PMI_SIZE", "pmi"}, Case{"SLURM_PROCID", "SLURM_NTASKS", "slurm"}}) {
     auto job =
-        DetectJobEnvironment(Env({{c.rank, "1"}, {c.size, "3"}, {"BERTH_COORDINATOR", "host:99"}}));
+        DetectJobEnvironment(FakeEnv({{c.rank, "1"}, {c.size, "3"}, {"BERTH_COORDINATOR", "host:99"}}));
     ASSERT_TRUE(job.ok()) << job.status().ToString();
     ASSERT_TRUE(job->has_value()) << c.source;
     EXPECT_EQ((*job)->node_id, 1);
@@ -84,18 +79,18 @@ TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
 }
 
 TEST(JobEnvironmentTest, BerthVariablesTakePrecedenceOverTheLauncher) {
-  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "0"},
-                                       {"BERTH_NUM_NODES", "2"},
-                                       {"SLURM_PROCID", "5"},
-                                       {"SLURM_NTASKS", "8"},
-                                       {"BERTH_COORDINATOR", "h:1"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"BERTH_NODE_ID", "0"},
+                                           {"BERTH_NUM_NODES", "2"},
+                                           {"SLURM_PROCID", "5"},
+                                           {"SLURM_NTASKS", "8"},
+                                           {"BERTH_COORDINATOR", "h:1"}}));
   ASSERT_TRUE(job.ok() && job->has_value());
   EXPECT_EQ((*job)->num_nodes, 2);
   EXPECT_EQ((*job)->source, "berth");
 }
 
 TEST(JobEnvironmentTest, ALauncherWithoutCoordinatorIsAClearError) {
-  auto job = DetectJobEnvironment(Env({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}}));
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(job.status().message(), HasSubstr("4-node job"));
@@ -104,13 +99,13 @@ TEST(JobEnvironmentTest, ALauncherWithoutCoordinatorIsAClearError) {
 }
 
 TEST(JobEnvironmentTest, AOneNodeJobWithoutCoordinatorRunsSingleProcess) {
-  auto job = DetectJobEnvironment(Env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}));
   ASSERT_TRUE(job.ok());
   EXPECT_FALSE(job->has_value());
 }
 
 TEST(JobEnvironmentTest, RankWithoutSizeIsAnError) {
-  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "1"}, {"BERTH_COORDINATOR", "h:1"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"BERTH_NODE_ID", "1"}, {"BERTH_COORDINATOR", "h:1"}}));
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("BERTH_NODE_ID is set but BERTH_NUM_NODES is not"));
@@ -118,30 +113,30 @@ TEST(JobEnvironmentTest, RankWithoutSizeIsAnError) {
 
 TEST(JobEnvironmentTest, MalformedAndOutOfRangeNumbersAreErrors) {
   auto bad = DetectJobEnvironment(
-      Env({{"BERTH_NODE_ID", "one"}, {"BERTH_NUM_NODES", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
+      FakeEnv({{"BERTH_NODE_ID", "one"}, {"BERTH_NUM_NODES", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("BERTH_NODE_ID='one' is not an integer"));
   auto range = DetectJobEnvironment(
-      Env({{"PMI_RANK", "2"}, {"PMI_SIZE", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
+      FakeEnv({{"PMI_RANK", "2"}, {"PMI_SIZE", "2"}, {"BERTH_COORDINATOR", "h:1"}}));
   ASSERT_FALSE(range.ok());
   EXPECT_THAT(range.status().message(), HasSubstr("PMI_RANK=2 is out of range for PMI_SIZE=2"));
   auto zero = DetectJobEnvironment(
-      Env({{"BERTH_NODE_ID", "0"}, {"BERTH_NUM_NODES", "0"}, {"BERTH_COORDINATOR", "h:1"}}));
+      FakeEnv({{"BERTH_NODE_ID", "0"}, {"BERTH_NUM_NODES", "0"}, {"BERTH_COORDINATOR", "h:1"}}));
   EXPECT_FALSE(zero.ok());
 }
 
 TEST(JobEnvironmentTest, ACoordinatorWithoutNodeIdIsAnError) {
-  auto job = DetectJobEnvironment(Env({{"BERTH_COORDINATOR", "h:1"}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"BERTH_COORDINATOR", "h:1"}}));
   ASSERT_FALSE(job.ok());
   EXPECT_THAT(job.status().message(), HasSubstr("set BERTH_NODE_ID and BERTH_NUM_NODES"));
 }
 
 TEST(JobEnvironmentTest, TokenComesFromAFileTrimmed) {
   TempFile file("  from-file\n");
-  auto job = DetectJobEnvironment(Env({{"BERTH_NODE_ID", "0"},
-                                       {"BERTH_NUM_NODES", "2"},
-                                       {"BERTH_COORDINATOR", "h:1"},
-                                       {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
+  auto job = DetectJobEnvironment(FakeEnv({{"BERTH_NODE_ID", "0"},
+                                           {"BERTH_NUM_NODES", "2"},
+                                           {"BERTH_COORDINATOR", "h:1"},
+                                           {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_EQ((*job)->token, "from-file");
 }
@@ -149,13 +144,13 @@ TEST(JobEnvironmentTest, TokenComesFromAFileTrimmed) {
 TEST(JobEnvironmentTest, TheTokenVariableWinsOverTheFile) {
   TempFile file("from-file");
   auto token = TokenFromEnvironment(
-      Env({{"BERTH_COORDINATOR_TOKEN", "direct"}, {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
+      FakeEnv({{"BERTH_COORDINATOR_TOKEN", "direct"}, {"BERTH_COORDINATOR_TOKEN_FILE", file.path()}}));
   ASSERT_TRUE(token.ok());
   EXPECT_EQ(*token, "direct");
 }
 
 TEST(JobEnvironmentTest, AMissingTokenFileIsNamedButNotItsContent) {
-  auto token = TokenFromEnvironment(Env({{"BERTH_COORDINATOR_TOKEN_FILE", "/nonexistent/tok"}}));
+  auto token = TokenFromEnvironment(FakeEnv({{"BERTH_COORDINATOR_TOKEN_FILE", "/nonexistent/tok"}}));
   ASSERT_FALSE(token.ok());
   EXPECT_EQ(token.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(token.status().message(), HasSubstr("'/nonexistent/tok'"));

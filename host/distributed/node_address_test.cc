@@ -8,38 +8,33 @@
 
 #include <map>
 
+#include "scoped_env.hpp"
+
 namespace berth::distributed {
 namespace {
 
 using ::testing::HasSubstr;
-
-common::EnvReader Env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using berth::testing::FakeEnv;
 
 TEST(NodeAddressTest, TheAddressVariableWinsAsGiven) {
-  Result<std::string> v4 = ResolveNodeAddress(Env({{kEnvNodeAddress, "10.231.0.2"}, {kEnvNodeInterface, "lo"}}),
+  Result<std::string> v4 = ResolveNodeAddress(FakeEnv({{kEnvNodeAddress, "10.231.0.2"}, {kEnvNodeInterface, "lo"}}),
                                               "127.0.0.1:1");
   ASSERT_TRUE(v4.ok()) << v4.status().ToString();
   EXPECT_EQ(*v4, "10.231.0.2");
-  Result<std::string> v6 = ResolveNodeAddress(Env({{kEnvNodeAddress, "[fd00::2]"}}), "127.0.0.1:1");
+  Result<std::string> v6 = ResolveNodeAddress(FakeEnv({{kEnvNodeAddress, "[fd00::2]"}}), "127.0.0.1:1");
   ASSERT_TRUE(v6.ok()) << v6.status().ToString();
   EXPECT_EQ(*v6, "fd00::2");
 }
 
 TEST(NodeAddressTest, AHostNameIsNotAnAddress) {
-  Result<std::string> named = ResolveNodeAddress(Env({{kEnvNodeAddress, "node7.cluster"}}), "127.0.0.1:1");
+  Result<std::string> named = ResolveNodeAddress(FakeEnv({{kEnvNodeAddress, "node7.cluster"}}), "127.0.0.1:1");
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(named.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(named.status().message(), HasSubstr("BERTH_NODE_ADDRESS=node7.cluster is not an IP address"));
 }
 
 TEST(NodeAddressTest, AnInterfaceGivesItsAddress) {
-  Result<std::string> lo = ResolveNodeAddress(Env({{kEnvNodeInterface, "lo"}}), "127.0.0.1:1");
+  Result<std::string> lo = ResolveNodeAddress(FakeEnv({{kEnvNodeInterface, "lo"}}), "127.0.0.1:1");
   ASSERT_TRUE(lo.ok()) << lo.status().ToString();
   EXPECT_EQ(*lo, "127.0.0.1");
   Result<std::string> missing = InterfaceAddress("nosuch0");
@@ -50,7 +45,7 @@ TEST(NodeAddressTest, AnInterfaceGivesItsAddress) {
 }
 
 TEST(NodeAddressTest, WithoutVariablesTheRouteToTheCoordinatorDecides) {
-  Result<std::string> loopback = ResolveNodeAddress(Env({}), "127.0.0.1:5000");
+  Result<std::string> loopback = ResolveNodeAddress(FakeEnv({}), "127.0.0.1:5000");
   ASSERT_TRUE(loopback.ok()) << loopback.status().ToString();
   EXPECT_EQ(*loopback, "127.0.0.1");
   // Any 127/8 address routes through lo and leaves from that address.

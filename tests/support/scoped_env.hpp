@@ -1,9 +1,12 @@
-// Sets (or unsets) an environment variable for a scope.
+// Sets (or unsets) an environment variable for a scope; a fake environment
+// for code that reads it through a function (common::EnvReader).
 #ifndef BERTH_TESTS_SUPPORT_SCOPED_ENV_HPP_
 #define BERTH_TESTS_SUPPORT_SCOPED_ENV_HPP_
 
 #include <stdlib.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -27,6 +30,16 @@ class ScopedEnv {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+// An environment reader (a common::EnvReader) that sees `vars` and nothing
+// else.
+inline std::function<std::optional<std::string>(const char* name)> FakeEnv(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
 
 }  // namespace berth::testing
 

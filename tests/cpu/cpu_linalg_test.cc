@@ -333,6 +333,18 @@ struct SolveCase {
   const char* transpose;
 };
 
+// triangular_solve of %a (`a_type`) and %b (`b_type`, the result's type
+// too) with `solve`'s attributes.
+std::string TriangularSolveProgram(const std::string& a_type, const std::string& b_type,
+                                   const SolveCase& solve = {true, true, false, "NO_TRANSPOSE"}) {
+  auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
+  return "func.func @main(%a: " + a_type + ", %b: " + b_type + ") -> " + b_type +
+         " {\n  %r = \"stablehlo.triangular_solve\"(%a, %b) {left_side = " + flag(solve.left) +
+         ", lower = " + flag(solve.lower) + ", unit_diagonal = " + flag(solve.unit) +
+         ", transpose_a = #stablehlo<transpose " + solve.transpose + ">} : (" + a_type + ", " + b_type + ") -> " +
+         b_type + "\n  return %r : " + b_type + "\n}\n";
+}
+
 TEST(CpuTriangularSolveTest, AllVariantsMatchADirectSolve) {
   constexpr int n = 4, m = 3;
   // The triangle in use is well conditioned; the other one holds values that
@@ -383,12 +395,7 @@ TEST(CpuTriangularSolveTest, AllVariantsMatchADirectSolve) {
           }
           std::string bt = Shape(b_dims, "f64");
           std::string program =
-              "func.func @main(%a: tensor<4x4xf64>, %b: " + bt + ") -> " + bt +
-              " {\n  %r = \"stablehlo.triangular_solve\"(%a, %b) {left_side = " +
-              (left ? "true" : "false") + ", lower = " + (lower ? "true" : "false") +
-              ", unit_diagonal = " + (unit ? "true" : "false") +
-              ", transpose_a = #stablehlo<transpose " + transpose + ">} : (tensor<4x4xf64>, " + bt +
-              ") -> " + bt + "\n  return %r : " + bt + "\n}\n";
+              TriangularSolveProgram("tensor<4x4xf64>", bt, {left, lower, unit, transpose});
           std::vector<double> a_in = a;
           if (unit) {
             for (int r = 0; r < n; ++r) a_in[r * n + r] = 77.0;
@@ -404,14 +411,7 @@ TEST(CpuTriangularSolveTest, AllVariantsMatchADirectSolve) {
 }
 
 TEST(CpuTriangularSolveTest, BatchedF32) {
-  const char* program = R"(
-func.func @main(%a: tensor<2x2x2xf32>, %b: tensor<2x2x1xf32>) -> tensor<2x2x1xf32> {
-  %r = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true,
-      unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}
-      : (tensor<2x2x2xf32>, tensor<2x2x1xf32>) -> tensor<2x2x1xf32>
-  return %r : tensor<2x2x1xf32>
-}
-)";
+  const std::string program = TriangularSolveProgram("tensor<2x2x2xf32>", "tensor<2x2x1xf32>");
   // [[2, 0], [1, 4]] x = [2, 9] -> [1, 2]; [[1, 0], [3, 2]] x = [3, 13] -> [3, 2].
   BERTH_RUN(out, program,
             {Literal::Of<float>({2, 99, 1, 4, 1, 99, 3, 2}, {2, 2, 2}),
@@ -420,28 +420,14 @@ func.func @main(%a: tensor<2x2x2xf32>, %b: tensor<2x2x1xf32>) -> tensor<2x2x1xf3
 }
 
 TEST(CpuTriangularSolveTest, SingularMatrixGivesInfinitiesNotACrash) {
-  const char* program = R"(
-func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) -> tensor<2x1xf32> {
-  %r = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true,
-      unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}
-      : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
-  return %r : tensor<2x1xf32>
-}
-)";
+  const std::string program = TriangularSolveProgram("tensor<2x2xf32>", "tensor<2x1xf32>");
   BERTH_RUN(out, program,
             {Literal::Of<float>({0, 0, 1, 1}, {2, 2}), Literal::Of<float>({1, 1}, {2, 1})});
   EXPECT_TRUE(std::isinf(out[0].Values<float>()[0]));
 }
 
 TEST(CpuTriangularSolveTest, IntegerOperandsAreRejected) {
-  const char* program = R"(
-func.func @main(%a: tensor<2x2xi32>, %b: tensor<2x1xi32>) -> tensor<2x1xi32> {
-  %r = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true,
-      unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}
-      : (tensor<2x2xi32>, tensor<2x1xi32>) -> tensor<2x1xi32>
-  return %r : tensor<2x1xi32>
-}
-)";
+  const std::string program = TriangularSolveProgram("tensor<2x2xi32>", "tensor<2x1xi32>");
   Status status = testing::RunStatus(
       program, {Literal::Of<int32_t>({1, 0, 0, 1}, {2, 2}), Literal::Of<int32_t>({1, 1}, {2, 1})});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();

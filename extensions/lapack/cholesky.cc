@@ -12,8 +12,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status Cholesky(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
-  BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));
+  BERTH_ASSIGN_OR_RETURN(const SymmetricBatch x, call.SymmetricMatrixOperand(0, "x", kType));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "factor", kType, x.With({x.rows, x.cols})));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "info", ElementType::kS32, x.batch_dims));
   if (call.preparing()) return OkStatus();
@@ -24,7 +23,7 @@ Status Cholesky(const LapackCall& call) {
   lapack_int n = static_cast<lapack_int>(x.rows);
   lapack_int lda = LeadingDim(x.rows);
   InColumnMajor(in, factor, x.batch, x.rows, x.cols,
-                [&](T* a, int64_t i) { Routines<T>::potrf(&uplo, &n, a, &lda, &info[i], 1); });
+                [&](T* a, int64_t i) { Routines<T>::potrf(&x.uplo, &n, a, &lda, &info[i], 1); });
   return OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace berth::ext::lapack {
 
@@ -104,6 +105,13 @@ Result<MatrixBatch> LapackCall::SquareMatrixOperand(size_t index, std::string_vi
   if (x.rows == x.cols) return x;
   return Invalid(std::string(name) + " has " + std::to_string(x.rows) + " x " +
                  std::to_string(x.cols) + " matrices; this routine takes square ones");
+}
+
+Result<SymmetricBatch> LapackCall::SymmetricMatrixOperand(size_t index, std::string_view name,
+                                                          ElementType type) const {
+  BERTH_ASSIGN_OR_RETURN(MatrixBatch square, SquareMatrixOperand(index, name, type));
+  BERTH_ASSIGN_OR_RETURN(char uplo, CharAttribute("uplo", "LU"));
+  return SymmetricBatch{std::move(square), uplo};
 }
 
 Result<int64_t> LapackCall::VectorOperand(size_t index, std::string_view name, ElementType type,

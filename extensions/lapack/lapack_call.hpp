@@ -36,6 +36,12 @@ struct MatrixBatch {
   std::vector<int64_t> With(std::initializer_list<int64_t> tail) const;
 };
 
+// A batch of symmetric matrices, of which a routine reads the triangle that
+// `uplo` names: 'L' the lower one, 'U' the upper.
+struct SymmetricBatch : MatrixBatch {
+  char uplo = 'L';
+};
+
 // The element type a LAPACK routine of T works on.
 template <typename T>
 constexpr ElementType ElementTypeOf() {
@@ -71,6 +77,10 @@ class LapackCall {
   // The same, for routines that take square matrices only.
   Result<MatrixBatch> SquareMatrixOperand(size_t index, std::string_view name,
                                           ElementType type) const;
+  // The same, for routines that read one triangle of symmetric matrices:
+  // the one the call's `uplo` attribute names.
+  Result<SymmetricBatch> SymmetricMatrixOperand(size_t index, std::string_view name,
+                                                ElementType type) const;
   // Operand `index` is one vector of `type` per matrix of `x` (dims: x's batch
   // dims and one more); returns the vectors' length.
   Result<int64_t> VectorOperand(size_t index, std::string_view name, ElementType type,

@@ -12,8 +12,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status SymmetricEigen(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
-  BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));
+  BERTH_ASSIGN_OR_RETURN(const SymmetricBatch x, call.SymmetricMatrixOperand(0, "x", kType));
   BERTH_ASSIGN_OR_RETURN(char mode, call.CharAttribute("mode", "VN"));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "vectors", kType, x.With({x.rows, x.cols})));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "values", kType, x.With({x.rows})));
@@ -26,7 +25,7 @@ Status SymmetricEigen(const LapackCall& call) {
   T optimal{};
   lapack_int optimal_int = 0;
   lapack_int query = -1;
-  Routines<T>::hermitian_eigen(&mode, &uplo, &n, nullptr, &lda, nullptr, &optimal, &query,
+  Routines<T>::hermitian_eigen(&mode, &x.uplo, &n, nullptr, &lda, nullptr, &optimal, &query,
                                &optimal_int, &query, &info, 1, 1);
   lapack_int lwork = WorkspaceSize(optimal);
   lapack_int liwork = WorkspaceSize(optimal_int);
@@ -38,7 +37,7 @@ Status SymmetricEigen(const LapackCall& call) {
   T* values = call.result<T>(1);
   lapack_int* infos = call.result<lapack_int>(2);
   InColumnMajor(in, vectors, x.batch, x.rows, x.cols, [&](T* a, int64_t i) {
-    Routines<T>::hermitian_eigen(&mode, &uplo, &n, a, &lda, values + i * x.rows, work.data(),
+    Routines<T>::hermitian_eigen(&mode, &x.uplo, &n, a, &lda, values + i * x.rows, work.data(),
                                  &lwork, iwork.data(), &liwork, &infos[i], 1, 1);
   });
   return OkStatus();

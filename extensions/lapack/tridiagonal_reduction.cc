@@ -14,8 +14,7 @@ namespace berth::ext::lapack {
 template <typename T>
 Status TridiagonalReduction(const LapackCall& call) {
   constexpr ElementType kType = ElementTypeOf<T>();
-  BERTH_ASSIGN_OR_RETURN(const MatrixBatch x, call.SquareMatrixOperand(0, "x", kType));
-  BERTH_ASSIGN_OR_RETURN(char uplo, call.CharAttribute("uplo", "LU"));
+  BERTH_ASSIGN_OR_RETURN(const SymmetricBatch x, call.SymmetricMatrixOperand(0, "x", kType));
   const int64_t n = x.rows;
   const int64_t off = std::max<int64_t>(n - 1, 0);
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "x_out", kType, x.With({n, n})));
@@ -29,7 +28,7 @@ Status TridiagonalReduction(const LapackCall& call) {
   lapack_int lda = LeadingDim(n);
   lapack_int info = 0;
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
-    Routines<T>::tridiagonal_reduction(&uplo, &order, nullptr, &lda, nullptr, nullptr, nullptr,
+    Routines<T>::tridiagonal_reduction(&x.uplo, &order, nullptr, &lda, nullptr, nullptr, nullptr,
                                        optimal, query, &info, 1);
   });
   std::vector<T> work(lwork);
@@ -39,7 +38,7 @@ Status TridiagonalReduction(const LapackCall& call) {
   T* tau = call.result<T>(3);
   lapack_int* infos = call.result<lapack_int>(4);
   InColumnMajor(call.operand<T>(0), call.result<T>(0), x.batch, n, n, [&](T* a, int64_t i) {
-    Routines<T>::tridiagonal_reduction(&uplo, &order, a, &lda, diagonal + i * n,
+    Routines<T>::tridiagonal_reduction(&x.uplo, &order, a, &lda, diagonal + i * n,
                                        off_diagonal + i * off, tau + i * off, work.data(), &lwork,
                                        &infos[i], 1);
   });

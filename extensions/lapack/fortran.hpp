@@ -128,49 +128,36 @@ namespace berth::ext::lapack {
 template <typename T>
 struct Routines;
 
-#define BERTH_LAPACK_COMMON_ROUTINES(P)     \
-  static constexpr auto getrf = &P##getrf_; \
-  static constexpr auto geqrf = &P##geqrf_; \
-  static constexpr auto potrf = &P##potrf_; \
-  static constexpr auto gehrd = &P##gehrd_; \
-  static constexpr auto trsm = &P##trsm_;   \
-  static constexpr auto gtsv = &P##gtsv_;   \
-  static constexpr auto gesdd = &P##gesdd_; \
-  static constexpr auto geev = &P##geev_;   \
-  static constexpr auto gees = &P##gees_;
+// Routines<T> for the LAPACK prefix P: the routines every type has, those
+// named apart for real and complex types (QR orgqr or ungqr, EIGEN syevd or
+// heevd, TRIDIAGONAL sytrd or hetrd), then EXTRA (the real types'
+// pivoted_qr).
+#define BERTH_LAPACK_ROUTINES(P, T, QR, EIGEN, TRIDIAGONAL, EXTRA)    \
+  template <>                                                         \
+  struct Routines<T> {                                                \
+    static constexpr auto getrf = &P##getrf_;                         \
+    static constexpr auto geqrf = &P##geqrf_;                         \
+    static constexpr auto potrf = &P##potrf_;                         \
+    static constexpr auto gehrd = &P##gehrd_;                         \
+    static constexpr auto trsm = &P##trsm_;                           \
+    static constexpr auto gtsv = &P##gtsv_;                           \
+    static constexpr auto gesdd = &P##gesdd_;                         \
+    static constexpr auto geev = &P##geev_;                           \
+    static constexpr auto gees = &P##gees_;                           \
+    static constexpr auto orthogonal_qr = &P##QR##_;                  \
+    static constexpr auto hermitian_eigen = &P##EIGEN##_;             \
+    static constexpr auto tridiagonal_reduction = &P##TRIDIAGONAL##_; \
+    EXTRA                                                             \
+  };
+#define BERTH_LAPACK_PIVOTED_QR(P) static constexpr auto pivoted_qr = &P##geqp3_;
 
-template <>
-struct Routines<float> {
-  BERTH_LAPACK_COMMON_ROUTINES(s)
-  static constexpr auto orthogonal_qr = &sorgqr_;
-  static constexpr auto pivoted_qr = &sgeqp3_;
-  static constexpr auto hermitian_eigen = &ssyevd_;
-  static constexpr auto tridiagonal_reduction = &ssytrd_;
-};
-template <>
-struct Routines<double> {
-  BERTH_LAPACK_COMMON_ROUTINES(d)
-  static constexpr auto orthogonal_qr = &dorgqr_;
-  static constexpr auto pivoted_qr = &dgeqp3_;
-  static constexpr auto hermitian_eigen = &dsyevd_;
-  static constexpr auto tridiagonal_reduction = &dsytrd_;
-};
-template <>
-struct Routines<c64> {
-  BERTH_LAPACK_COMMON_ROUTINES(c)
-  static constexpr auto orthogonal_qr = &cungqr_;
-  static constexpr auto hermitian_eigen = &cheevd_;
-  static constexpr auto tridiagonal_reduction = &chetrd_;
-};
-template <>
-struct Routines<c128> {
-  BERTH_LAPACK_COMMON_ROUTINES(z)
-  static constexpr auto orthogonal_qr = &zungqr_;
-  static constexpr auto hermitian_eigen = &zheevd_;
-  static constexpr auto tridiagonal_reduction = &zhetrd_;
-};
+BERTH_LAPACK_ROUTINES(s, float, orgqr, syevd, sytrd, BERTH_LAPACK_PIVOTED_QR(s))
+BERTH_LAPACK_ROUTINES(d, double, orgqr, syevd, sytrd, BERTH_LAPACK_PIVOTED_QR(d))
+BERTH_LAPACK_ROUTINES(c, c64, ungqr, heevd, hetrd, )
+BERTH_LAPACK_ROUTINES(z, c128, ungqr, heevd, hetrd, )
 
-#undef BERTH_LAPACK_COMMON_ROUTINES
+#undef BERTH_LAPACK_ROUTINES
+#undef BERTH_LAPACK_PIVOTED_QR
 
 }  // namespace berth::ext::lapack
 

@@ -226,6 +226,10 @@ constexpr bool InCategories(unsigned categories) {
 // "'stablehlo.popcnt' is not defined on f32".
 Status NotDefinedOn(std::string_view what, stablehlo::ElementType type);
 
+// The parameters of a block function (BlockFn) that reads no node
+// parameters, for Block<T>::Run (kernels_elementwise_arith.cc, _bits.cc).
+#define BERTH_BLOCK_ARGS const ElementwiseNode&, const void* const* args, void* out, int64_t n
+
 // Sets node.fn to Block<T>::Run for the element type `type` when T is in
 // kCategories; INVALID_ARGUMENT for other supported types, UNIMPLEMENTED for
 // unsupported ones.

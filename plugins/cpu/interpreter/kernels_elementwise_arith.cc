@@ -14,9 +14,6 @@ namespace {
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
-// Block functions read no node parameters here; this is their signature.
-#define BERTH_BLOCK_ARGS const ElementwiseNode&, const void* const* args, void* out, int64_t n
-
 template <typename T>
 struct AddBlock {
   static void Run(BERTH_BLOCK_ARGS) {
@@ -227,8 +224,6 @@ struct SignBlock {
     }
   }
 };
-
-#undef BERTH_BLOCK_ARGS
 
 }  // namespace
 

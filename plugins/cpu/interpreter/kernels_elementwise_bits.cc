@@ -14,8 +14,6 @@ namespace {
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
-#define BERTH_BLOCK_ARGS const ElementwiseNode&, const void* const* args, void* out, int64_t n
-
 template <typename T>
 struct AndBlock {
   static void Run(BERTH_BLOCK_ARGS) {
@@ -108,8 +106,6 @@ struct CountLeadingZerosBlock {
                    [](T a) { return static_cast<T>(std::countl_zero(static_cast<U>(a))); });
   }
 };
-
-#undef BERTH_BLOCK_ARGS
 
 }  // namespace
 

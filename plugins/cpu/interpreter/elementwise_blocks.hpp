@@ -203,6 +203,19 @@ inline void MapFloatUnary(const void* const* args, void* out, int64_t n, F f) {
   MapUnary<T, T>(args, out, n, [f](T a) { return Store<T>(f(static_cast<Calc<T>>(a))); });
 }
 
+// The block function of a unary float op whose per-element function is
+// F::Apply on Calc<T>: UnaryMath<F>::Block<T>::Run (the math functions of
+// kernels_elementwise_math.cc, the C library's of _special.cc).
+template <typename F>
+struct UnaryMath {
+  template <typename T>
+  struct Block {
+    static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
+      MapFloatUnary<T>(args, out, n, [](Calc<T> x) { return F::Apply(x); });
+    }
+  };
+};
+
 // ---------------------------------------------------------------- makers
 
 // Element categories an op accepts (a bit mask).

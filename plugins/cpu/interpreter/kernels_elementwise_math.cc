@@ -14,17 +14,6 @@ namespace {
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
-// A unary float op whose per-element function is F::Apply on Calc<T>.
-template <typename F>
-struct UnaryMath {
-  template <typename T>
-  struct Block {
-    static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-      MapFloatUnary<T>(args, out, n, [](Calc<T> x) { return F::Apply(x); });
-    }
-  };
-};
-
 struct Ceil {
   template <typename C>
   static C Apply(C x) { return std::ceil(x); }

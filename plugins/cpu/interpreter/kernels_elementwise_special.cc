@@ -35,16 +35,6 @@ T FromWide(Wide<T> value) {
 
 // ---------------------------------------------------------------- C library
 
-template <typename F>
-struct LibmUnary {
-  template <typename T>
-  struct Block {
-    static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-      MapFloatUnary<T>(args, out, n, [](Calc<T> x) { return F::Apply(x); });
-    }
-  };
-};
-
 #define BERTH_LIBM_UNARY(Name, expr) \
   struct Name {                      \
     template <typename C>            \
@@ -249,18 +239,18 @@ OpKind BroadcastBase(OpKind kind) {
 
 MakeBlockFn FindChloBlock(OpKind kind) {
   switch (kind) {
-    case OpKind::kChloErf: return MakeFloat<LibmUnary<Erf>::Block>;
-    case OpKind::kChloErfc: return MakeFloat<LibmUnary<Erfc>::Block>;
-    case OpKind::kChloAsin: return MakeFloat<LibmUnary<Asin>::Block>;
-    case OpKind::kChloAcos: return MakeFloat<LibmUnary<Acos>::Block>;
-    case OpKind::kChloAtan: return MakeFloat<LibmUnary<Atan>::Block>;
-    case OpKind::kChloSinh: return MakeFloat<LibmUnary<Sinh>::Block>;
-    case OpKind::kChloCosh: return MakeFloat<LibmUnary<Cosh>::Block>;
-    case OpKind::kChloTan: return MakeFloat<LibmUnary<Tan>::Block>;
-    case OpKind::kChloAsinh: return MakeFloat<LibmUnary<Asinh>::Block>;
-    case OpKind::kChloAcosh: return MakeFloat<LibmUnary<Acosh>::Block>;
-    case OpKind::kChloAtanh: return MakeFloat<LibmUnary<Atanh>::Block>;
-    case OpKind::kChloSquare: return MakeFloat<LibmUnary<Square>::Block>;
+    case OpKind::kChloErf: return MakeFloat<UnaryMath<Erf>::Block>;
+    case OpKind::kChloErfc: return MakeFloat<UnaryMath<Erfc>::Block>;
+    case OpKind::kChloAsin: return MakeFloat<UnaryMath<Asin>::Block>;
+    case OpKind::kChloAcos: return MakeFloat<UnaryMath<Acos>::Block>;
+    case OpKind::kChloAtan: return MakeFloat<UnaryMath<Atan>::Block>;
+    case OpKind::kChloSinh: return MakeFloat<UnaryMath<Sinh>::Block>;
+    case OpKind::kChloCosh: return MakeFloat<UnaryMath<Cosh>::Block>;
+    case OpKind::kChloTan: return MakeFloat<UnaryMath<Tan>::Block>;
+    case OpKind::kChloAsinh: return MakeFloat<UnaryMath<Asinh>::Block>;
+    case OpKind::kChloAcosh: return MakeFloat<UnaryMath<Acosh>::Block>;
+    case OpKind::kChloAtanh: return MakeFloat<UnaryMath<Atanh>::Block>;
+    case OpKind::kChloSquare: return MakeFloat<UnaryMath<Square>::Block>;
     case OpKind::kChloErfInv: return MakeFloat<WideUnary<ErfInv>::Block>;
     case OpKind::kChloLgamma: return MakeFloat<WideUnary<Lgamma>::Block>;
     case OpKind::kChloDigamma: return MakeFloat<WideUnary<Digamma>::Block>;

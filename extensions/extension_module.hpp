@@ -111,6 +111,17 @@ Result<const Table*> ReadModuleTable(boost::dll::shared_library& library, const 
   return table;
 }
 
+// A module's Attributes: `key`, the names `name_of` gives the module's
+// `targets`, comma-separated.
+template <typename Targets, typename NameOf>
+NamedValueMap TargetNames(const char* key, const Targets& targets, NameOf name_of) {
+  std::string names;
+  for (const auto& target : targets) {
+    names += (names.empty() ? "" : ",") + std::string(name_of(target));
+  }
+  return NamedValueMap{{key, names}};
+}
+
 // The targets a client refused while a module attached to it: OK when none,
 // else the first refusal's code with every refusal listed.
 class AttachRefusals {

@@ -58,11 +58,9 @@ ModuleOutcome CustomPartitionerModule::Load(const core::Manifest& manifest, cons
 }
 
 NamedValueMap CustomPartitionerModule::Attributes() const {
-  std::string names;
-  for (const ModuleRule& rule : rules_) {
-    names += (names.empty() ? "" : ",") + std::string(rule.rule.target, rule.rule.target_size);
-  }
-  return NamedValueMap{{"custom_partitioner_targets", names}};
+  return TargetNames("custom_partitioner_targets", rules_, [](const ModuleRule& rule) {
+    return std::string_view(rule.rule.target, rule.rule.target_size);
+  });
 }
 
 Status CustomPartitionerModule::AttachTo(const core::PluginLibrary& library, BERTH_Client* client,

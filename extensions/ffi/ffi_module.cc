@@ -104,11 +104,9 @@ FfiModule::~FfiModule() {
 }
 
 NamedValueMap FfiModule::Attributes() const {
-  std::string names;
-  for (const ModuleTarget& target : targets_) {
-    names += (names.empty() ? "" : ",") + target.target;
-  }
-  return NamedValueMap{{"ffi_targets", names}};
+  return TargetNames("ffi_targets", targets_, [](const ModuleTarget& target) -> const std::string& {
+    return target.target;
+  });
 }
 
 Status FfiModule::AttachTo(const core::PluginLibrary& library, BERTH_Client* client,

@@ -82,6 +82,19 @@ void ExpectError(const Result<ExecutableFile>& result, StatusCode code, std::str
   EXPECT_THAT(result.status().message(), HasSubstr(std::string(text)));
 }
 
+// `header` and `payload` encoded, then decoded again.
+Result<ExecutableFile> EncodedAndDecoded(const ExecutableFileHeader& header,
+                                         std::string_view payload) {
+  return DecodeExecutableFile(EncodeExecutableFile(header, payload), kSource);
+}
+
+// Decoding the sample file with `edit` made to its header fails as
+// ExpectError checks.
+template <typename Edit>
+void ExpectEditRejected(Edit edit, StatusCode code, std::string_view text) {
+  ExpectError(DecodeExecutableFile(EditedFile(std::move(edit)), kSource), code, text);
+}
+
 // ----------------------------------------------------------------- round trip
 
 TEST(ExecutableFileTest, RoundTripsHeaderAndPayload) {
@@ -116,8 +129,7 @@ TEST(ExecutableFileTest, RoundTripsEmptyNameAndLargestVersions) {
   header.api_major = header.api_minor = kExecutableFileMaxVersionComponent;
   header.runtime = {kExecutableFileMaxVersionComponent, 0};
   header.executable = {0, kExecutableFileMaxVersionComponent};
-  Result<ExecutableFile> decoded =
-      DecodeExecutableFile(EncodeExecutableFile(header, "x"), kSource);
+  Result<ExecutableFile> decoded = EncodedAndDecoded(header, "x");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   header.fingerprint = common::Sha256Hex("x");
   EXPECT_EQ(decoded->header, header);
@@ -126,8 +138,7 @@ TEST(ExecutableFileTest, RoundTripsEmptyNameAndLargestVersions) {
 TEST(ExecutableFileTest, EncodeReplacesGivenFingerprintWithPayloadDigest) {
   ExecutableFileHeader header = SampleHeader();
   header.fingerprint = "stale";
-  Result<ExecutableFile> decoded =
-      DecodeExecutableFile(EncodeExecutableFile(header, "abc"), kSource);
+  Result<ExecutableFile> decoded = EncodedAndDecoded(header, "abc");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->header.fingerprint, common::Sha256Hex("abc"));
 }
@@ -135,8 +146,7 @@ TEST(ExecutableFileTest, EncodeReplacesGivenFingerprintWithPayloadDigest) {
 TEST(ExecutableFileTest, EncodeReplacesInvalidUtf8InStrings) {
   ExecutableFileHeader header = SampleHeader();
   header.name = "bad\xff";
-  Result<ExecutableFile> decoded =
-      DecodeExecutableFile(EncodeExecutableFile(header, "abc"), kSource);
+  Result<ExecutableFile> decoded = EncodedAndDecoded(header, "abc");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->header.name, "bad\xef\xbf\xbd");
 }
@@ -224,8 +234,7 @@ TEST(ExecutableFileTest, RejectsHeaderLengthBeyondFile) {
 TEST(ExecutableFileTest, RejectsOversizedHeaderMadeByEncode) {
   ExecutableFileHeader header = SampleHeader();
   header.name = std::string(kExecutableFileMaxHeaderSize, 'n');
-  ExpectError(DecodeExecutableFile(EncodeExecutableFile(header, "x"), kSource),
-              StatusCode::kInvalidArgument, "-byte limit");
+  ExpectError(EncodedAndDecoded(header, "x"), StatusCode::kInvalidArgument, "-byte limit");
 }
 
 TEST(ExecutableFileTest, RejectsHeaderDigestMismatch) {
@@ -315,64 +324,54 @@ TEST(ExecutableFileTest, RejectsEachWronglyTypedFieldNamingIt) {
 }
 
 TEST(ExecutableFileTest, RejectsWronglyTypedVersionComponent) {
-  std::string file = EditedFile([](json& h) { h["runtime"]["major"] = 1.5; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"runtime.major\" is a fractional number; expected an integer");
-  file = EditedFile([](json& h) { h["api"]["minor"] = "7"; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"api.minor\" is a string");
+  ExpectEditRejected([](json& h) { h["runtime"]["major"] = 1.5; }, StatusCode::kInvalidArgument,
+                     "header field \"runtime.major\" is a fractional number; expected an integer");
+  ExpectEditRejected([](json& h) { h["api"]["minor"] = "7"; }, StatusCode::kInvalidArgument,
+                     "header field \"api.minor\" is a string");
 }
 
 TEST(ExecutableFileTest, RejectsNegativeVersions) {
-  std::string file = EditedFile([](json& h) { h["runtime"]["minor"] = -1; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"runtime.minor\" is -1; expected an integer 0..65535");
-  file = EditedFile([](json& h) { h["api"]["major"] = INT64_MIN; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"api.major\" is -9223372036854775808");
+  ExpectEditRejected([](json& h) { h["runtime"]["minor"] = -1; }, StatusCode::kInvalidArgument,
+                     "header field \"runtime.minor\" is -1; expected an integer 0..65535");
+  ExpectEditRejected([](json& h) { h["api"]["major"] = INT64_MIN; }, StatusCode::kInvalidArgument,
+                     "header field \"api.major\" is -9223372036854775808");
 }
 
 TEST(ExecutableFileTest, RejectsAbsurdVersions) {
-  std::string file = EditedFile([](json& h) { h["executable"]["major"] = 65536; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"executable.major\" is 65536; expected an integer 0..65535");
-  file = EditedFile([](json& h) { h["executable"]["minor"] = UINT64_MAX; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"executable.minor\" is 18446744073709551615");
+  ExpectEditRejected([](json& h) { h["executable"]["major"] = 65536; },
+                     StatusCode::kInvalidArgument,
+                     "header field \"executable.major\" is 65536; expected an integer 0..65535");
+  ExpectEditRejected([](json& h) { h["executable"]["minor"] = UINT64_MAX; },
+                     StatusCode::kInvalidArgument,
+                     "header field \"executable.minor\" is 18446744073709551615");
 }
 
 TEST(ExecutableFileTest, RejectsWrongFormatName) {
-  std::string file = EditedFile([](json& h) { h["format"] = "berth-manifest"; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"format\" is \"berth-manifest\"; expected \"berth-executable\"");
+  ExpectEditRejected(
+      [](json& h) { h["format"] = "berth-manifest"; }, StatusCode::kInvalidArgument,
+      "header field \"format\" is \"berth-manifest\"; expected \"berth-executable\"");
 }
 
 TEST(ExecutableFileTest, RejectsEmptyPluginOrPlatform) {
-  std::string file = EditedFile([](json& h) { h["plugin"] = ""; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"plugin\" is an empty string");
-  file = EditedFile([](json& h) { h["platform"] = ""; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"platform\" is an empty string");
+  ExpectEditRejected([](json& h) { h["plugin"] = ""; }, StatusCode::kInvalidArgument,
+                     "header field \"plugin\" is an empty string");
+  ExpectEditRejected([](json& h) { h["platform"] = ""; }, StatusCode::kInvalidArgument,
+                     "header field \"platform\" is an empty string");
 }
 
 TEST(ExecutableFileTest, RejectsNegativePayloadSize) {
-  std::string file = EditedFile([](json& h) { h["payload_size"] = -13; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "header field \"payload_size\" is negative (-13)");
+  ExpectEditRejected([](json& h) { h["payload_size"] = -13; }, StatusCode::kInvalidArgument,
+                     "header field \"payload_size\" is negative (-13)");
 }
 
 TEST(ExecutableFileTest, RejectsPayloadSizeMismatch) {
   // The payload is 13 bytes; the header claims otherwise.
-  std::string file = EditedFile([](json& h) { h["payload_size"] = 20; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kDataLoss,
-              "truncated: expected 20 payload bytes, found 13");
-  file = EditedFile([](json& h) { h["payload_size"] = 5; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kInvalidArgument,
-              "8 trailing bytes after the 5-byte payload");
-  file = EditedFile([](json& h) { h["payload_size"] = UINT64_MAX; });
-  ExpectError(DecodeExecutableFile(file, kSource), StatusCode::kDataLoss,
-              "truncated: expected 18446744073709551615 payload bytes, found 13");
+  ExpectEditRejected([](json& h) { h["payload_size"] = 20; }, StatusCode::kDataLoss,
+                     "truncated: expected 20 payload bytes, found 13");
+  ExpectEditRejected([](json& h) { h["payload_size"] = 5; }, StatusCode::kInvalidArgument,
+                     "8 trailing bytes after the 5-byte payload");
+  ExpectEditRejected([](json& h) { h["payload_size"] = UINT64_MAX; }, StatusCode::kDataLoss,
+                     "truncated: expected 18446744073709551615 payload bytes, found 13");
 }
 
 TEST(ExecutableFileTest, RejectsMalformedFingerprint) {

@@ -270,6 +270,56 @@ TEST(CpuIsaTest, FloatReductionsGiveTheSameBitsInEveryVariant) {
   }
 }
 
+// Whether two elements of `type` that differ in bits are both NaN (the
+// variants may give NaNs different payloads); F16 and BF16 only when
+// `half_nans`.
+bool BothNan(stablehlo::ElementType type, const std::byte* x, const std::byte* y, bool half_nans) {
+  if (type == stablehlo::ElementType::kF32) {
+    float fx, fy;
+    std::memcpy(&fx, x, 4);
+    std::memcpy(&fy, y, 4);
+    return std::isnan(fx) && std::isnan(fy);
+  }
+  if (type == stablehlo::ElementType::kF64) {
+    double dx, dy;
+    std::memcpy(&dx, x, 8);
+    std::memcpy(&dy, y, 8);
+    return std::isnan(dx) && std::isnan(dy);
+  }
+  if (half_nans &&
+      (type == stablehlo::ElementType::kF16 || type == stablehlo::ElementType::kBF16)) {
+    uint16_t hx, hy;
+    std::memcpy(&hx, x, 2);
+    std::memcpy(&hy, y, 2);
+    const uint16_t exponent = type == stablehlo::ElementType::kF16 ? 0x7C00 : 0x7F80;
+    auto is_nan = [&](uint16_t h) {
+      return (h & exponent) == exponent && (h & ~(exponent | 0x8000)) != 0;
+    };
+    return is_nan(hx) && is_nan(hy);
+  }
+  return false;
+}
+
+// Every variant's output in `outs` (`count` elements of `type`, in the
+// order of Runnable()) holds the first one's bits, NaN payloads aside (of
+// F16 and BF16 too when `half_nans_may_differ`). `what` names the op in
+// messages.
+void ExpectTheFirstVariantsBits(const std::vector<std::vector<std::byte>>& outs,
+                                stablehlo::ElementType type, int64_t count,
+                                bool half_nans_may_differ, const std::string& what) {
+  const size_t size = stablehlo::StorageBytes(type);
+  for (size_t v = 1; v < outs.size(); ++v) {
+    for (int64_t i = 0; i < count; ++i) {
+      const std::byte* x = outs[v].data() + i * size;
+      const std::byte* y = outs[0].data() + i * size;
+      if (std::memcmp(x, y, size) == 0) continue;
+      ASSERT_TRUE(BothNan(type, x, y, half_nans_may_differ))
+          << what << ", element " << i << ": " << Runnable()[v]->name << " differs from "
+          << Runnable()[0]->name;
+    }
+  }
+}
+
 TEST(CpuIsaTest, ConversionsGiveTheSameBitsInEveryVariant) {
   using stablehlo::ElementType;
   const ElementType types[] = {ElementType::kI1,   ElementType::kSI8,  ElementType::kSI16,
@@ -300,63 +350,17 @@ TEST(CpuIsaTest, ConversionsGiveTheSameBitsInEveryVariant) {
         convert(node, args, out.data(), kCount);
         outs.push_back(std::move(out));
       }
-      for (size_t v = 1; v < outs.size(); ++v) {
-        // NaN results may differ in payload only; compare by value for floats.
-        for (int64_t i = 0; i < kCount; ++i) {
-          const std::byte* x = outs[v].data() + i * to_size;
-          const std::byte* y = outs[0].data() + i * to_size;
-          if (std::memcmp(x, y, to_size) == 0) continue;
-          bool both_nan = false;
-          if (to == ElementType::kF32) {
-            float fx, fy;
-            std::memcpy(&fx, x, 4);
-            std::memcpy(&fy, y, 4);
-            both_nan = std::isnan(fx) && std::isnan(fy);
-          } else if (to == ElementType::kF64) {
-            double dx, dy;
-            std::memcpy(&dx, x, 8);
-            std::memcpy(&dy, y, 8);
-            both_nan = std::isnan(dx) && std::isnan(dy);
-          }
-          ASSERT_TRUE(both_nan) << stablehlo::ElementTypeName(from) << " -> "
-                                << stablehlo::ElementTypeName(to) << " element " << i << ": "
-                                << Runnable()[v]->name << " differs from " << Runnable()[0]->name;
-        }
-      }
+      // NaN results may differ in payload only; compare by value for floats.
+      ASSERT_NO_FATAL_FAILURE(
+          ExpectTheFirstVariantsBits(outs, to, kCount, /*half_nans_may_differ=*/false,
+                                     std::string(stablehlo::ElementTypeName(from)) + " -> " +
+                                         std::string(stablehlo::ElementTypeName(to))));
     }
   }
 }
 
 // Every elementwise op of a module, made by each variant and run on the
 // same random inputs: the same values in every variant.
-// Whether two elements of `type` that differ in bits are both NaN (the
-// variants may give NaNs different payloads).
-bool BothNan(stablehlo::ElementType type, const std::byte* x, const std::byte* y) {
-  if (type == stablehlo::ElementType::kF32) {
-    float fx, fy;
-    std::memcpy(&fx, x, 4);
-    std::memcpy(&fy, y, 4);
-    return std::isnan(fx) && std::isnan(fy);
-  }
-  if (type == stablehlo::ElementType::kF64) {
-    double dx, dy;
-    std::memcpy(&dx, x, 8);
-    std::memcpy(&dy, y, 8);
-    return std::isnan(dx) && std::isnan(dy);
-  }
-  if (type == stablehlo::ElementType::kF16 || type == stablehlo::ElementType::kBF16) {
-    uint16_t hx, hy;
-    std::memcpy(&hx, x, 2);
-    std::memcpy(&hy, y, 2);
-    const uint16_t exponent = type == stablehlo::ElementType::kF16 ? 0x7C00 : 0x7F80;
-    auto is_nan = [&](uint16_t h) {
-      return (h & exponent) == exponent && (h & ~(exponent | 0x8000)) != 0;
-    };
-    return is_nan(hx) && is_nan(hy);
-  }
-  return false;
-}
-
 // Runs the elementwise `op` (one result of `out_type`) as every runnable
 // variant makes it on `count` elements of `a` and `b`; every variant must
 // give the first one's bits, NaN payloads aside. `in_type` names the
@@ -381,16 +385,32 @@ void ExpectEveryVariantGivesTheSameBits(const stablehlo::Operation& op,
     node.fn(node, args, out.data(), count);
     outs.push_back(std::move(out));
   }
-  for (size_t v = 1; v < outs.size(); ++v) {
-    for (int64_t i = 0; i < count; ++i) {
-      const std::byte* x = outs[v].data() + i * out_size;
-      const std::byte* y = outs[0].data() + i * out_size;
-      if (std::memcmp(x, y, out_size) == 0) continue;
-      ASSERT_TRUE(BothNan(out_type, x, y))
-          << op.name() << " on " << stablehlo::ElementTypeName(in_type) << ", element " << i
-          << ": " << Runnable()[v]->name << " differs from " << Runnable()[0]->name;
-    }
+  ExpectTheFirstVariantsBits(outs, out_type, count, /*half_nans_may_differ=*/true,
+                             std::string(op.name()) + " on " +
+                                 std::string(stablehlo::ElementTypeName(in_type)));
+}
+
+// Parses `program` (named `file`) and runs every op of its function with one
+// result through ExpectEveryVariantGivesTheSameBits on `size` elements of
+// operands a and b that `inputs(in_type, a, b)` fills. There must be `count`
+// such ops.
+template <typename F>
+void ExpectEveryOneResultOpGivesTheSameBits(const std::string& program, const char* file,
+                                            int64_t size, int count, F&& inputs) {
+  Result<stablehlo::Module> module = stablehlo::ParseModule(program, file);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  int compared = 0;
+  for (stablehlo::Operation* op : module->functions()[0]->entry_block().operations()) {
+    if (op->num_results() != 1) continue;
+    const stablehlo::ElementType in_type = op->operand(0)->type().element_type();
+    const stablehlo::ElementType out_type = op->result(0)->type().element_type();
+    const size_t in_size = stablehlo::StorageBytes(in_type);
+    std::vector<std::byte> a(size * in_size), b(size * in_size);
+    inputs(in_type, a, b);
+    ASSERT_NO_FATAL_FAILURE(ExpectEveryVariantGivesTheSameBits(*op, in_type, out_type, a, b, size));
+    ++compared;
   }
+  EXPECT_EQ(compared, count);
 }
 
 TEST(CpuIsaTest, ElementwiseOpsGiveTheSameValuesInEveryVariant) {
@@ -431,22 +451,13 @@ TEST(CpuIsaTest, ElementwiseOpsGiveTheSameValuesInEveryVariant) {
     }
   }
   program += ") {\n" + body + "  return\n}\n";
-  Result<stablehlo::Module> module = stablehlo::ParseModule(program, "elementwise.mlir");
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
   std::mt19937_64 random(14);
-  int compared = 0;
-  for (stablehlo::Operation* op : module->functions()[0]->entry_block().operations()) {
-    if (op->num_results() != 1) continue;
-    const stablehlo::ElementType type = op->result(0)->type().element_type();
-    const size_t size = stablehlo::StorageBytes(type);
-    std::vector<std::byte> a(4099 * size), b(4099 * size);
-    for (std::byte& x : a) x = static_cast<std::byte>(random());
-    for (std::byte& x : b) x = static_cast<std::byte>(random());
-    ExpectEveryVariantGivesTheSameBits(*op, type, type, a, b, 4099);
-    if (HasFatalFailure()) return;
-    ++compared;
-  }
-  EXPECT_EQ(compared, count);
+  ExpectEveryOneResultOpGivesTheSameBits(
+      program, "elementwise.mlir", 4099, count,
+      [&](stablehlo::ElementType, std::vector<std::byte>& a, std::vector<std::byte>& b) {
+        for (std::byte& x : a) x = static_cast<std::byte>(random());
+        for (std::byte& x : b) x = static_cast<std::byte>(random());
+      });
 }
 
 // CHLO's elementwise ops (kernels_elementwise_special.cc), made by each
@@ -482,35 +493,26 @@ TEST(CpuIsaTest, ChloOpsGiveTheSameBitsInEveryVariant) {
     for (const char* op : binary) add(op, 2, t);
   }
   program += ") {\n" + body + "  return\n}\n";
-  Result<stablehlo::Module> module = stablehlo::ParseModule(program, "chlo.mlir");
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
   std::mt19937_64 random(19);
-  int compared = 0;
-  for (stablehlo::Operation* op : module->functions()[0]->entry_block().operations()) {
-    if (op->num_results() != 1) continue;
-    const stablehlo::ElementType in_type = op->operand(0)->type().element_type();
-    const stablehlo::ElementType out_type = op->result(0)->type().element_type();
-    const size_t in_size = stablehlo::StorageBytes(in_type);
-    std::vector<std::byte> a(kSize * in_size), b(kSize * in_size);
-    for (int64_t i = 0; i < kSize; ++i) {
-      for (std::vector<std::byte>* v : {&a, &b}) {
-        std::byte* at = v->data() + i * in_size;
-        if (in_type == stablehlo::ElementType::kF64) {
-          double x = i % 2 ? AnyValue<double>(random, 8) : AnyValue<double>(random, 300);
-          std::memcpy(at, &x, 8);
-        } else if (in_type == stablehlo::ElementType::kF32) {
-          float x = i % 2 ? AnyValue<float>(random, 8) : AnyValue<float>(random, 120);
-          std::memcpy(at, &x, 4);
-        } else {
-          for (size_t k = 0; k < in_size; ++k) at[k] = static_cast<std::byte>(random());
+  ExpectEveryOneResultOpGivesTheSameBits(
+      program, "chlo.mlir", kSize, count,
+      [&](stablehlo::ElementType in_type, std::vector<std::byte>& a, std::vector<std::byte>& b) {
+        const size_t in_size = stablehlo::StorageBytes(in_type);
+        for (int64_t i = 0; i < kSize; ++i) {
+          for (std::vector<std::byte>* v : {&a, &b}) {
+            std::byte* at = v->data() + i * in_size;
+            if (in_type == stablehlo::ElementType::kF64) {
+              double x = i % 2 ? AnyValue<double>(random, 8) : AnyValue<double>(random, 300);
+              std::memcpy(at, &x, 8);
+            } else if (in_type == stablehlo::ElementType::kF32) {
+              float x = i % 2 ? AnyValue<float>(random, 8) : AnyValue<float>(random, 120);
+              std::memcpy(at, &x, 4);
+            } else {
+              for (size_t k = 0; k < in_size; ++k) at[k] = static_cast<std::byte>(random());
+            }
+          }
         }
-      }
-    }
-    ExpectEveryVariantGivesTheSameBits(*op, in_type, out_type, a, b, kSize);
-    if (HasFatalFailure()) return;
-    ++compared;
-  }
-  EXPECT_EQ(compared, count);
+      });
 }
 
 TEST(CpuIsaTest, SelectionTakesTheHighestLevelTheCpuRuns) {

@@ -298,22 +298,17 @@ inline std::string DimsText(const std::vector<int64_t>& dims) {
   return text;
 }
 
+// Calls f.template operator()<T>() for every T of Ts, in order.
+template <typename... Ts, typename F>
+void ForEachType(F&& f) {
+  (f.template operator()<Ts>(), ...);
+}
+
 // Calls f.template operator()<T>() for every host element type.
 template <typename F>
 void ForEveryElementType(F&& f) {
-  f.template operator()<bool>();
-  f.template operator()<int8_t>();
-  f.template operator()<int16_t>();
-  f.template operator()<int32_t>();
-  f.template operator()<int64_t>();
-  f.template operator()<uint8_t>();
-  f.template operator()<uint16_t>();
-  f.template operator()<uint32_t>();
-  f.template operator()<uint64_t>();
-  f.template operator()<F16>();
-  f.template operator()<BF16>();
-  f.template operator()<float>();
-  f.template operator()<double>();
+  ForEachType<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, F16,
+              BF16, float, double>(f);
 }
 
 constexpr Reducer kReducers[] = {Reducer::kAdd, Reducer::kMultiply, Reducer::kMaximum,

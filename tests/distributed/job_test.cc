@@ -298,13 +298,9 @@ TEST_F(JobTest, DevicesPerNodeReachTheClientAsItsDeviceCount) {
 // checked against a scalar loop.
 // `values` (rows x cols, row-major) as an i32 MLIR literal for `--arg`.
 std::string IntMatrix(const std::vector<int>& values, int rows, int cols) {
-  std::string text = "dense<[";
-  for (int r = 0; r < rows; ++r) {
-    text += r ? ", [" : "[";
-    for (int c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(values[static_cast<size_t>(r * cols + c)]);
-    text += "]";
-  }
-  return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>";
+  return testing::DenseMatrixText(rows, cols, "i32", [&](int64_t r, int64_t c) {
+    return values[static_cast<size_t>(r * cols + c)];
+  });
 }
 
 TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {

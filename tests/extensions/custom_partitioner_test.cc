@@ -89,13 +89,9 @@ TEST(CustomPartitionerModuleTest, ExampleRowSoftmaxGivesTheScalarLoopOnEveryLayo
 TEST(CustomPartitionerModuleTest, BerthRunCutsTheCallWithTheModulesRule) {
   std::mt19937_64 rng(31);
   std::uniform_real_distribution<float> value(-3, 3);
-  std::string arg = "'dense<[";
-  for (int r = 0; r < 8; ++r) {
-    arg += r ? ", [" : "[";
-    for (int c = 0; c < 6; ++c) arg += (c ? ", " : "") + std::to_string(value(rng));
-    arg += "]";
-  }
-  arg += "]> : tensor<8x6xf32>'";
+  const std::string arg =
+      "'" + testing::DenseMatrixText(8, 6, "f32", [&](int64_t, int64_t) { return value(rng); }) +
+      "'";
   const std::string dir = std::string(BERTH_ROW_SOFTMAX_LIBRARY).substr(0, std::string(BERTH_ROW_SOFTMAX_LIBRARY).rfind('/'));
   const std::string run = std::string(BERTH_EXE) + " run " + BERTH_SOURCE_ROOT +
                           "/extensions/custom_partitioner/examples/row_softmax.mlir --arg " + arg + " 2>&1";

@@ -177,13 +177,9 @@ TEST(ManualComputationTest, BerthRunOfAShardMapModulePrintsTheOneDeviceResult) {
   const std::string berth = std::string(BERTH_EXE) + " run ";
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> value(-99, 99);
-  std::string arg = " --arg 'dense<[";
-  for (int r = 0; r < 8; ++r) {
-    arg += r ? ", [" : "[";
-    for (int c = 0; c < 3; ++c) arg += (c ? ", " : "") + std::to_string(value(rng));
-    arg += "]";
-  }
-  arg += "]> : tensor<8x3xi32>'";
+  const std::string arg =
+      " --arg '" +
+      testing::DenseMatrixText(8, 3, "i32", [&](int64_t, int64_t) { return value(rng); }) + "'";
   testing::CommandResult want =
       testing::RunCommand(berth + dir.Write("plain.mlir", plain).string() + arg + " 2>&1");
   testing::CommandResult got =

@@ -21,6 +21,7 @@
 #include "berth/stablehlo/parser.hpp"
 #include "partitioned_run.hpp"
 #include "program_runner.hpp"
+#include "test_util.hpp"
 #include "layer_stack_module.hpp"
 #include "temp_dir.hpp"
 
@@ -720,13 +721,9 @@ TEST(PartitionTest, LayersOnA2x4MeshMatchAndNeedOneAllReduceEach) {
 // A random i32 matrix as a quoted MLIR literal for `--arg`.
 std::string QuotedI32Literal(int64_t rows, int64_t cols, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> value(-9, 9);
-  std::string text = "'dense<[";
-  for (int64_t r = 0; r < rows; ++r) {
-    text += r ? ", [" : "[";
-    for (int64_t c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(value(rng));
-    text += "]";
-  }
-  return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xi32>'";
+  return "'" +
+         testing::DenseMatrixText(rows, cols, "i32", [&](int64_t, int64_t) { return value(rng); }) +
+         "'";
 }
 
 // `berth run` of a sharded module takes global arguments and prints the

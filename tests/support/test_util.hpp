@@ -89,6 +89,20 @@ inline std::string ShellQuote(const std::string& text) {
   return out + "'";
 }
 
+// A `rows` x `cols` tensor of `type` as StableHLO text, `dense<[[..], ..]> :
+// tensor<RxCxT>`, element (r, c) `value(r, c)`, called row by row.
+template <typename F>
+std::string DenseMatrixText(int64_t rows, int64_t cols, const std::string& type, F&& value) {
+  std::string text = "dense<[";
+  for (int64_t r = 0; r < rows; ++r) {
+    text += r ? ", [" : "[";
+    for (int64_t c = 0; c < cols; ++c) text += (c ? ", " : "") + std::to_string(value(r, c));
+    text += "]";
+  }
+  return text + "]> : tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "x" + type +
+         ">";
+}
+
 }  // namespace berth::testing
 
 #endif  // BERTH_TESTS_SUPPORT_TEST_UTIL_HPP_

@@ -23,6 +23,23 @@ std::string Gspmd(const std::optional<Sharding>& sharding) {
   return sharding ? PrintGspmdSharding(*sharding) : "none";
 }
 
+// `entry` was read, with `num_partitions` partitions and, as Gspmd prints
+// them, these shardings of every argument and every result.
+void ExpectShardings(const Result<EntryShardings>& entry, int num_partitions,
+                     const std::vector<std::string>& arguments,
+                     const std::vector<std::string>& results) {
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry->num_partitions, num_partitions);
+  ASSERT_EQ(entry->arguments.size(), arguments.size());
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    EXPECT_EQ(Gspmd(entry->arguments[i]), arguments[i]) << "argument " << i;
+  }
+  ASSERT_EQ(entry->results.size(), results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(Gspmd(entry->results[i]), results[i]) << "result " << i;
+  }
+}
+
 TEST(EntryShardingsTest, ReadsGspmdShardings) {
   Result<EntryShardings> entry = Read(R"(
 module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
@@ -33,12 +50,8 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 :
     return %1 : tensor<8x4xf32>
   }
 })");
-  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
-  EXPECT_EQ(entry->num_partitions, 4);
-  ASSERT_EQ(entry->arguments.size(), 2u);
-  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[4,1]<=[4]}");
-  EXPECT_EQ(Gspmd(entry->arguments[1]), "none");
-  EXPECT_EQ(Gspmd(entry->results[0]), "{replicated}");
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectShardings(entry, 4, {"{devices=[4,1]<=[4]}", "none"}, {"{replicated}"}));
   EXPECT_TRUE(entry->IsPartitioned());
 }
 
@@ -51,11 +64,10 @@ module @jit_f {
     return %arg0 : tensor<8x4xf32>
   }
 })");
-  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
-  EXPECT_EQ(entry->num_partitions, 4);  // the mesh's device count
-  ASSERT_EQ(entry->meshes.count("mesh"), 1u);
-  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,2]0,2,1,3}");
-  EXPECT_EQ(Gspmd(entry->results[0]), "{devices=[4,1]<=[4]}");
+  // 4 partitions: the mesh's device count.
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectShardings(entry, 4, {"{devices=[2,2]0,2,1,3}"}, {"{devices=[4,1]<=[4]}"}));
+  EXPECT_EQ(entry->meshes.count("mesh"), 1u);
 }
 
 // XLA's round-trip form: meshes in the module's xla.sdy.meshes, an
@@ -70,13 +82,9 @@ module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{a = #sdy.mesh<
     return %arg0, %0 : tensor<4x8xf32>, tensor<4x8xf32>
   }
 })");
-  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
-  EXPECT_EQ(entry->num_partitions, 8);
+  ASSERT_NO_FATAL_FAILURE(ExpectShardings(entry, 8, {"{devices=[2,4]<=[8]}", "none"},
+                                          {"none", "{devices=[1,2]<=[2]}"}));
   EXPECT_EQ(entry->meshes.size(), 2u);
-  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,4]<=[8]}");
-  EXPECT_EQ(Gspmd(entry->arguments[1]), "none");
-  EXPECT_EQ(Gspmd(entry->results[0]), "none");
-  EXPECT_EQ(Gspmd(entry->results[1]), "{devices=[1,2]<=[2]}");
 }
 
 // Exports of early 2025 escaped the quotes inside these strings once more
@@ -88,9 +96,7 @@ module attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{a = #sdy.mesh<
     return %arg0 : tensor<4x8xf32>
   }
 })");
-  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
-  EXPECT_EQ(entry->num_partitions, 4);
-  EXPECT_EQ(Gspmd(entry->arguments[0]), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+  ExpectShardings(entry, 4, {"{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}"}, {"none"});
 }
 
 TEST(EntryShardingsTest, AnUnshardedModuleIsNotPartitioned) {

@@ -29,11 +29,38 @@ class LoaderTest : public ::testing::Test {
     dir_.Write(name + ".json", FixtureManifest(name, variant, extra));
   }
 
+  // A host that finds one plugin, "good", the good fixture variant.
+  Host GoodHost() {
+    AddFixture("good", "good");
+    return MakeHost();
+  }
+
   Host MakeHost() {
     ScopedEnv path("BERTH_PLUGIN_PATH", dir_.path().string());
     Result<Host> host = Host::Create();
     EXPECT_TRUE(host.ok()) << host.status().ToString();
     return std::move(host).value();
+  }
+
+  // The status of creating a client of `plugin` with `options`, which must
+  // fail.
+  static Status RefusalOf(Host& host, std::string_view plugin, const ClientOptions& options = {}) {
+    Result<Client> client = host.CreateClient(plugin, options);
+    EXPECT_FALSE(client.ok()) << "a client of " << plugin << " was made";
+    return client.ok() ? OkStatus() : client.status();
+  }
+
+  // A buffer on the client's first device of the scalar `value` of `type`.
+  static Result<Buffer> Scalar(const Client& client, const void* value, ElementType type) {
+    return client.BufferFromHost(value, type, {}, client.addressable_devices()[0]);
+  }
+
+  // Scalar on a new client of `plugin`, which the buffer keeps alive.
+  static Result<Buffer> ScalarOfANewClient(Host& host, std::string_view plugin, const void* value,
+                                           ElementType type) {
+    Result<Client> client = host.CreateClient(plugin);
+    if (!client.ok()) return client.status();
+    return Scalar(*client, value, type);
   }
 
   PluginInfo InfoOf(const Host& host, const std::string& name) {
@@ -48,8 +75,7 @@ class LoaderTest : public ::testing::Test {
 };
 
 TEST_F(LoaderTest, GoodPluginLoadsWithNegotiatedVersion) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
+  Host host = GoodHost();
   EXPECT_EQ(InfoOf(host, "good").status, "found");  // nothing opened yet
   EXPECT_FALSE(testing::IsLoaded(FixturePath("good")));
   Result<PluginInfo> info = host.Load("good");
@@ -69,8 +95,7 @@ TEST_F(LoaderTest, OlderMinorLoadsAndItsMissingFunctionsAreUnimplemented) {
   EXPECT_EQ(client->negotiated_version(), "1.0");
   // Functions inside its table work; the ones after it are UNIMPLEMENTED.
   float value = 1.5f;
-  Result<Buffer> buffer =
-      client->BufferFromHost(&value, ElementType::kF32, {}, client->addressable_devices()[0]);
+  Result<Buffer> buffer = Scalar(*client, &value, ElementType::kF32);
   ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
   Result<bool> deleted = buffer->IsDeleted();
   ASSERT_TRUE(deleted.ok());
@@ -200,11 +225,8 @@ TEST_F(LoaderTest, LibraryStaysLoadedUntilTheLastObjectIsGone) {
   std::optional<Buffer> buffer;
   {
     Host host = MakeHost();
-    Result<Client> client = host.CreateClient("good");
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
     float value = 2.0f;
-    Result<Buffer> made =
-        client->BufferFromHost(&value, ElementType::kF32, {}, client->addressable_devices()[0]);
+    Result<Buffer> made = ScalarOfANewClient(host, "good", &value, ElementType::kF32);
     ASSERT_TRUE(made.ok()) << made.status().ToString();
     buffer = std::move(made).value();
   }
@@ -267,38 +289,29 @@ TEST_F(LoaderTest, NoObjectsLeakAfterClientBuffersAndExecutions) {
 }
 
 TEST_F(LoaderTest, LiveObjectCountDropsToZeroBeforeUnload) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
+  Host host = GoodHost();
   {
-    Result<Client> client = host.CreateClient("good");
-    ASSERT_TRUE(client.ok());
     int8_t v = 1;
-    Result<Buffer> b = client->BufferFromHost(&v, ElementType::kS8, {}, client->devices()[0]);
-    ASSERT_TRUE(b.ok());
+    Result<Buffer> b = ScalarOfANewClient(host, "good", &v, ElementType::kS8);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
   }
   // The host keeps the library loaded; the client and buffer are gone.
   EXPECT_EQ(testing::FixtureLiveObjects(FixturePath("good")), 0);
 }
 
 TEST_F(LoaderTest, UnknownClientOptionIsInvalidArgumentNamingIt) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
-  Result<Client> client = host.CreateClient("good", {{{"colour", std::string("blue")}}});
-  ASSERT_FALSE(client.ok());
-  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(client.status().message(),
-              AllOf(HasSubstr("unknown fixture client option 'colour'"),
-                    HasSubstr("device_count")));
+  Host host = GoodHost();
+  Status refusal = RefusalOf(host, "good", {{{"colour", std::string("blue")}}});
+  EXPECT_EQ(refusal.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refusal.message(), AllOf(HasSubstr("unknown fixture client option 'colour'"),
+                                       HasSubstr("device_count")));
 }
 
 TEST_F(LoaderTest, WrongOptionTypeIsInvalidArgument) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
-  Result<Client> client = host.CreateClient("good", {{{"device_count", std::string("two")}}});
-  ASSERT_FALSE(client.ok());
-  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(client.status().message(),
-              HasSubstr("'device_count' must be of type int64, not string"));
+  Host host = GoodHost();
+  Status refusal = RefusalOf(host, "good", {{{"device_count", std::string("two")}}});
+  EXPECT_EQ(refusal.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refusal.message(), HasSubstr("'device_count' must be of type int64, not string"));
 }
 
 TEST_F(LoaderTest, ManifestCreateOptionsAreDefaultsTheCallerOverrides) {
@@ -321,12 +334,10 @@ TEST_F(LoaderTest, PluginLogLinesReachTheHostLog) {
 }
 
 TEST_F(LoaderTest, UnknownPluginNameListsAvailableOnes) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
-  Result<Client> client = host.CreateClient("nope");
-  ASSERT_FALSE(client.ok());
-  EXPECT_EQ(client.status().code(), StatusCode::kNotFound);
-  EXPECT_THAT(client.status().message(), HasSubstr("available: good"));
+  Host host = GoodHost();
+  Status refusal = RefusalOf(host, "nope");
+  EXPECT_EQ(refusal.code(), StatusCode::kNotFound);
+  EXPECT_THAT(refusal.message(), HasSubstr("available: good"));
 }
 
 TEST_F(LoaderTest, DefaultPluginIsTheHighestPriorityUsableOne) {
@@ -339,13 +350,10 @@ TEST_F(LoaderTest, DefaultPluginIsTheHighestPriorityUsableOne) {
 }
 
 TEST_F(LoaderTest, EventCallbackRunsWithTheStatus) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
-  Result<Client> client = host.CreateClient("good");
-  ASSERT_TRUE(client.ok());
+  Host host = GoodHost();
   double v = 3.0;
-  Result<Buffer> buffer = client->BufferFromHost(&v, ElementType::kF64, {}, client->devices()[0]);
-  ASSERT_TRUE(buffer.ok());
+  Result<Buffer> buffer = ScalarOfANewClient(host, "good", &v, ElementType::kF64);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
   Result<Event> ready = buffer->ReadyEvent();
   ASSERT_TRUE(ready.ok());
   EXPECT_TRUE(ready->IsReady());
@@ -358,20 +366,14 @@ TEST_F(LoaderTest, EventCallbackRunsWithTheStatus) {
 // OptionReader knows them) and checked by the SDK's glue before the plugin
 // sees them.
 TEST_F(LoaderTest, ReservedClientOptionsAreAcceptedAndRangeChecked) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
+  Host host = GoodHost();
   Result<Client> job = host.CreateClient(
       "good", {{{"node_id", int64_t{1}}, {"num_nodes", int64_t{2}}, {"device_count", int64_t{1}}}});
   EXPECT_TRUE(job.ok()) << job.status().ToString();
-  Result<Client> outside = host.CreateClient(
-      "good", {{{"node_id", int64_t{2}}, {"num_nodes", int64_t{2}}}});
-  ASSERT_FALSE(outside.ok());
-  EXPECT_EQ(outside.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(outside.status().message(),
-              AllOf(HasSubstr("'node_id' is 2"), HasSubstr("0 to 1")));
-  Result<Client> typed = host.CreateClient("good", {{{"num_nodes", std::string("two")}}});
-  ASSERT_FALSE(typed.ok());
-  EXPECT_THAT(typed.status().message(),
+  Status outside = RefusalOf(host, "good", {{{"node_id", int64_t{2}}, {"num_nodes", int64_t{2}}}});
+  EXPECT_EQ(outside.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(outside.message(), AllOf(HasSubstr("'node_id' is 2"), HasSubstr("0 to 1")));
+  EXPECT_THAT(RefusalOf(host, "good", {{{"num_nodes", std::string("two")}}}).message(),
               HasSubstr("reserved client option 'num_nodes' must be of type int64, not string"));
 }
 
@@ -387,17 +389,14 @@ TEST_F(LoaderTest, NodeAddressIsCheckedAndKeptFromOlderPlugins) {
   EXPECT_TRUE(good.ok()) << good.status().ToString();
   Result<Client> older = host.CreateClient("older", {job});
   EXPECT_TRUE(older.ok()) << older.status().ToString();
-  Result<Client> typed = host.CreateClient("good", {{{"node_address", int64_t{7}}}});
-  ASSERT_FALSE(typed.ok());
-  EXPECT_THAT(typed.status().message(), HasSubstr("'node_address' must be of type string"));
-  Result<Client> empty = host.CreateClient("good", {{{"node_address", std::string()}}});
-  ASSERT_FALSE(empty.ok());
-  EXPECT_THAT(empty.status().message(), HasSubstr("'node_address' is empty"));
+  EXPECT_THAT(RefusalOf(host, "good", {{{"node_address", int64_t{7}}}}).message(),
+              HasSubstr("'node_address' must be of type string"));
+  EXPECT_THAT(RefusalOf(host, "good", {{{"node_address", std::string()}}}).message(),
+              HasSubstr("'node_address' is empty"));
 }
 
 TEST_F(LoaderTest, ReservedCompileOptionSourceNameIsAcceptedAndTypeChecked) {
-  AddFixture("good", "good");
-  Host host = MakeHost();
+  Host host = GoodHost();
   Result<Client> client = host.CreateClient("good");
   ASSERT_TRUE(client.ok());
   CompileOptions options;
@@ -437,10 +436,9 @@ TEST_F(LoaderTest, ClientOfAnotherPlatformThanTheManifestSaysIsRefusedAndSkipped
                                               {{"platform", "tpu"}}));
   Host host = MakeHost();
   ASSERT_TRUE(host.Load("elsewhere").ok());  // nothing can tell before a client exists
-  Result<Client> client = host.CreateClient("elsewhere");
-  ASSERT_FALSE(client.ok());
-  EXPECT_EQ(client.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(client.status().message(), HasSubstr("says platform 'tpu'"));
+  Status refusal = RefusalOf(host, "elsewhere");
+  EXPECT_EQ(refusal.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refusal.message(), HasSubstr("says platform 'tpu'"));
   PluginInfo info = InfoOf(host, "elsewhere");
   EXPECT_EQ(info.status, "skipped");
   EXPECT_EQ(info.reason, "platform_mismatch");

@@ -62,19 +62,14 @@ void CheckSyevd(int64_t n, const std::vector<int64_t>& batch, char uplo, uint32_
     EXPECT_TRUE(std::is_sorted(w_b, w_b + n)) << what << ": eigenvalues not ascending";
     std::vector<T> vt = Transpose(v_b, n, n);
     std::vector<double> product = ScaledProduct(v_b, w_b, vt.data(), n, n, n);
-    const T* x_b = x.data() + b * n * n;
-    EXPECT_LE(MaxDifference(product.data(), x_b, n * n), Tolerance<T>(n, FrobeniusNorm(x_b, n * n)))
-        << what << " matrix " << b << ": V diag(w) V^T differs from x";
-    ExpectOrthonormalColumns(v_b, n, n, what + " matrix " + std::to_string(b));
+    const std::string matrix = what + " matrix " + std::to_string(b);
+    ExpectRebuilds(product, x.data() + b * n * n, n, matrix, "V diag(w) V^T");
+    ExpectOrthonormalColumns(v_b, n, n, matrix);
   }
 }
 
 TYPED_TEST(LapackEigenTest, SymmetricEigenRebuildsTheInputFromEitherTriangle) {
-  uint32_t seed = 600;
-  for (const auto& [n, batch] : SizesAndBatches()) {
-    CheckSyevd<TypeParam>(n, batch, 'L', seed++);
-    CheckSyevd<TypeParam>(n, batch, 'U', seed++);
-  }
+  ForEverySizeAndTriangle(600, CheckSyevd<TypeParam>);
 }
 
 TYPED_TEST(LapackEigenTest, SymmetricEigenvaluesOnlyMatchTheFullDecomposition) {
@@ -229,23 +224,13 @@ void CheckSytrd(int64_t n, const std::vector<int64_t>& batch, char uplo, uint32_
     std::vector<T> t(n * n, T{0});
     for (int64_t i = 0; i < n; ++i) t[i * n + i] = d[b * n + i];
     for (int64_t i = 0; i < off; ++i) t[(i + 1) * n + i] = t[i * n + i + 1] = e[b * off + i];
-    std::vector<double> qt_product = MatMul(q.data(), t.data(), n, n, n);
-    std::vector<T> qt(qt_product.begin(), qt_product.end());
-    std::vector<T> q_transposed = Transpose(q.data(), n, n);
-    std::vector<double> product = MatMul(qt.data(), q_transposed.data(), n, n, n);
-    const T* x_b = x.data() + b * n * n;
-    EXPECT_LE(MaxDifference(product.data(), x_b, n * n), Tolerance<T>(n, FrobeniusNorm(x_b, n * n)))
-        << what << " matrix " << b << ": Q T Q^T differs from x";
-    ExpectOrthonormalColumns(q.data(), n, n, what + " matrix " + std::to_string(b));
+    ExpectOrthogonalSimilarity(q.data(), t.data(), x.data() + b * n * n, n,
+                               what + " matrix " + std::to_string(b), "Q T");
   }
 }
 
 TYPED_TEST(LapackEigenTest, TridiagonalReductionRebuildsTheInputFromEitherTriangle) {
-  uint32_t seed = 850;
-  for (const auto& [n, batch] : SizesAndBatches()) {
-    CheckSytrd<TypeParam>(n, batch, 'L', seed++);
-    CheckSytrd<TypeParam>(n, batch, 'U', seed++);
-  }
+  ForEverySizeAndTriangle(850, CheckSytrd<TypeParam>);
 }
 
 template <typename T>
@@ -273,14 +258,8 @@ void CheckGehrd(int64_t n, const std::vector<int64_t>& batch, uint32_t seed) {
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t c = 0; c + 1 < r; ++c) upper[r * n + c] = T{0};
     }
-    std::vector<double> qh = MatMul(q.data(), upper.data(), n, n, n);
-    std::vector<T> qh_t(qh.begin(), qh.end());
-    std::vector<T> qt = Transpose(q.data(), n, n);
-    std::vector<double> product = MatMul(qh_t.data(), qt.data(), n, n, n);
-    const T* x_b = x.data() + b * n * n;
-    EXPECT_LE(MaxDifference(product.data(), x_b, n * n), Tolerance<T>(n, FrobeniusNorm(x_b, n * n)))
-        << what << " matrix " << b << ": Q H Q^T differs from x";
-    ExpectOrthonormalColumns(q.data(), n, n, what + " matrix " + std::to_string(b));
+    ExpectOrthogonalSimilarity(q.data(), upper.data(), x.data() + b * n * n, n,
+                               what + " matrix " + std::to_string(b), "Q H");
   }
 }
 
@@ -318,14 +297,8 @@ void CheckGees(int64_t n, const std::vector<int64_t>& batch, uint32_t seed) {
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t c = 0; c + 1 < r; ++c) EXPECT_EQ(t_b[r * n + c], T{0}) << what;
     }
-    std::vector<double> zt_product = MatMul(z_b, t_b, n, n, n);
-    std::vector<T> zt(zt_product.begin(), zt_product.end());
-    std::vector<T> z_transposed = Transpose(z_b, n, n);
-    std::vector<double> product = MatMul(zt.data(), z_transposed.data(), n, n, n);
+    ExpectOrthogonalSimilarity(z_b, t_b, x_b, n, what + " matrix " + std::to_string(b), "Z T");
     const double norm = FrobeniusNorm(x_b, n * n);
-    EXPECT_LE(MaxDifference(product.data(), x_b, n * n), Tolerance<T>(n, norm))
-        << what << " matrix " << b << ": Z T Z^T differs from x";
-    ExpectOrthonormalColumns(z_b, n, n, what + " matrix " + std::to_string(b));
     // The eigenvalues sum to the trace; the imaginary parts to zero.
     double trace = 0, real_sum = 0, imag_sum = 0;
     for (int64_t d = 0; d < n; ++d) {

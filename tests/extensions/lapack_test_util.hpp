@@ -235,6 +235,29 @@ void ExpectOrthonormalColumns(const T* q, int64_t rows, int64_t cols, const std:
       << what << ": Q^T Q is not the identity";
 }
 
+// A product of the factors of the n x n matrix x (row-major), rebuilt
+// within Tolerance; `what` names the matrix, `product_name` the product
+// ("L L^T").
+template <typename T>
+void ExpectRebuilds(const std::vector<double>& product, const T* x, int64_t n,
+                    const std::string& what, const std::string& product_name) {
+  EXPECT_LE(MaxDifference(product.data(), x, n * n), Tolerance<T>(n, FrobeniusNorm(x, n * n)))
+      << what << ": " << product_name << " differs from x";
+}
+
+// q m q^T rebuilds the n x n matrix x (q m rounded to T first), and q's
+// columns are orthonormal; `q_name` names q and m in messages ("Q T").
+template <typename T>
+void ExpectOrthogonalSimilarity(const T* q, const T* m, const T* x, int64_t n,
+                                const std::string& what, const std::string& q_name) {
+  std::vector<double> qm_product = MatMul(q, m, n, n, n);
+  std::vector<T> qm(qm_product.begin(), qm_product.end());
+  std::vector<T> q_transposed = Transpose(q, n, n);
+  ExpectRebuilds(MatMul(qm.data(), q_transposed.data(), n, n, n), x, n, what,
+                 q_name + " " + q_name.substr(0, 1) + "^T");
+  ExpectOrthonormalColumns(q, n, n, what);
+}
+
 // Runs `program` on `args`, failing the test on any error.
 inline std::vector<Literal> MustRun(const std::string& program, const std::vector<Literal>& args) {
   Result<std::vector<Literal>> out = LapackRunner().Run(program, args);
@@ -246,6 +269,15 @@ inline std::string DimsText(const std::vector<int64_t>& dims) {
   std::string text = "[";
   for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
   return text + "]";
+}
+
+// Calls check(n, batch, uplo, seed) for every size and batch and both
+// triangles, 'L' then 'U', the seed counting up from `seed`.
+template <typename F>
+void ForEverySizeAndTriangle(uint32_t seed, F&& check) {
+  for (const auto& [n, batch] : SizesAndBatches()) {
+    for (char uplo : {'L', 'U'}) check(n, batch, uplo, seed++);
+  }
 }
 
 using RealTypes = ::testing::Types<float, double>;

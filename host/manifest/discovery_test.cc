@@ -43,17 +43,36 @@ struct FakeEnv {
   }
 };
 
-// Options that search only what a test sets up: no HOME, and XDG defaults
-// pointed at folders that do not exist.
-DiscoveryOptions Isolated(const TempDir& dir, std::map<std::string, std::string> vars = {}) {
+// Options whose environment is `vars` and nothing else.
+DiscoveryOptions WithEnv(std::map<std::string, std::string> vars) {
   FakeEnv env;
-  env.vars = {{"XDG_CONFIG_HOME", (dir.path() / "none/config-home").string()},
-              {"XDG_CONFIG_DIRS", (dir.path() / "none/config-dirs").string()},
-              {"XDG_DATA_DIRS", (dir.path() / "none/data-dirs").string()}};
-  for (auto& [name, value] : vars) env.vars[name] = value;
+  env.vars = std::move(vars);
   DiscoveryOptions options;
   options.env = env.Reader();
   return options;
+}
+
+// Options that search only what a test sets up: no HOME, and XDG defaults
+// pointed at folders that do not exist.
+DiscoveryOptions Isolated(const TempDir& dir, std::map<std::string, std::string> vars = {}) {
+  std::map<std::string, std::string> isolated = {
+      {"XDG_CONFIG_HOME", (dir.path() / "none/config-home").string()},
+      {"XDG_CONFIG_DIRS", (dir.path() / "none/config-dirs").string()},
+      {"XDG_DATA_DIRS", (dir.path() / "none/data-dirs").string()}};
+  for (auto& [name, value] : vars) isolated[name] = value;
+  return WithEnv(std::move(isolated));
+}
+
+// Writes a plugin manifest for each {name, path under dir}.
+void WritePlugins(const TempDir& dir,
+                  const std::vector<std::pair<std::string, std::string>>& plugins) {
+  for (const auto& [name, path] : plugins) ManifestBuilder::Plugin(name).WriteTo(dir, path);
+}
+
+// Discovers only the manifests in dir/d, with the environment `vars` too.
+DiscoveryResult DiscoverFolderD(const TempDir& dir, std::map<std::string, std::string> vars = {}) {
+  vars["BERTH_PLUGIN_PATH"] = (dir.path() / "d").string();
+  return DiscoverManifests(Isolated(dir, std::move(vars)));
 }
 
 std::vector<std::string> Names(const DiscoveryResult& result) {
@@ -78,14 +97,11 @@ const ManifestEntry* Find(const DiscoveryResult& result, const fs::path& path) {
 // -------------------------------------------------------------- search path
 
 TEST(ManifestSearchPathTest, FollowsTheDocumentedOrder) {
-  FakeEnv env;
-  env.vars = {{"BERTH_ADD_PLUGIN_PATH", "/add1:/add2/one.json"},
-              {"XDG_CONFIG_HOME", "/cfg-home"},
-              {"HOME", "/home/u"},
-              {"XDG_CONFIG_DIRS", "/cfg1:/cfg2"},
-              {"XDG_DATA_DIRS", "/data1:/data2"}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options = WithEnv({{"BERTH_ADD_PLUGIN_PATH", "/add1:/add2/one.json"},
+                                      {"XDG_CONFIG_HOME", "/cfg-home"},
+                                      {"HOME", "/home/u"},
+                                      {"XDG_CONFIG_DIRS", "/cfg1:/cfg2"},
+                                      {"XDG_DATA_DIRS", "/data1:/data2"}});
   options.sysconf_dir = "/sysconf";
   options.install_manifest_dir = "/prefix/share/berth/plugins.d";
   options.extra_dirs = {"/extra1", "/extra2"};
@@ -98,10 +114,8 @@ TEST(ManifestSearchPathTest, FollowsTheDocumentedOrder) {
 }
 
 TEST(ManifestSearchPathTest, UsesXdgDefaultsWhenVariablesAreUnsetOrEmpty) {
-  FakeEnv env;
-  env.vars = {{"HOME", "/home/u"}, {"XDG_CONFIG_HOME", ""}, {"XDG_DATA_DIRS", ""}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options =
+      WithEnv({{"HOME", "/home/u"}, {"XDG_CONFIG_HOME", ""}, {"XDG_DATA_DIRS", ""}});
   options.sysconf_dir = "/usr/local/etc";
   options.install_manifest_dir = "/opt/berth/share/berth/plugins.d";
   EXPECT_THAT(ManifestSearchPath(options),
@@ -111,22 +125,17 @@ TEST(ManifestSearchPathTest, UsesXdgDefaultsWhenVariablesAreUnsetOrEmpty) {
 }
 
 TEST(ManifestSearchPathTest, OmitsTheUserFolderWithoutHome) {
-  FakeEnv env;
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options = WithEnv({});
   EXPECT_THAT(ManifestSearchPath(options),
               ElementsAre("/etc/xdg/berth/plugins.d", "/usr/local/share/berth/plugins.d",
                           "/usr/share/berth/plugins.d"));
 }
 
 TEST(ManifestSearchPathTest, PluginPathReplacesTheWholeSearch) {
-  FakeEnv env;
-  env.vars = {{"BERTH_PLUGIN_PATH", "/only:/also/file.conf"},
-              {"BERTH_ADD_PLUGIN_PATH", "/add"},
-              {"HOME", "/home/u"},
-              {"XDG_CONFIG_DIRS", "/cfg"}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options = WithEnv({{"BERTH_PLUGIN_PATH", "/only:/also/file.conf"},
+                                      {"BERTH_ADD_PLUGIN_PATH", "/add"},
+                                      {"HOME", "/home/u"},
+                                      {"XDG_CONFIG_DIRS", "/cfg"}});
   options.sysconf_dir = "/sysconf";
   options.install_manifest_dir = "/install";
   options.extra_dirs = {"/extra"};
@@ -135,10 +144,7 @@ TEST(ManifestSearchPathTest, PluginPathReplacesTheWholeSearch) {
 
 TEST(ManifestSearchPathTest, PluginPathListingNothingIsIgnoredAndLogged) {
   LogCapture log;
-  FakeEnv env;
-  env.vars = {{"BERTH_PLUGIN_PATH", "::"}, {"XDG_CONFIG_DIRS", "/cfg"}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options = WithEnv({{"BERTH_PLUGIN_PATH", "::"}, {"XDG_CONFIG_DIRS", "/cfg"}});
   EXPECT_THAT(ManifestSearchPath(options),
               ElementsAre("/cfg/berth/plugins.d", "/usr/local/share/berth/plugins.d",
                           "/usr/share/berth/plugins.d"));
@@ -147,11 +153,9 @@ TEST(ManifestSearchPathTest, PluginPathListingNothingIsIgnoredAndLogged) {
 }
 
 TEST(ManifestSearchPathTest, IgnoresEmptyComponentsAndSearchesDuplicatesOnce) {
-  FakeEnv env;
-  env.vars = {{"BERTH_ADD_PLUGIN_PATH", ":/a::/a/:/b/../a:/usr/share/berth/plugins.d/:"},
-              {"XDG_CONFIG_DIRS", "/etc/xdg::/etc/xdg"}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options =
+      WithEnv({{"BERTH_ADD_PLUGIN_PATH", ":/a::/a/:/b/../a:/usr/share/berth/plugins.d/:"},
+               {"XDG_CONFIG_DIRS", "/etc/xdg::/etc/xdg"}});
   options.install_manifest_dir = "/usr/local/share/berth/plugins.d";
   EXPECT_THAT(ManifestSearchPath(options),
               ElementsAre("/a", "/usr/share/berth/plugins.d", "/etc/xdg/berth/plugins.d",
@@ -160,13 +164,10 @@ TEST(ManifestSearchPathTest, IgnoresEmptyComponentsAndSearchesDuplicatesOnce) {
 
 TEST(ManifestSearchPathTest, IgnoresRelativeXdgEntriesWithAWarning) {
   LogCapture log;
-  FakeEnv env;
-  env.vars = {{"XDG_CONFIG_HOME", "relative/cfg"},
-              {"HOME", "/home/u"},
-              {"XDG_CONFIG_DIRS", "etc:/cfg"},
-              {"XDG_DATA_DIRS", "/data:share"}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  DiscoveryOptions options = WithEnv({{"XDG_CONFIG_HOME", "relative/cfg"},
+                                      {"HOME", "/home/u"},
+                                      {"XDG_CONFIG_DIRS", "etc:/cfg"},
+                                      {"XDG_DATA_DIRS", "/data:share"}});
   EXPECT_THAT(ManifestSearchPath(options),
               ElementsAre("/home/u/.config/berth/plugins.d", "/cfg/berth/plugins.d",
                           "/data/berth/plugins.d"));
@@ -183,21 +184,18 @@ TEST(DiscoverManifestsTest, SearchesEverySourceInOrder) {
   TempDir dir;
   std::vector<std::string> order = {"add",  "config_home", "config_dir", "sysconf",
                                     "data", "install",     "extra"};
-  ManifestBuilder::Plugin("add").WriteTo(dir, "add/a.json");
-  ManifestBuilder::Plugin("config_home").WriteTo(dir, "home/berth/plugins.d/a.json");
-  ManifestBuilder::Plugin("config_dir").WriteTo(dir, "xdg/berth/plugins.d/a.json");
-  ManifestBuilder::Plugin("sysconf").WriteTo(dir, "etc/berth/plugins.d/a.json");
-  ManifestBuilder::Plugin("data").WriteTo(dir, "share/berth/plugins.d/a.json");
-  ManifestBuilder::Plugin("install").WriteTo(dir, "install/a.json");
-  ManifestBuilder::Plugin("extra").WriteTo(dir, "extra/a.json");
-  FakeEnv env;
-  env.vars = {{"BERTH_ADD_PLUGIN_PATH", (dir.path() / "add").string()},
-              {"XDG_CONFIG_HOME", (dir.path() / "home").string()},
-              {"XDG_CONFIG_DIRS", (dir.path() / "missing").string() + ":" +
-                                      (dir.path() / "xdg").string()},
-              {"XDG_DATA_DIRS", (dir.path() / "share").string()}};
-  DiscoveryOptions options;
-  options.env = env.Reader();
+  WritePlugins(dir, {{"add", "add/a.json"},
+                     {"config_home", "home/berth/plugins.d/a.json"},
+                     {"config_dir", "xdg/berth/plugins.d/a.json"},
+                     {"sysconf", "etc/berth/plugins.d/a.json"},
+                     {"data", "share/berth/plugins.d/a.json"},
+                     {"install", "install/a.json"},
+                     {"extra", "extra/a.json"}});
+  DiscoveryOptions options = WithEnv(
+      {{"BERTH_ADD_PLUGIN_PATH", (dir.path() / "add").string()},
+       {"XDG_CONFIG_HOME", (dir.path() / "home").string()},
+       {"XDG_CONFIG_DIRS", (dir.path() / "missing").string() + ":" + (dir.path() / "xdg").string()},
+       {"XDG_DATA_DIRS", (dir.path() / "share").string()}});
   options.sysconf_dir = dir.path() / "etc";
   options.install_manifest_dir = dir.path() / "install";
   options.extra_dirs = {dir.path() / "extra"};
@@ -224,8 +222,7 @@ TEST(DiscoverManifestsTest, SortsFilesByByteOrderAndReadsOnlyJsonFilesOfTheFolde
   dir.Write("d/c.json.bak", "{");
   dir.Write("d/json", "{");
   ManifestBuilder::Plugin("nested").WriteTo(dir, "d/sub/nested.json");
-  DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()}}));
+  DiscoveryResult result = DiscoverFolderD(dir);
   EXPECT_THAT(FileNames(result), ElementsAre("10.json", "9.json", "B.json", "_x.json", "a.json",
                                              "a0.json", "b.json", "~.json"));
 }
@@ -280,8 +277,7 @@ TEST(DiscoverManifestsTest, ShadowingIsPerKind) {
   TempDir dir;
   ManifestBuilder::Plugin("same").WriteTo(dir, "d/a.json");
   ManifestBuilder::Extension("same").WriteTo(dir, "d/b.json");
-  DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()}}));
+  DiscoveryResult result = DiscoverFolderD(dir);
   ASSERT_EQ(result.entries.size(), 2u);
   EXPECT_EQ(result.entries[0].status, EntryStatus::kFound);
   EXPECT_EQ(result.entries[0].kind, ManifestKind::kPlugin);
@@ -296,8 +292,7 @@ TEST(DiscoverManifestsTest, InvalidManifestsAreSkippedWithAWarningAndDoNotShadow
   fs::path broken = dir.Write("d/b-broken.json", "{\"file_format_version\": ");
   dir.Mkdir("d/c-folder.json");
   fs::path good = ManifestBuilder::Plugin("cpu").WriteTo(dir, "d/d-cpu.json");
-  DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()}}));
+  DiscoveryResult result = DiscoverFolderD(dir);
   ASSERT_EQ(result.entries.size(), 4u);
 
   const ManifestEntry* e = Find(result, bad);
@@ -361,9 +356,7 @@ TEST(DiscoverManifestsTest, SelectDisablesEveryPluginNotMatchingButKeepsExtensio
   ManifestBuilder::Plugin("cuda").WriteTo(dir, "d/2.json");
   ManifestBuilder::Plugin("rocm").WriteTo(dir, "d/3.json");
   ManifestBuilder::Extension("ffi_math").WriteTo(dir, "d/4.json");
-  DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()},
-                                       {"BERTH_PLUGINS_SELECT", "cpu,c?da"}}));
+  DiscoveryResult result = DiscoverFolderD(dir, {{"BERTH_PLUGINS_SELECT", "cpu,c?da"}});
   ASSERT_EQ(result.entries.size(), 4u);
   EXPECT_EQ(result.entries[0].status, EntryStatus::kFound);
   EXPECT_EQ(result.entries[1].status, EntryStatus::kFound);
@@ -380,9 +373,7 @@ TEST(DiscoverManifestsTest, DisableAppliesBeforeSelect) {
   ManifestBuilder::Plugin("cpu").WriteTo(dir, "d/1.json");
   ManifestBuilder::Plugin("cpu_debug").WriteTo(dir, "d/2.json");
   DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()},
-                                       {"BERTH_PLUGINS_SELECT", "cpu*"},
-                                       {"BERTH_PLUGINS_DISABLE", "*debug"}}));
+      DiscoverFolderD(dir, {{"BERTH_PLUGINS_SELECT", "cpu*"}, {"BERTH_PLUGINS_DISABLE", "*debug"}});
   ASSERT_EQ(result.entries.size(), 2u);
   EXPECT_EQ(result.entries[0].status, EntryStatus::kFound);
   EXPECT_EQ(result.entries[1].status, EntryStatus::kDisabled);
@@ -407,9 +398,7 @@ TEST(DiscoverManifestsTest, EmptyFilterVariablesAreIgnoredAndLogged) {
   LogCapture log;
   TempDir dir;
   ManifestBuilder::Plugin("cpu").WriteTo(dir, "d/1.json");
-  DiscoveryResult result =
-      DiscoverManifests(Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "d").string()},
-                                       {"BERTH_PLUGINS_SELECT", " , "}}));
+  DiscoveryResult result = DiscoverFolderD(dir, {{"BERTH_PLUGINS_SELECT", " , "}});
   ASSERT_EQ(result.entries.size(), 1u);
   EXPECT_EQ(result.entries[0].status, EntryStatus::kFound);
   EXPECT_TRUE(log.Has(LogLevel::kInfo, "BERTH_PLUGINS_SELECT is set but lists no glob; ignored"))
@@ -471,12 +460,12 @@ TEST(DiscoverManifestsTest, ReadsEnvironmentOnlyThroughTheEnvReader) {
 
 TEST(DiscoverManifestsTest, OnlyManifestsAreTheWholeSearchPathButFiltersStillApply) {
   TempDir dir;
-  ManifestBuilder::Plugin("env_path").WriteTo(dir, "env/1.json");
-  ManifestBuilder::Plugin("env_added").WriteTo(dir, "added/1.json");
-  ManifestBuilder::Plugin("extra").WriteTo(dir, "extra/1.json");
-  ManifestBuilder::Plugin("named_file").WriteTo(dir, "only/file.manifest");
-  ManifestBuilder::Plugin("in_folder").WriteTo(dir, "only_dir/1.json");
-  ManifestBuilder::Plugin("disabled").WriteTo(dir, "only_dir/2.json");
+  WritePlugins(dir, {{"env_path", "env/1.json"},
+                     {"env_added", "added/1.json"},
+                     {"extra", "extra/1.json"},
+                     {"named_file", "only/file.manifest"},
+                     {"in_folder", "only_dir/1.json"},
+                     {"disabled", "only_dir/2.json"}});
   DiscoveryOptions options = Isolated(dir, {{"BERTH_PLUGIN_PATH", (dir.path() / "env").string()},
                                             {"BERTH_ADD_PLUGIN_PATH", (dir.path() / "added").string()},
                                             {"BERTH_PLUGINS_DISABLE", "disabled"}});

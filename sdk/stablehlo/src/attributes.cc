@@ -37,6 +37,12 @@ bool AttrsEqual(const Attribute* a, const Attribute* b) {
   return a->Equals(*b);
 }
 
+// Two attributes of kind A (checked by the caller) hold equal values.
+template <typename A>
+bool SameValue(const Attribute& a, const Attribute& b) {
+  return a.dyn_cast<A>()->value() == b.dyn_cast<A>()->value();
+}
+
 }  // namespace
 
 std::string_view EnumKindName(EnumKind kind) {
@@ -72,8 +78,7 @@ bool Attribute::Equals(const Attribute& other) const {
   switch (kind_) {
     case AttrKind::kUnit:
       return true;
-    case AttrKind::kBool:
-      return dyn_cast<BoolAttr>()->value() == other.dyn_cast<BoolAttr>()->value();
+    case AttrKind::kBool: return SameValue<BoolAttr>(*this, other);
     case AttrKind::kInteger: {
       auto* a = dyn_cast<IntegerAttr>();
       auto* b = other.dyn_cast<IntegerAttr>();
@@ -86,8 +91,7 @@ bool Attribute::Equals(const Attribute& other) const {
       return std::bit_cast<uint64_t>(a->value()) == std::bit_cast<uint64_t>(b->value()) &&
              a->type() == b->type();
     }
-    case AttrKind::kString:
-      return dyn_cast<StringAttr>()->value() == other.dyn_cast<StringAttr>()->value();
+    case AttrKind::kString: return SameValue<StringAttr>(*this, other);
     case AttrKind::kType:
       return dyn_cast<TypeAttr>()->type() == other.dyn_cast<TypeAttr>()->type();
     case AttrKind::kArray: {
@@ -125,28 +129,17 @@ bool Attribute::Equals(const Attribute& other) const {
       auto* b = other.dyn_cast<EnumAttr>();
       return a->enum_kind() == b->enum_kind() && a->value() == b->value();
     }
-    case AttrKind::kDotDimensionNumbers:
-      return dyn_cast<DotDimensionNumbersAttr>()->value() ==
-             other.dyn_cast<DotDimensionNumbersAttr>()->value();
+    case AttrKind::kDotDimensionNumbers: return SameValue<DotDimensionNumbersAttr>(*this, other);
     case AttrKind::kGatherDimensionNumbers:
-      return dyn_cast<GatherDimensionNumbersAttr>()->value() ==
-             other.dyn_cast<GatherDimensionNumbersAttr>()->value();
+      return SameValue<GatherDimensionNumbersAttr>(*this, other);
     case AttrKind::kScatterDimensionNumbers:
-      return dyn_cast<ScatterDimensionNumbersAttr>()->value() ==
-             other.dyn_cast<ScatterDimensionNumbersAttr>()->value();
-    case AttrKind::kConvDimensionNumbers:
-      return dyn_cast<ConvDimensionNumbersAttr>()->value() ==
-             other.dyn_cast<ConvDimensionNumbersAttr>()->value();
-    case AttrKind::kChannelHandle:
-      return dyn_cast<ChannelHandleAttr>()->value() == other.dyn_cast<ChannelHandleAttr>()->value();
-    case AttrKind::kOutputOperandAlias:
-      return dyn_cast<OutputOperandAliasAttr>()->value() ==
-             other.dyn_cast<OutputOperandAliasAttr>()->value();
-    case AttrKind::kDotAlgorithm:
-      return dyn_cast<DotAlgorithmAttr>()->value() == other.dyn_cast<DotAlgorithmAttr>()->value();
+      return SameValue<ScatterDimensionNumbersAttr>(*this, other);
+    case AttrKind::kConvDimensionNumbers: return SameValue<ConvDimensionNumbersAttr>(*this, other);
+    case AttrKind::kChannelHandle: return SameValue<ChannelHandleAttr>(*this, other);
+    case AttrKind::kOutputOperandAlias: return SameValue<OutputOperandAliasAttr>(*this, other);
+    case AttrKind::kDotAlgorithm: return SameValue<DotAlgorithmAttr>(*this, other);
     case AttrKind::kRaggedDotDimensionNumbers:
-      return dyn_cast<RaggedDotDimensionNumbersAttr>()->value() ==
-             other.dyn_cast<RaggedDotDimensionNumbersAttr>()->value();
+      return SameValue<RaggedDotDimensionNumbersAttr>(*this, other);
     case AttrKind::kOpaque:
       return dyn_cast<OpaqueAttr>()->text() == other.dyn_cast<OpaqueAttr>()->text();
   }

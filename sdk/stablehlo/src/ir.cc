@@ -209,58 +209,57 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h;
 }
 
-}  // namespace
-
-const IntegerAttr* IrBuilder::Int(int64_t value, ElementType type) {
-  uint64_t key = Mix(Mix(1, static_cast<uint64_t>(value)), static_cast<uint64_t>(type));
-  auto& bucket = s_.interned_attrs[key];
+// The attribute of kind A in `bucket` that is `same`, else a new one from
+// `make`, kept in the bucket.
+template <typename A, typename Same, typename MakeFn>
+const A* Interned(std::vector<const Attribute*>& bucket, Same same, MakeFn make) {
   for (const Attribute* a : bucket) {
-    auto* i = a->dyn_cast<IntegerAttr>();
-    if (i && i->value() == value && i->type() == type) return i;
+    const A* found = a->dyn_cast<A>();
+    if (found && same(*found)) return found;
   }
-  const IntegerAttr* made = Make<IntegerAttr>(value, type);
+  const A* made = make();
   bucket.push_back(made);
   return made;
 }
 
+}  // namespace
+
+const IntegerAttr* IrBuilder::Int(int64_t value, ElementType type) {
+  uint64_t key = Mix(Mix(1, static_cast<uint64_t>(value)), static_cast<uint64_t>(type));
+  return Interned<IntegerAttr>(
+      s_.interned_attrs[key],
+      [&](const IntegerAttr& i) { return i.value() == value && i.type() == type; },
+      [&] { return Make<IntegerAttr>(value, type); });
+}
+
 const EnumAttr* IrBuilder::Enum(EnumKind kind, uint8_t value) {
   uint64_t key = Mix(Mix(2, static_cast<uint64_t>(kind)), value);
-  auto& bucket = s_.interned_attrs[key];
-  for (const Attribute* a : bucket) {
-    auto* e = a->dyn_cast<EnumAttr>();
-    if (e && e->enum_kind() == kind && e->value() == value) return e;
-  }
-  const EnumAttr* made = Make<EnumAttr>(kind, value);
-  bucket.push_back(made);
-  return made;
+  return Interned<EnumAttr>(
+      s_.interned_attrs[key],
+      [&](const EnumAttr& e) { return e.enum_kind() == kind && e.value() == value; },
+      [&] { return Make<EnumAttr>(kind, value); });
 }
 
 const DenseArrayAttr* IrBuilder::I64Array(std::span<const int64_t> values) {
   uint64_t key = Mix(3, values.size());
   for (int64_t v : values) key = Mix(key, static_cast<uint64_t>(v));
-  auto& bucket = s_.interned_attrs[key];
-  for (const Attribute* a : bucket) {
-    auto* d = a->dyn_cast<DenseArrayAttr>();
-    if (d && d->element_type() == ElementType::kSI64 && std::ranges::equal(d->ints(), values)) {
-      return d;
-    }
-  }
-  const DenseArrayAttr* made = Make<DenseArrayAttr>(
-      ElementType::kSI64, std::vector<int64_t>(values.begin(), values.end()), std::vector<double>{});
-  bucket.push_back(made);
-  return made;
+  return Interned<DenseArrayAttr>(
+      s_.interned_attrs[key],
+      [&](const DenseArrayAttr& d) {
+        return d.element_type() == ElementType::kSI64 && std::ranges::equal(d.ints(), values);
+      },
+      [&] {
+        return Make<DenseArrayAttr>(ElementType::kSI64,
+                                    std::vector<int64_t>(values.begin(), values.end()),
+                                    std::vector<double>{});
+      });
 }
 
 const StringAttr* IrBuilder::Str(std::string_view value) {
   uint64_t key = Mix(4, std::hash<std::string_view>()(value));
-  auto& bucket = s_.interned_attrs[key];
-  for (const Attribute* a : bucket) {
-    auto* str = a->dyn_cast<StringAttr>();
-    if (str && str->value() == value) return str;
-  }
-  const StringAttr* made = Make<StringAttr>(std::string(value));
-  bucket.push_back(made);
-  return made;
+  return Interned<StringAttr>(
+      s_.interned_attrs[key], [&](const StringAttr& str) { return str.value() == value; },
+      [&] { return Make<StringAttr>(std::string(value)); });
 }
 
 void* Arena::Allocate(size_t bytes, size_t align) {

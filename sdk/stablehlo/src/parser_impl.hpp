@@ -125,7 +125,10 @@ class Parser {
   Status ParseTopLevel();
   Status ParseAliasDefinition();
   Status ParseModule();
+  Status ParseGenericHead(std::string_view op, std::string_view what,
+                          std::vector<NamedAttribute>* attrs);
   Status ParseGenericModule();
+  Status ParseSignatureEntry(std::vector<Type>* types, std::vector<const DictionaryAttr*>* attrs);
   Status ParseModuleBody();
   Status ParseFunc();
   Status ParseGenericFunc();
@@ -145,6 +148,8 @@ class Parser {
                      std::span<const std::string_view> arg_names = {});
   Status ParseValueUse(Value** out);
   Status ParseOperand(OpState& st);
+  Status LexValueName(std::string_view what, std::string_view* name);
+  Status ParseOperandList(OpState& st, std::string_view what);
   Status CheckOperandTypes(const OpState& st, std::span<const Type> types);
   Status ParseTypeClause(OpState& st, TypePolicy policy, size_t num_results);
   struct ResultName {

@@ -24,48 +24,34 @@ Status Parser::ParseTopLevel() {
       BERTH_RETURN_IF_ERROR(ParseAliasDefinition());
       continue;
     }
+    // A module, or a function or mesh of the implicit module around them;
+    // in the generic form (a quoted op name) or the pretty one.
     size_t start = pos_;
-    if (c == '"') {
-      std::string name;
+    const bool generic = c == '"';
+    std::string name;
+    if (generic) {
       BERTH_RETURN_IF_ERROR(LexString(&name));
       pos_ = start;
-      if (name == "builtin.module") {
-        if (module_seen_ || implicit_module_) {
-          return ErrorAt(start, "only one module per file (chunk) is supported");
-        }
-        module_seen_ = true;
-        BERTH_RETURN_IF_ERROR(ParseGenericModule());
-        continue;
-      }
-      if (name == "func.func" || name == "sdy.mesh") {
-        if (module_seen_) return ErrorAt(start, "only one module per file (chunk) is supported");
-        implicit_module_ = true;
-        BERTH_RETURN_IF_ERROR(name == "sdy.mesh" ? ParseGenericTopLevelOp() : ParseGenericFunc());
-        continue;
-      }
-      return ErrorAt(start, "expected 'module' or 'func.func' at the top level, found \"" +
-                                name + "\"");
+    } else {
+      name = PeekBareId();
     }
-    std::string_view word = PeekBareId();
-    if (word == "module") {
-      if (module_seen_ || implicit_module_) {
-        return ErrorAt(start, "only one module per file (chunk) is supported");
-      }
-      module_seen_ = true;
-      BERTH_RETURN_IF_ERROR(ParseModule());
-      continue;
+    const bool module = name == (generic ? "builtin.module" : "module");
+    const bool mesh = name == "sdy.mesh";
+    if (!module && !mesh && name != "func.func") {
+      std::string what = "expected 'module' or 'func.func' at the top level";
+      return ErrorAt(start, generic ? what + ", found \"" + name + "\"" : what);
     }
-    if (word == "func.func" || word == "sdy.mesh") {
-      if (module_seen_) return ErrorAt(start, "only one module per file (chunk) is supported");
-      implicit_module_ = true;
-      if (word == "func.func") {
-        BERTH_RETURN_IF_ERROR(ParseFunc());
-      } else {
-        BERTH_RETURN_IF_ERROR(ParseSdyMesh());
-      }
-      continue;
+    if (module_seen_ || (module && implicit_module_)) {
+      return ErrorAt(start, "only one module per file (chunk) is supported");
     }
-    return ErrorAt(start, "expected 'module' or 'func.func' at the top level");
+    (module ? module_seen_ : implicit_module_) = true;
+    if (module) {
+      BERTH_RETURN_IF_ERROR(generic ? ParseGenericModule() : ParseModule());
+    } else if (mesh) {
+      BERTH_RETURN_IF_ERROR(generic ? ParseGenericTopLevelOp() : ParseSdyMesh());
+    } else {
+      BERTH_RETURN_IF_ERROR(generic ? ParseGenericFunc() : ParseFunc());
+    }
   }
   return OkStatus();
 }
@@ -156,18 +142,26 @@ Status Parser::ParseModuleBody() {
   }
 }
 
-// "builtin.module"() <{sym_name = "m"}> ({ ... }) {attrs} : () -> ()
-Status Parser::ParseGenericModule() {
+// `"op"() <{properties}>` of a top-level op with no operands (`what` says
+// which); the properties go to `attrs`.
+Status Parser::ParseGenericHead(std::string_view op, std::string_view what,
+                                std::vector<NamedAttribute>* attrs) {
   std::string name;
   BERTH_RETURN_IF_ERROR(LexString(&name));
-  BERTH_RETURN_IF_ERROR(Expect('(', "after \"builtin.module\""));
-  BERTH_RETURN_IF_ERROR(Expect(')', "(a module has no operands)"));
-  std::vector<NamedAttribute> attrs;
+  BERTH_RETURN_IF_ERROR(Expect('(', "after \"" + std::string(op) + "\""));
+  BERTH_RETURN_IF_ERROR(Expect(')', "(" + std::string(what) + " has no operands)"));
   if (Peek() == '<' && PeekAt(1) == '{') {
     ++pos_;
-    BERTH_RETURN_IF_ERROR(ParseAttrDict(&attrs));
+    BERTH_RETURN_IF_ERROR(ParseAttrDict(attrs));
     BERTH_RETURN_IF_ERROR(Expect('>', "to close the properties"));
   }
+  return OkStatus();
+}
+
+// "builtin.module"() <{sym_name = "m"}> ({ ... }) {attrs} : () -> ()
+Status Parser::ParseGenericModule() {
+  std::vector<NamedAttribute> attrs;
+  BERTH_RETURN_IF_ERROR(ParseGenericHead("builtin.module", "a module", &attrs));
   BERTH_RETURN_IF_ERROR(Expect('(', "to start the module region"));
   BERTH_RETURN_IF_ERROR(Expect('{', "to start the module region"));
   BERTH_RETURN_IF_ERROR(ParseModuleBody());
@@ -203,6 +197,19 @@ Status Parser::AddFunction(std::string_view name, size_t pos, Visibility visibil
   return OkStatus();
 }
 
+// One argument or result of a function signature: `type {attrs} loc(...)`
+// (attributes and location optional).
+Status Parser::ParseSignatureEntry(std::vector<Type>* types,
+                                   std::vector<const DictionaryAttr*>* attrs) {
+  Type t;
+  BERTH_RETURN_IF_ERROR(ParseType(&t));
+  types->push_back(t);
+  const DictionaryAttr* dict = nullptr;
+  if (Peek() == '{') BERTH_RETURN_IF_ERROR(ParseDictAttr(&dict));
+  attrs->push_back(dict);
+  return SkipTrailingLocation();
+}
+
 // func.func [public|private|nested] @name(%a: T {attrs} loc(..), ...)
 //     [-> T | -> (T {attrs}, ...)] [attributes {...}] [{ body }] [loc(...)]
 Status Parser::ParseFunc() {
@@ -231,20 +238,12 @@ Status Parser::ParseFunc() {
       SkipWs();
       arg_pos.push_back(pos_);
       if (named) {
-        if (Peek() != '%') return Error("expected '%name' for a function argument");
-        ++pos_;
-        std::string_view arg_name = LexSuffixId();
-        if (arg_name.empty()) return Error("expected an argument name after '%'");
+        std::string_view arg_name;
+        BERTH_RETURN_IF_ERROR(LexValueName("a function argument", &arg_name));
         arg_names.push_back(arg_name);
         BERTH_RETURN_IF_ERROR(Expect(':', "and the argument type"));
       }
-      Type t;
-      BERTH_RETURN_IF_ERROR(ParseType(&t));
-      arg_types.push_back(t);
-      const DictionaryAttr* dict = nullptr;
-      if (Peek() == '{') BERTH_RETURN_IF_ERROR(ParseDictAttr(&dict));
-      arg_attrs.push_back(dict);
-      BERTH_RETURN_IF_ERROR(SkipTrailingLocation());
+      BERTH_RETURN_IF_ERROR(ParseSignatureEntry(&arg_types, &arg_attrs));
     } while (TryConsume(','));
     BERTH_RETURN_IF_ERROR(Expect(')', "to close the function arguments"));
   }
@@ -255,13 +254,7 @@ Status Parser::ParseFunc() {
     if (TryConsume('(')) {
       if (!TryConsume(')')) {
         do {
-          Type t;
-          BERTH_RETURN_IF_ERROR(ParseType(&t));
-          result_types.push_back(t);
-          const DictionaryAttr* dict = nullptr;
-          if (Peek() == '{') BERTH_RETURN_IF_ERROR(ParseDictAttr(&dict));
-          res_attrs.push_back(dict);
-          BERTH_RETURN_IF_ERROR(SkipTrailingLocation());
+          BERTH_RETURN_IF_ERROR(ParseSignatureEntry(&result_types, &res_attrs));
         } while (TryConsume(','));
         BERTH_RETURN_IF_ERROR(Expect(')', "to close the function results"));
       }
@@ -303,16 +296,8 @@ Status Parser::ParseFunc() {
 // "func.func"() <{function_type = ..., sym_name = "f", ...}> ({...}) : () -> ()
 Status Parser::ParseGenericFunc() {
   size_t start = pos_;
-  std::string op_name;
-  BERTH_RETURN_IF_ERROR(LexString(&op_name));
-  BERTH_RETURN_IF_ERROR(Expect('(', "after \"func.func\""));
-  BERTH_RETURN_IF_ERROR(Expect(')', "(a function has no operands)"));
   std::vector<NamedAttribute> attrs;
-  if (Peek() == '<' && PeekAt(1) == '{') {
-    ++pos_;
-    BERTH_RETURN_IF_ERROR(ParseAttrDict(&attrs));
-    BERTH_RETURN_IF_ERROR(Expect('>', "to close the properties"));
-  }
+  BERTH_RETURN_IF_ERROR(ParseGenericHead("func.func", "a function", &attrs));
   values_.Clear();
   scope_names_.clear();
   scope_marks_.clear();

@@ -30,6 +30,17 @@ Status Parser::DefineValue(std::string_view name, size_t pos, Value* value, Valu
   return OkStatus();
 }
 
+// `%name` defining a value; `what` ("a result", ...) names it in errors.
+Status Parser::LexValueName(std::string_view what, std::string_view* name) {
+  SkipWs();
+  size_t start = pos_;
+  if (Peek() != '%') return Error("expected '%name' for " + std::string(what));
+  ++pos_;
+  *name = LexSuffixId();
+  if (name->empty()) return ErrorAt(start, "expected a name after '%' for " + std::string(what));
+  return OkStatus();
+}
+
 Status Parser::ParseValueUse(Value** out) {
   SkipWs();
   size_t start = pos_;
@@ -79,6 +90,16 @@ Status Parser::ParseOperand(OpState& st) {
   return OkStatus();
 }
 
+// `(%a, %b)`: the operands of `what` ("call operands", ...) in parentheses.
+Status Parser::ParseOperandList(OpState& st, std::string_view what) {
+  BERTH_RETURN_IF_ERROR(Expect('(', "to start the " + std::string(what)));
+  if (TryConsume(')')) return OkStatus();
+  do {
+    BERTH_RETURN_IF_ERROR(ParseOperand(st));
+  } while (TryConsume(','));
+  return Expect(')', "to close the " + std::string(what));
+}
+
 Status Parser::ParseBlockBody(Block* block) {
   while (true) {
     char c = Peek();
@@ -112,10 +133,8 @@ Status Parser::ParseOperation(Block* block) {
     do {
       SkipWs();
       size_t name_pos = pos_;
-      if (Peek() != '%') return Error("expected '%name' in the result list");
-      ++pos_;
-      std::string_view name = LexSuffixId();
-      if (name.empty()) return ErrorAt(name_pos, "expected a result name after '%'");
+      std::string_view name;
+      BERTH_RETURN_IF_ERROR(LexValueName("a result", &name));
       uint32_t count = 1;
       if (PeekAt(0) == ':') {
         ++pos_;
@@ -188,13 +207,7 @@ Status Parser::FinishOp(OpState& st, Block* block, std::span<const ResultName> n
 
 // "dialect.op"(%a, %b) <{props}> ({regions}) {attrs} : (A, B) -> R
 Status Parser::ParseGenericOp(OpState& st) {
-  BERTH_RETURN_IF_ERROR(Expect('(', "to start the operand list"));
-  if (!TryConsume(')')) {
-    do {
-      BERTH_RETURN_IF_ERROR(ParseOperand(st));
-    } while (TryConsume(','));
-    BERTH_RETURN_IF_ERROR(Expect(')', "to close the operand list"));
-  }
+  BERTH_RETURN_IF_ERROR(ParseOperandList(st, "operand list"));
   if (Peek() == '[') return Error("successor blocks (branches) are not supported");
   if (Peek() == '<') {
     if (PeekAt(1) != '{' && !(PeekAt(1) == ' ' || PeekAt(1) == '\n')) {
@@ -263,10 +276,8 @@ Status Parser::ParseRegion(Region** out, std::span<const Type> arg_types,
         do {
           SkipWs();
           size_t arg_pos = pos_;
-          if (Peek() != '%') return Error("expected '%name' for a block argument");
-          ++pos_;
-          std::string_view name = LexSuffixId();
-          if (name.empty()) return ErrorAt(arg_pos, "expected a block argument name");
+          std::string_view name;
+          BERTH_RETURN_IF_ERROR(LexValueName("a block argument", &name));
           BERTH_RETURN_IF_ERROR(Expect(':', "and the block argument type"));
           Type t;
           BERTH_RETURN_IF_ERROR(ParseType(&t));

@@ -354,13 +354,7 @@ Status Parser::ParsePrettyCustomCall(OpState& st, size_t num_results) {
     return Error("expected '@target' after stablehlo.custom_call");
   }
   if (target.empty()) return Error("expected a custom call target name");
-  BERTH_RETURN_IF_ERROR(Expect('(', "to start the custom call operands"));
-  if (!TryConsume(')')) {
-    do {
-      BERTH_RETURN_IF_ERROR(ParseOperand(st));
-    } while (TryConsume(','));
-    BERTH_RETURN_IF_ERROR(Expect(')', "to close the custom call operands"));
-  }
+  BERTH_RETURN_IF_ERROR(ParseOperandList(st, "custom call operands"));
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   BERTH_RETURN_IF_ERROR(AddAttr(st, "call_target_name", b_.Str(target)));
   return ParseTypeClause(st, TypePolicy::kSame, num_results);
@@ -386,13 +380,7 @@ Status Parser::ParsePrettyCall(OpState& st, size_t num_results) {
   const Attribute* callee;
   BERTH_RETURN_IF_ERROR(ParseAttribute(&callee));
   BERTH_RETURN_IF_ERROR(AddAttr(st, "callee", callee));
-  BERTH_RETURN_IF_ERROR(Expect('(', "to start the call operands"));
-  if (!TryConsume(')')) {
-    do {
-      BERTH_RETURN_IF_ERROR(ParseOperand(st));
-    } while (TryConsume(','));
-    BERTH_RETURN_IF_ERROR(Expect(')', "to close the call operands"));
-  }
+  BERTH_RETURN_IF_ERROR(ParseOperandList(st, "call operands"));
   BERTH_RETURN_IF_ERROR(ParseOptionalAttrDict(st));
   BERTH_RETURN_IF_ERROR(Expect(':', "and the call's function type"));
   SkipWs();

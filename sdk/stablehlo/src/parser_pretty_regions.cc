@@ -6,11 +6,7 @@ namespace berth::stablehlo::detail {
 
 // `%name: type [loc(...)]`, `what` naming the argument in errors.
 Status Parser::ParseTypedArgument(std::string_view what, std::string_view* name, Type* type) {
-  SkipWs();
-  if (Peek() != '%') return Error("expected '%name' for a " + std::string(what));
-  ++pos_;
-  *name = LexSuffixId();
-  if (name->empty()) return Error("expected a " + std::string(what) + " name");
+  BERTH_RETURN_IF_ERROR(LexValueName("a " + std::string(what), name));
   BERTH_RETURN_IF_ERROR(Expect(':', "and the " + std::string(what) + " type"));
   BERTH_RETURN_IF_ERROR(ParseType(type));
   return SkipTrailingLocation();
@@ -20,13 +16,7 @@ Status Parser::ParseTypedArgument(std::string_view what, std::string_view* name,
 //     window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1],
 //               rhs_dilate = [1, 1], reverse = [false, false]} {attrs} : (A, B) -> R
 Status Parser::ParsePrettyConvolution(OpState& st, size_t num_results) {
-  BERTH_RETURN_IF_ERROR(Expect('(', "to start the convolution operands"));
-  if (!TryConsume(')')) {
-    do {
-      BERTH_RETURN_IF_ERROR(ParseOperand(st));
-    } while (TryConsume(','));
-    BERTH_RETURN_IF_ERROR(Expect(')', "to close the convolution operands"));
-  }
+  BERTH_RETURN_IF_ERROR(ParseOperandList(st, "convolution operands"));
   BERTH_RETURN_IF_ERROR(ExpectKeyword("dim_numbers", "after the convolution operands"));
   BERTH_RETURN_IF_ERROR(Expect('=', "after 'dim_numbers'"));
   ConvDimensionNumbers dims;
@@ -186,11 +176,8 @@ Status Parser::ParsePrettyWhile(OpState& st, size_t num_results) {
   std::vector<std::string_view> names;
   if (!TryConsume(')')) {
     do {
-      SkipWs();
-      if (Peek() != '%') return Error("expected '%name = %value' in the while arguments");
-      ++pos_;
-      std::string_view name = LexSuffixId();
-      if (name.empty()) return Error("expected an iteration argument name");
+      std::string_view name;
+      BERTH_RETURN_IF_ERROR(LexValueName("an iteration argument (%name = %value)", &name));
       names.push_back(name);
       BERTH_RETURN_IF_ERROR(Expect('=', "after the iteration argument name"));
       BERTH_RETURN_IF_ERROR(ParseOperand(st));

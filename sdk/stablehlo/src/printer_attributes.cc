@@ -71,6 +71,20 @@ void AppendInts(std::string& out, std::span<const int64_t> values) {
   out += ']';
 }
 
+// Writes `name = [...]` fields separated by commas, leaving out empty ones.
+struct FieldWriter {
+  std::string& out;
+  bool first = true;
+  void operator()(std::string_view name, const std::vector<int64_t>& v) {
+    if (v.empty()) return;
+    if (!first) out += ", ";
+    first = false;
+    out += name;
+    out += " = ";
+    AppendInts(out, v);
+  }
+};
+
 }  // namespace
 
 void AppendFloat(std::string& out, double value, ElementType type) {
@@ -157,24 +171,6 @@ void AppendDenseElement(std::string& out, ElementType type, const uint8_t* p) {
     case ElementType::kSI64:
     case ElementType::kIndex: out += std::to_string(Load<int64_t>(p)); return;
     case ElementType::kUI64: out += std::to_string(Load<uint64_t>(p)); return;
-    case ElementType::kF32: {
-      float f = Load<float>(p);
-      if (!std::isfinite(f)) {
-        AppendHexBits(out, Load<uint32_t>(p), 32);
-      } else {
-        AppendFloat(out, f, type);
-      }
-      return;
-    }
-    case ElementType::kF64: {
-      double d = Load<double>(p);
-      if (!std::isfinite(d)) {
-        AppendHexBits(out, Load<uint64_t>(p), 64);
-      } else {
-        AppendFloat(out, d, type);
-      }
-      return;
-    }
     case ElementType::kComplex64:
     case ElementType::kComplex128: {
       ElementType part = ComplexComponentType(type);
@@ -347,15 +343,7 @@ void AppendAttribute(std::string& out, const Attribute& attr) {
     case AttrKind::kDotDimensionNumbers: {
       const DotDimensionNumbers& d = attr.dyn_cast<DotDimensionNumbersAttr>()->value();
       out += "#stablehlo.dot<";
-      bool first = true;
-      auto field = [&](std::string_view name, const std::vector<int64_t>& v) {
-        if (v.empty()) return;
-        if (!first) out += ", ";
-        first = false;
-        out += name;
-        out += " = ";
-        AppendInts(out, v);
-      };
+      FieldWriter field{out};
       field("lhs_batching_dimensions", d.lhs_batching_dimensions);
       field("rhs_batching_dimensions", d.rhs_batching_dimensions);
       field("lhs_contracting_dimensions", d.lhs_contracting_dimensions);
@@ -367,15 +355,7 @@ void AppendAttribute(std::string& out, const Attribute& attr) {
     case AttrKind::kScatterDimensionNumbers: {
       bool gather = attr.kind() == AttrKind::kGatherDimensionNumbers;
       out += gather ? "#stablehlo.gather<" : "#stablehlo.scatter<";
-      bool first = true;
-      auto field = [&](std::string_view name, const std::vector<int64_t>& v) {
-        if (v.empty()) return;
-        if (!first) out += ", ";
-        first = false;
-        out += name;
-        out += " = ";
-        AppendInts(out, v);
-      };
+      FieldWriter field{out};
       int64_t index_vector_dim;
       if (gather) {
         const GatherDimensionNumbers& g = attr.dyn_cast<GatherDimensionNumbersAttr>()->value();
@@ -395,7 +375,7 @@ void AppendAttribute(std::string& out, const Attribute& attr) {
         index_vector_dim = s.index_vector_dim;
       }
       if (index_vector_dim != 0) {
-        if (!first) out += ", ";
+        if (!field.first) out += ", ";
         out += "index_vector_dim = " + std::to_string(index_vector_dim);
       }
       out += '>';

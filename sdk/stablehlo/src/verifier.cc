@@ -94,6 +94,11 @@ Status ExpectTensorOperands(const Operation& op, size_t n) {
   return OkStatus();
 }
 
+Status OneTensorInOut(const Operation& op, size_t operands) {
+  BERTH_RETURN_IF_ERROR(ExpectTensorOperands(op, operands));
+  return ExpectTensorResult(op, 0);
+}
+
 Status ExpectTensorResult(const Operation& op, size_t i) {
   if (i < op.num_results() && ResultType(op, i).IsTensor()) return OkStatus();
   return OpError(op, "result #" + std::to_string(i) + " must be a tensor, is " +
@@ -162,6 +167,16 @@ Status GetIntAttr(const Operation& op, std::string_view name, bool required, int
   if (!i) return OpError(op, "attribute '" + std::string(name) + "' must be an integer");
   *out = i->value();
   return OkStatus();
+}
+
+Result<int64_t> DimensionAttr(const Operation& op, std::string_view name, int64_t rank) {
+  int64_t dim = -1;
+  BERTH_RETURN_IF_ERROR(GetIntAttr(op, name, true, &dim));
+  if (dim < 0 || dim >= rank) {
+    return OpError(op, std::string(name) + " " + std::to_string(dim) + " is outside [0, " +
+                           std::to_string(rank) + ")");
+  }
+  return dim;
 }
 
 const Block& RegionBlock(const Operation& op, size_t i) { return op.region(i).entry_block(); }

@@ -50,6 +50,8 @@ Status ExpectTensorOperand(const Operation& op, size_t i);
 // Exactly `n` operands, every one a tensor, and one result.
 Status ExpectTensorOperands(const Operation& op, size_t n);
 Status ExpectTensorResult(const Operation& op, size_t i);
+// Exactly `operands` operands and one result, all tensors.
+Status OneTensorInOut(const Operation& op, size_t operands);
 // The result shape must be compatible with `expected` (kDynamic = any).
 Status ExpectResultShape(const Operation& op, size_t i, std::span<const int64_t> expected);
 // `dims` lie in [0, rank) (and are unique when asked).
@@ -62,6 +64,8 @@ std::vector<bool> DimMask(std::span<const int64_t> dims, int64_t rank);
 Status GetI64ArrayAttr(const Operation& op, std::string_view name, bool required,
                        std::vector<int64_t>* out, bool* present = nullptr);
 Status GetIntAttr(const Operation& op, std::string_view name, bool required, int64_t* out);
+// A required integer attribute naming a dimension in [0, rank).
+Result<int64_t> DimensionAttr(const Operation& op, std::string_view name, int64_t rank);
 
 // The one block of region `i`; ops with regions have exactly one block
 // (checked before the op-specific checks run).

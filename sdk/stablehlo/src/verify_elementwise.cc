@@ -56,10 +56,7 @@ Status ExpectCategory(const Operation& op, size_t operand, unsigned categories) 
 enum class ResultRule { kSame, kComponent, kBool };
 
 Status Unary(const Operation& op, unsigned categories, ResultRule rule = ResultRule::kSame) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
   BERTH_RETURN_IF_ERROR(ExpectCategory(op, 0, categories));
   Type in = OperandType(op, 0);
   Type out = ResultType(op, 0);
@@ -301,10 +298,7 @@ Status ChloBroadcast(const Operation& op) {
 // chlo.constant_like: a splat of `value` (a typed number) with the
 // operand's shape; the result's element type is the value's.
 Status ConstantLike(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
   const Attribute* value = op.attr("value");
   if (!value) return OpError(op, "requires a 'value' attribute");
   ElementType type;

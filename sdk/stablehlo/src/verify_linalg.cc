@@ -187,10 +187,7 @@ Status RaggedDot(const Operation& op) {
 
 Status Convolution(const Operation& op) {
   bool dynamic = op.kind() == OpKind::kDynamicConv;
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 3 : 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < op.num_operands(); ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
-  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, dynamic ? 3 : 2));
   const ConvDimensionNumbers* dn = op.conv_dimension_numbers();
   if (!dn) return OpError(op, "requires a dimension_numbers attribute");
   Type lhs = OperandType(op, 0);
@@ -293,10 +290,7 @@ Status Convolution(const Operation& op) {
 }
 
 Status Fft(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
   std::optional<FftType> type = op.fft_type();
   if (!type) return OpError(op, "requires an fft_type attribute");
   std::vector<int64_t> length;
@@ -370,12 +364,7 @@ Status BatchNorm(const Operation& op) {
   BERTH_RETURN_IF_ERROR(ExpectResults(op, results));
   for (size_t i = 0; i < operands; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
   Type x = OperandType(op, 0);
-  int64_t feature = -1;
-  BERTH_RETURN_IF_ERROR(GetIntAttr(op, "feature_index", true, &feature));
-  if (feature < 0 || feature >= x.rank()) {
-    return OpError(op, "feature_index " + std::to_string(feature) + " is outside [0, " +
-                           std::to_string(x.rank()) + ")");
-  }
+  BERTH_ASSIGN_OR_RETURN(int64_t feature, DimensionAttr(op, "feature_index", x.rank()));
   if (!op.GetFloat("epsilon")) return OpError(op, "requires a float 'epsilon' attribute");
   if (!IsFloat(x.element_type())) return OpError(op, "operand must be floating-point");
   std::vector<int64_t> vec = {x.dim(feature)};

@@ -67,21 +67,26 @@ Status SameTypesInOut(const Operation& op, size_t operands) {
   return OkStatus();
 }
 
-Status AllReduceLike(const Operation& op) {
+// What collectives with replica_groups check first: at least one operand (and
+// a result each, when asked), the groups and the channel. Returns the group
+// size, -1 when unknown.
+Result<int64_t> CollectiveGroups(const Operation& op, bool result_per_operand) {
   BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 1));
+  if (result_per_operand) BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
   int64_t group;
   BERTH_RETURN_IF_ERROR(ReplicaGroups(op, true, &group));
   BERTH_RETURN_IF_ERROR(CheckChannelHandle(op));
+  return group;
+}
+
+Status AllReduceLike(const Operation& op) {
+  BERTH_RETURN_IF_ERROR(CollectiveGroups(op, /*result_per_operand=*/false).status());
   BERTH_RETURN_IF_ERROR(ExpectScalarRegion(op, 0, 2, 1));
   return SameTypesInOut(op, op.num_operands());
 }
 
 Status AllGather(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
-  int64_t group;
-  BERTH_RETURN_IF_ERROR(ReplicaGroups(op, true, &group));
-  BERTH_RETURN_IF_ERROR(CheckChannelHandle(op));
+  BERTH_ASSIGN_OR_RETURN(int64_t group, CollectiveGroups(op, /*result_per_operand=*/true));
   int64_t dim = -1;
   BERTH_RETURN_IF_ERROR(GetIntAttr(op, "all_gather_dim", true, &dim));
   for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -109,11 +114,7 @@ Status AllGather(const Operation& op) {
 }
 
 Status ReduceScatter(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
-  int64_t group;
-  BERTH_RETURN_IF_ERROR(ReplicaGroups(op, true, &group));
-  BERTH_RETURN_IF_ERROR(CheckChannelHandle(op));
+  BERTH_ASSIGN_OR_RETURN(int64_t group, CollectiveGroups(op, /*result_per_operand=*/true));
   BERTH_RETURN_IF_ERROR(ExpectScalarRegion(op, 0, 2, 1));
   int64_t dim = -1;
   BERTH_RETURN_IF_ERROR(GetIntAttr(op, "scatter_dimension", true, &dim));
@@ -137,11 +138,7 @@ Status ReduceScatter(const Operation& op) {
 }
 
 Status AllToAll(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, op.num_operands()));
-  int64_t group;
-  BERTH_RETURN_IF_ERROR(ReplicaGroups(op, true, &group));
-  BERTH_RETURN_IF_ERROR(CheckChannelHandle(op));
+  BERTH_ASSIGN_OR_RETURN(int64_t group, CollectiveGroups(op, /*result_per_operand=*/true));
   int64_t split = -1, concat = -1, count = 0;
   BERTH_RETURN_IF_ERROR(GetIntAttr(op, "split_dimension", true, &split));
   BERTH_RETURN_IF_ERROR(GetIntAttr(op, "concat_dimension", true, &concat));
@@ -201,10 +198,7 @@ Status CollectivePermute(const Operation& op) {
 }
 
 Status CollectiveBroadcast(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(ExpectMinOperands(op, 1));
-  int64_t group;
-  BERTH_RETURN_IF_ERROR(ReplicaGroups(op, true, &group));
-  BERTH_RETURN_IF_ERROR(CheckChannelHandle(op));
+  BERTH_RETURN_IF_ERROR(CollectiveGroups(op, /*result_per_operand=*/false).status());
   size_t data = op.num_operands() - (op.GetBool("has_dynamic_root") ? 1 : 0);
   if (data == 0) return OpError(op, "needs at least one value to broadcast");
   return SameTypesInOut(op, data);

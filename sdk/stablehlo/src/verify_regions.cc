@@ -63,13 +63,20 @@ Status ReducerBody(const Operation& op, size_t region, size_t n, std::vector<Ele
   return OkStatus();
 }
 
-Status Reduce(const Operation& op) {
+// Reduce's and reduce_window's operands: n inputs of one shape, then their n
+// init values; n results. Returns n.
+Result<size_t> InputsWithInits(const Operation& op) {
   if (op.num_operands() == 0 || op.num_operands() % 2 != 0) {
     return OpError(op, "expects as many init values as inputs");
   }
   size_t n = op.num_operands() / 2;
   BERTH_RETURN_IF_ERROR(ExpectResults(op, n));
   BERTH_RETURN_IF_ERROR(SameShapes(op, 0, n, "inputs"));
+  return n;
+}
+
+Status Reduce(const Operation& op) {
+  BERTH_ASSIGN_OR_RETURN(size_t n, InputsWithInits(op));
   Type in = OperandType(op, 0);
   std::vector<int64_t> dims;
   BERTH_RETURN_IF_ERROR(GetI64ArrayAttr(op, "dimensions", true, &dims));
@@ -152,12 +159,7 @@ Status WindowAttrs(const Operation& op, int64_t rank, std::vector<int64_t>* wind
 }
 
 Status ReduceWindow(const Operation& op) {
-  if (op.num_operands() == 0 || op.num_operands() % 2 != 0) {
-    return OpError(op, "expects as many init values as inputs");
-  }
-  size_t n = op.num_operands() / 2;
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, n));
-  BERTH_RETURN_IF_ERROR(SameShapes(op, 0, n, "inputs"));
+  BERTH_ASSIGN_OR_RETURN(size_t n, InputsWithInits(op));
   Type in = OperandType(op, 0);
   std::vector<int64_t> window, strides, base_dil, win_dil;
   std::vector<std::pair<int64_t, int64_t>> padding;
@@ -267,13 +269,90 @@ Status Map(const Operation& op) {
   return OkStatus();
 }
 
+// The dimension numbers gather and scatter share, under each op's names.
+struct IndexedDims {
+  const std::vector<int64_t>& window;            // offset_dims, update_window_dims
+  const std::vector<int64_t>& dropped;           // collapsed_slice_dims, inserted_window_dims
+  const std::vector<int64_t>& operand_batching;  // operand_batching_dims, input_batching_dims
+  const std::vector<int64_t>& indices_batching;  // start_indices_batching_dims, ...
+  const std::vector<int64_t>& index_map;         // start_index_map, scatter_dims_to_operand_dims
+  int64_t index_vector_dim;
+};
+struct IndexedDimNames {
+  std::string_view window, dropped, operand_batching, indices_batching, index_map;
+  std::string_view operand, indices;
+};
+constexpr IndexedDimNames kGatherNames{"offset_dims",           "collapsed_slice_dims",
+                                       "operand_batching_dims", "start_indices_batching_dims",
+                                       "start_index_map",       "operand",
+                                       "start_indices"};
+constexpr IndexedDimNames kScatterNames{"update_window_dims",
+                                        "inserted_window_dims",
+                                        "input_batching_dims",
+                                        "scatter_indices_batching_dims",
+                                        "scatter_dims_to_operand_dims",
+                                        "input",
+                                        "scatter_indices"};
+
+// Checks what gather and scatter require alike of their dimension numbers and
+// returns the rank of gather's result (scatter's updates).
+Result<int64_t> CheckIndexedDims(const Operation& op, Type operand, Type indices,
+                                 const IndexedDims& d, const IndexedDimNames& name) {
+  const int64_t r = operand.rank();
+  const int64_t s = indices.rank();
+  const std::string_view ops = name.operand;
+  std::string n0(name.window), n1(name.dropped), n2(name.operand_batching),
+      n3(name.indices_batching), n4(name.index_map);
+  if (static_cast<int64_t>(d.window.size() + d.dropped.size() + d.operand_batching.size()) != r) {
+    return OpError(op, n0 + ", " + n1 + " and " + n2 + " must together cover the " +
+                           std::string(ops) + " rank " + std::to_string(r));
+  }
+  if (d.index_vector_dim < 0 || d.index_vector_dim > s) {
+    return OpError(op, "index_vector_dim " + std::to_string(d.index_vector_dim) +
+                           " is outside [0, " + std::to_string(s) + "]");
+  }
+  BERTH_RETURN_IF_ERROR(SortedUnique(op, d.window, n0));
+  BERTH_RETURN_IF_ERROR(SortedUnique(op, d.dropped, n1));
+  BERTH_RETURN_IF_ERROR(SortedUnique(op, d.operand_batching, n2));
+  BERTH_RETURN_IF_ERROR(Unique(op, d.dropped, d.operand_batching, n1 + " and " + n2));
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, d.dropped, r, n1));
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, d.operand_batching, r, n2));
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, d.indices_batching, s, n3));
+  if (Contains(d.indices_batching, d.index_vector_dim)) {
+    return OpError(op, "index_vector_dim must not be a " + n3.substr(0, n3.size() - 1));
+  }
+  if (d.operand_batching.size() != d.indices_batching.size()) {
+    return OpError(op, n2 + " and " + n3 + " differ in size");
+  }
+  for (size_t i = 0; i < d.operand_batching.size(); ++i) {
+    if (!DimsCompatible(operand.dim(d.operand_batching[i]), indices.dim(d.indices_batching[i]))) {
+      return OpError(op, "batching dimension sizes of " + std::string(ops) + " and " +
+                             std::string(name.indices) + " differ");
+    }
+  }
+  int64_t index_size = d.index_vector_dim < s ? indices.dim(d.index_vector_dim) : 1;
+  if (!DimsCompatible(static_cast<int64_t>(d.index_map.size()), index_size)) {
+    return OpError(op, n4 + " " + Str(d.index_map) + " must have " + std::to_string(index_size) +
+                           " entries");
+  }
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, d.index_map, r, n4));
+  BERTH_RETURN_IF_ERROR(Unique(op, d.index_map, d.operand_batching, n4 + " and " + n2));
+  return static_cast<int64_t>(d.window.size()) + s - (d.index_vector_dim < s ? 1 : 0);
+}
+
+// The sizes of `indices` but its index_vector_dim: gather's batch dimensions,
+// scatter's update scatter dimensions.
+std::vector<int64_t> IndexBatchSizes(Type indices, int64_t index_vector_dim) {
+  std::vector<int64_t> sizes;
+  for (int64_t i = 0; i < indices.rank(); ++i) {
+    if (i != index_vector_dim) sizes.push_back(indices.dim(i));
+  }
+  return sizes;
+}
+
 Status Gather(const Operation& op) {
   bool dynamic = op.kind() == OpKind::kDynamicGather;
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 3 : 2));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 0));
-  BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, 1));
-  BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, dynamic ? 3 : 2));
   const GatherDimensionNumbers* dn = op.gather_dimension_numbers();
   if (!dn) return OpError(op, "requires a #stablehlo.gather dimension_numbers attribute");
   Type operand = OperandType(op, 0);
@@ -284,47 +363,12 @@ Status Gather(const Operation& op) {
     return OpError(op, "result element type must match the operand's");
   }
   int64_t r = operand.rank();
-  int64_t s = indices.rank();
-  if (static_cast<int64_t>(dn->offset_dims.size() + dn->collapsed_slice_dims.size() +
-                           dn->operand_batching_dims.size()) != r) {
-    return OpError(op, "offset_dims, collapsed_slice_dims and operand_batching_dims must "
-                       "together cover the operand rank " + std::to_string(r));
-  }
-  if (dn->index_vector_dim < 0 || dn->index_vector_dim > s) {
-    return OpError(op, "index_vector_dim " + std::to_string(dn->index_vector_dim) +
-                           " is outside [0, " + std::to_string(s) + "]");
-  }
-  int64_t index_size = dn->index_vector_dim < s ? indices.dim(dn->index_vector_dim) : 1;
-  if (!DimsCompatible(static_cast<int64_t>(dn->start_index_map.size()), index_size)) {
-    return OpError(op, "start_index_map " + Str(dn->start_index_map) + " must have " +
-                           std::to_string(index_size) + " entries");
-  }
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->offset_dims, "offset_dims"));
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->collapsed_slice_dims, "collapsed_slice_dims"));
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->operand_batching_dims, "operand_batching_dims"));
-  BERTH_RETURN_IF_ERROR(Unique(op, dn->collapsed_slice_dims, dn->operand_batching_dims,
-                               "collapsed_slice_dims and operand_batching_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->collapsed_slice_dims, r, "collapsed_slice_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->operand_batching_dims, r, "operand_batching_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->start_indices_batching_dims, s,
-                                          "start_indices_batching_dims"));
-  if (Contains(dn->start_indices_batching_dims, dn->index_vector_dim)) {
-    return OpError(op, "index_vector_dim must not be a start_indices_batching_dim");
-  }
-  if (dn->operand_batching_dims.size() != dn->start_indices_batching_dims.size()) {
-    return OpError(op, "operand_batching_dims and start_indices_batching_dims differ in size");
-  }
-  for (size_t i = 0; i < dn->operand_batching_dims.size(); ++i) {
-    if (!DimsCompatible(operand.dim(dn->operand_batching_dims[i]),
-                        indices.dim(dn->start_indices_batching_dims[i]))) {
-      return OpError(op, "batching dimension sizes of operand and start_indices differ");
-    }
-  }
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->start_index_map, r, "start_index_map"));
-  BERTH_RETURN_IF_ERROR(Unique(op, dn->start_index_map, dn->operand_batching_dims,
-                               "start_index_map and operand_batching_dims"));
-  int64_t result_rank = static_cast<int64_t>(dn->offset_dims.size()) + s -
-                        (dn->index_vector_dim < s ? 1 : 0);
+  BERTH_ASSIGN_OR_RETURN(
+      int64_t result_rank,
+      CheckIndexedDims(op, operand, indices,
+                       {dn->offset_dims, dn->collapsed_slice_dims, dn->operand_batching_dims,
+                        dn->start_indices_batching_dims, dn->start_index_map, dn->index_vector_dim},
+                       kGatherNames));
   if (result.rank() != result_rank) {
     return OpError(op, "result must have rank " + std::to_string(result_rank) + ", is " +
                        Str(result));
@@ -348,10 +392,7 @@ Status Gather(const Operation& op) {
       return OpError(op, "slice_sizes of collapsed and batching dimensions must be 0 or 1");
     }
   }
-  std::vector<int64_t> batch_sizes;
-  for (int64_t i = 0; i < s; ++i) {
-    if (i != dn->index_vector_dim) batch_sizes.push_back(indices.dim(i));
-  }
+  std::vector<int64_t> batch_sizes = IndexBatchSizes(indices, dn->index_vector_dim);
   std::vector<int64_t> offset_sizes;
   for (int64_t i = 0; i < r; ++i) {
     if (!collapsed[i] && !batching[i]) offset_sizes.push_back(sizes[i]);
@@ -382,52 +423,20 @@ Status Scatter(const Operation& op) {
   Type updates = OperandType(op, n + 1);
   if (!IsInteger(indices.element_type())) return OpError(op, "scatter_indices must be integers");
   int64_t r = input.rank();
-  int64_t s = indices.rank();
   int64_t u = updates.rank();
-  if (static_cast<int64_t>(dn->update_window_dims.size() + dn->inserted_window_dims.size() +
-                           dn->input_batching_dims.size()) != r) {
-    return OpError(op, "update_window_dims, inserted_window_dims and input_batching_dims must "
-                       "together cover the input rank " + std::to_string(r));
-  }
-  if (dn->index_vector_dim < 0 || dn->index_vector_dim > s) {
-    return OpError(op, "index_vector_dim " + std::to_string(dn->index_vector_dim) +
-                           " is outside [0, " + std::to_string(s) + "]");
-  }
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->update_window_dims, "update_window_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->update_window_dims, u, "update_window_dims"));
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->inserted_window_dims, "inserted_window_dims"));
-  BERTH_RETURN_IF_ERROR(SortedUnique(op, dn->input_batching_dims, "input_batching_dims"));
-  BERTH_RETURN_IF_ERROR(Unique(op, dn->inserted_window_dims, dn->input_batching_dims,
-                               "inserted_window_dims and input_batching_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->inserted_window_dims, r, "inserted_window_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->input_batching_dims, r, "input_batching_dims"));
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->scatter_indices_batching_dims, s,
-                                          "scatter_indices_batching_dims"));
-  if (Contains(dn->scatter_indices_batching_dims, dn->index_vector_dim)) {
-    return OpError(op, "index_vector_dim must not be a scatter_indices_batching_dim");
-  }
-  if (dn->input_batching_dims.size() != dn->scatter_indices_batching_dims.size()) {
-    return OpError(op, "input_batching_dims and scatter_indices_batching_dims differ in size");
-  }
-  int64_t index_size = dn->index_vector_dim < s ? indices.dim(dn->index_vector_dim) : 1;
-  if (!DimsCompatible(static_cast<int64_t>(dn->scatter_dims_to_operand_dims.size()), index_size)) {
-    return OpError(op, "scatter_dims_to_operand_dims must have " + std::to_string(index_size) +
-                           " entries");
-  }
-  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->scatter_dims_to_operand_dims, r,
-                                          "scatter_dims_to_operand_dims"));
-  BERTH_RETURN_IF_ERROR(Unique(op, dn->scatter_dims_to_operand_dims, dn->input_batching_dims,
-                               "scatter_dims_to_operand_dims and input_batching_dims"));
-  int64_t expected_rank = static_cast<int64_t>(dn->update_window_dims.size()) + s -
-                          (dn->index_vector_dim < s ? 1 : 0);
+  BERTH_ASSIGN_OR_RETURN(
+      int64_t expected_rank,
+      CheckIndexedDims(op, input, indices,
+                       {dn->update_window_dims, dn->inserted_window_dims, dn->input_batching_dims,
+                        dn->scatter_indices_batching_dims, dn->scatter_dims_to_operand_dims,
+                        dn->index_vector_dim},
+                       kScatterNames));
   if (u != expected_rank) {
     return OpError(op, "updates must have rank " + std::to_string(expected_rank) + ", have " +
                            Str(updates));
   }
-  std::vector<int64_t> scatter_sizes;
-  for (int64_t i = 0; i < s; ++i) {
-    if (i != dn->index_vector_dim) scatter_sizes.push_back(indices.dim(i));
-  }
+  BERTH_RETURN_IF_ERROR(ExpectDimsInRange(op, dn->update_window_dims, u, "update_window_dims"));
+  std::vector<int64_t> scatter_sizes = IndexBatchSizes(indices, dn->index_vector_dim);
   std::vector<int64_t> window_bounds;
   std::vector<bool> inserted = DimMask(dn->inserted_window_dims, r);
   std::vector<bool> batching = DimMask(dn->input_batching_dims, r);
@@ -609,21 +618,29 @@ Status MatchSignature(const Operation& op, const Function& f, bool exact) {
   return OkStatus();
 }
 
-Status Call(const Operation& op, const Module& module) {
-  std::string_view callee = op.GetSymbol("callee");
-  if (callee.empty()) return OpError(op, "requires a 'callee' symbol reference");
+// The function that the op's symbol attribute `attr` names; `verb` says
+// what the op does with it ("calls '@f', which is not defined").
+Result<const Function*> NamedFunction(const Operation& op, const Module& module,
+                                      std::string_view attr, std::string_view verb) {
+  std::string_view callee = op.GetSymbol(attr);
+  if (callee.empty()) return OpError(op, "requires a '" + std::string(attr) + "' symbol reference");
   const Function* f = module.function(callee);
-  if (!f) return OpError(op, "calls '@" + std::string(callee) + "', which is not defined");
+  if (!f) {
+    return OpError(op, std::string(verb) + " '@" + std::string(callee) + "', which is not defined");
+  }
+  return f;
+}
+
+Status Call(const Operation& op, const Module& module) {
+  BERTH_ASSIGN_OR_RETURN(const Function* f, NamedFunction(op, module, "callee", "calls"));
   return MatchSignature(op, *f, /*exact=*/true);
 }
 
 Status Composite(const Operation& op, const Module& module) {
   auto* name = op.attr_as<StringAttr>("name");
   if (!name || name->value().empty()) return OpError(op, "requires a non-empty 'name' string");
-  std::string_view callee = op.GetSymbol("decomposition");
-  if (callee.empty()) return OpError(op, "requires a 'decomposition' symbol reference");
-  const Function* f = module.function(callee);
-  if (!f) return OpError(op, "decomposition '@" + std::string(callee) + "' is not defined");
+  BERTH_ASSIGN_OR_RETURN(const Function* f,
+                         NamedFunction(op, module, "decomposition", "decomposes into"));
   return MatchSignature(op, *f, /*exact=*/false);
 }
 

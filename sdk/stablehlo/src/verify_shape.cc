@@ -15,11 +15,13 @@ Status SameElement(const Operation& op, Type a, Type b) {
                          std::string(ElementTypeName(a.element_type())));
 }
 
-Status OneTensorInOut(const Operation& op, size_t operands) {
-  BERTH_RETURN_IF_ERROR(ExpectOperands(op, operands));
-  BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
-  for (size_t i = 0; i < operands; ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
-  return ExpectTensorResult(op, 0);
+// One tensor operand and one tensor result of its element type; returns the
+// operand's type.
+Result<Type> OneTensorOfSameElement(const Operation& op) {
+  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
+  Type in = OperandType(op, 0);
+  BERTH_RETURN_IF_ERROR(SameElement(op, in, ResultType(op, 0)));
+  return in;
 }
 
 Status Is1DInteger(const Operation& op, size_t i, int64_t size, std::string_view what) {
@@ -60,9 +62,7 @@ Status BroadcastInDim(const Operation& op, bool dynamic) {
 }
 
 Status Broadcast(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
-  Type in = OperandType(op, 0);
-  BERTH_RETURN_IF_ERROR(SameElement(op, in, ResultType(op, 0)));
+  BERTH_ASSIGN_OR_RETURN(Type in, OneTensorOfSameElement(op));
   std::vector<int64_t> sizes;
   BERTH_RETURN_IF_ERROR(GetI64ArrayAttr(op, "broadcast_sizes", true, &sizes));
   for (int64_t s : sizes) {
@@ -89,9 +89,7 @@ Status Reshape(const Operation& op) {
 }
 
 Status Transpose(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
-  Type in = OperandType(op, 0);
-  BERTH_RETURN_IF_ERROR(SameElement(op, in, ResultType(op, 0)));
+  BERTH_ASSIGN_OR_RETURN(Type in, OneTensorOfSameElement(op));
   std::vector<int64_t> perm;
   BERTH_RETURN_IF_ERROR(GetI64ArrayAttr(op, "permutation", true, &perm));
   if (static_cast<int64_t>(perm.size()) != in.rank()) {
@@ -116,9 +114,7 @@ Status Reverse(const Operation& op) {
 }
 
 Status Slice(const Operation& op) {
-  BERTH_RETURN_IF_ERROR(OneTensorInOut(op, 1));
-  Type in = OperandType(op, 0);
-  BERTH_RETURN_IF_ERROR(SameElement(op, in, ResultType(op, 0)));
+  BERTH_ASSIGN_OR_RETURN(Type in, OneTensorOfSameElement(op));
   std::vector<int64_t> start, limit, strides;
   BERTH_RETURN_IF_ERROR(GetI64ArrayAttr(op, "start_indices", true, &start));
   BERTH_RETURN_IF_ERROR(GetI64ArrayAttr(op, "limit_indices", true, &limit));
@@ -226,12 +222,7 @@ Status Concatenate(const Operation& op) {
   BERTH_RETURN_IF_ERROR(ExpectResults(op, 1));
   for (size_t i = 0; i < op.num_operands(); ++i) BERTH_RETURN_IF_ERROR(ExpectTensorOperand(op, i));
   Type first = OperandType(op, 0);
-  int64_t dim = -1;
-  BERTH_RETURN_IF_ERROR(GetIntAttr(op, "dimension", true, &dim));
-  if (dim < 0 || dim >= first.rank()) {
-    return OpError(op, "dimension " + std::to_string(dim) + " is outside [0, " +
-                           std::to_string(first.rank()) + ")");
-  }
+  BERTH_ASSIGN_OR_RETURN(int64_t dim, DimensionAttr(op, "dimension", first.rank()));
   std::vector<int64_t> expected(first.shape().begin(), first.shape().end());
   expected[dim] = 0;
   for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -295,12 +286,7 @@ Status Iota(const Operation& op) {
   BERTH_RETURN_IF_ERROR(ExpectTensorResult(op, 0));
   Type out = ResultType(op, 0);
   if (dynamic) BERTH_RETURN_IF_ERROR(Is1DInteger(op, 0, out.rank(), "output_shape"));
-  int64_t dim = -1;
-  BERTH_RETURN_IF_ERROR(GetIntAttr(op, "iota_dimension", true, &dim));
-  if (dim < 0 || dim >= out.rank()) {
-    return OpError(op, "iota_dimension " + std::to_string(dim) + " is outside [0, " +
-                           std::to_string(out.rank()) + ")");
-  }
+  BERTH_RETURN_IF_ERROR(DimensionAttr(op, "iota_dimension", out.rank()).status());
   if (IsBool(out.element_type())) return OpError(op, "result must not be a tensor of i1");
   return OkStatus();
 }
@@ -309,12 +295,7 @@ Status DimensionSize(const Operation& op) {
   bool set = op.kind() == OpKind::kSetDimensionSize;
   BERTH_RETURN_IF_ERROR(OneTensorInOut(op, set ? 2 : 1));
   Type in = OperandType(op, 0);
-  int64_t dim = -1;
-  BERTH_RETURN_IF_ERROR(GetIntAttr(op, "dimension", true, &dim));
-  if (dim < 0 || dim >= in.rank()) {
-    return OpError(op, "dimension " + std::to_string(dim) + " is outside [0, " +
-                           std::to_string(in.rank()) + ")");
-  }
+  BERTH_RETURN_IF_ERROR(DimensionAttr(op, "dimension", in.rank()).status());
   Type size = set ? OperandType(op, 1) : ResultType(op, 0);
   if (size.rank() != 0 || size.element_type() != ElementType::kSI32) {
     return OpError(op, std::string(set ? "size operand" : "result") + " must be tensor<i32>, is " +

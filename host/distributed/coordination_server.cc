@@ -133,32 +133,25 @@ class Service final : public pb::CoordinationService::CallbackService {
   grpc::ServerUnaryReactor* WatchJob(grpc::CallbackServerContext* ctx,
                                      const pb::WatchJobRequest* request,
                                      pb::WatchJobResponse* response) override {
-    auto* reactor = new WaitReactor(state_);
-    if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
-      return Refuse(reactor, refused);
-    }
-    auto done = [reactor, response](WatchEvent event) {
-      switch (event.kind) {
-        case WatchEvent::Kind::kNoError:
-          break;
-        case WatchEvent::Kind::kJobFailed:
-          response->set_job_failed(true);
-          response->set_error_code(static_cast<int>(event.error.status.code()));
-          response->set_error_message(event.error.status.message());
-          response->set_error_node_id(event.error.node_id);
-          break;
-        case WatchEvent::Kind::kServiceStopping:
-          response->set_service_stopping(true);
-          break;
-        case WatchEvent::Kind::kCancelled:
-          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watch cancelled"));
-          return;
-      }
-      reactor->Finish(grpc::Status::OK);
-    };
-    reactor->Started(
-        state_->WatchAsync(request->node().node_id(), watch_poll_timeout_, std::move(done)));
-    return reactor;
+    return WaitAsNode(ctx, request->node(), [&](WaitReactor* reactor) {
+      auto done = [reactor, response](WatchEvent event) {
+        switch (event.kind) {
+          case WatchEvent::Kind::kNoError: break;
+          case WatchEvent::Kind::kJobFailed:
+            response->set_job_failed(true);
+            response->set_error_code(static_cast<int>(event.error.status.code()));
+            response->set_error_message(event.error.status.message());
+            response->set_error_node_id(event.error.node_id);
+            break;
+          case WatchEvent::Kind::kServiceStopping: response->set_service_stopping(true); break;
+          case WatchEvent::Kind::kCancelled:
+            reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watch cancelled"));
+            return;
+        }
+        reactor->Finish(grpc::Status::OK);
+      };
+      return state_->WatchAsync(request->node().node_id(), watch_poll_timeout_, std::move(done));
+    });
   }
 
   grpc::ServerUnaryReactor* ReportError(grpc::CallbackServerContext* ctx,
@@ -185,16 +178,13 @@ class Service final : public pb::CoordinationService::CallbackService {
 
   grpc::ServerUnaryReactor* Get(grpc::CallbackServerContext* ctx, const pb::GetRequest* request,
                                 pb::GetResponse* response) override {
-    auto* reactor = new WaitReactor(state_);
-    if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
-      return Refuse(reactor, refused);
-    }
-    reactor->Started(state_->GetAsync(request->key(), FromMillis(request->timeout_ms()),
-                                      [reactor, response](Result<std::string> value) {
-                                        if (value.ok()) response->set_value(std::move(*value));
-                                        reactor->Finish(ToGrpcStatus(value.status()));
-                                      }));
-    return reactor;
+    return WaitAsNode(ctx, request->node(), [&](WaitReactor* reactor) {
+      return state_->GetAsync(request->key(), FromMillis(request->timeout_ms()),
+                              [reactor, response](Result<std::string> value) {
+                                if (value.ok()) response->set_value(std::move(*value));
+                                reactor->Finish(ToGrpcStatus(value.status()));
+                              });
+    });
   }
 
   grpc::ServerUnaryReactor* TryGet(grpc::CallbackServerContext* ctx,
@@ -250,16 +240,12 @@ class Service final : public pb::CoordinationService::CallbackService {
   grpc::ServerUnaryReactor* Barrier(grpc::CallbackServerContext* ctx,
                                     const pb::BarrierRequest* request,
                                     pb::BarrierResponse* /*response*/) override {
-    auto* reactor = new WaitReactor(state_);
-    if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
-      return Refuse(reactor, refused);
-    }
     std::vector<int> participants(request->participants().begin(), request->participants().end());
-    reactor->Started(
-        state_->BarrierAsync(request->node().node_id(), request->barrier_id(),
-                             FromMillis(request->timeout_ms()), std::move(participants),
-                             [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
-    return reactor;
+    return WaitAsNode(ctx, request->node(), [&](WaitReactor* reactor) {
+      return state_->BarrierAsync(request->node().node_id(), request->barrier_id(),
+                                  FromMillis(request->timeout_ms()), std::move(participants),
+                                  FinishWith(reactor));
+    });
   }
 
   grpc::ServerUnaryReactor* GetLiveNodes(grpc::CallbackServerContext* ctx,
@@ -279,14 +265,10 @@ class Service final : public pb::CoordinationService::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const pb::ShutdownRequest* request,
                                      pb::ShutdownResponse* /*response*/) override {
-    auto* reactor = new WaitReactor(state_);
-    if (Status refused = Admit(ctx, request->node()); !refused.ok()) {
-      return Refuse(reactor, refused);
-    }
-    reactor->Started(
-        state_->ShutdownAsync(request->node().node_id(), FromMillis(request->timeout_ms()),
-                              [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); }));
-    return reactor;
+    return WaitAsNode(ctx, request->node(), [&](WaitReactor* reactor) {
+      return state_->ShutdownAsync(request->node().node_id(), FromMillis(request->timeout_ms()),
+                                   FinishWith(reactor));
+    });
   }
 
  private:
@@ -313,29 +295,45 @@ class Service final : public pb::CoordinationService::CallbackService {
     return state_->CheckCaller(node.node_id(), node.incarnation());
   }
 
+  // A call answered at once: fn()'s status, once the caller is authenticated
+  // (Unary) or admitted as a node (UnaryAsNode).
   template <typename Fn>
   grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* ctx, Fn&& fn) {
-    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    Status status = Authenticate(ctx);
-    if (status.ok()) status = fn();
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
+    return Answer(ctx, Authenticate(ctx), fn);
   }
 
   template <typename Fn>
   grpc::ServerUnaryReactor* UnaryAsNode(grpc::CallbackServerContext* ctx, const pb::NodeRef& node,
                                         Fn&& fn) {
+    return Answer(ctx, Admit(ctx, node), fn);
+  }
+
+  template <typename Fn>
+  static grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* ctx, Status admitted,
+                                          Fn& fn) {
     grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    Status status = Admit(ctx, node);
-    if (status.ok()) status = fn();
-    reactor->Finish(ToGrpcStatus(status));
+    if (admitted.ok()) admitted = fn();
+    reactor->Finish(ToGrpcStatus(admitted));
     return reactor;
   }
 
-  static grpc::ServerUnaryReactor* Refuse(WaitReactor* reactor, const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-    reactor->Started(0);
+  // A call that waits in the state: `start(reactor)` begins the wait and
+  // returns its id; a caller that is not admitted is answered at once.
+  template <typename Start>
+  grpc::ServerUnaryReactor* WaitAsNode(grpc::CallbackServerContext* ctx, const pb::NodeRef& node,
+                                       Start&& start) {
+    auto* reactor = new WaitReactor(state_);
+    if (Status refused = Admit(ctx, node); !refused.ok()) {
+      reactor->Finish(ToGrpcStatus(refused));
+      reactor->Started(0);
+      return reactor;
+    }
+    reactor->Started(start(reactor));
     return reactor;
+  }
+
+  static CoordinationState::StatusCallback FinishWith(WaitReactor* reactor) {
+    return [reactor](Status status) { reactor->Finish(ToGrpcStatus(status)); };
   }
 
   CoordinationState* const state_;

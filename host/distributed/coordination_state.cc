@@ -20,6 +20,11 @@ void CoordinationState::Deferred::RunNow() {
   for (auto& fn : fns) fn();
 }
 
+CoordinationState::WaitId CoordinationState::Deferred::Fail(StatusCallback& done, Status status) {
+  Add([done = std::move(done), status = std::move(status)]() { done(status); });
+  return 0;
+}
+
 // -------------------------------------------------------------- construction
 
 Result<std::unique_ptr<CoordinationState>> CoordinationState::Create(

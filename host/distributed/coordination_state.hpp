@@ -259,6 +259,9 @@ class CoordinationState {
     void Add(std::function<void()> fn) { fns_.push_back(std::move(fn)); }
     bool empty() const { return fns_.empty(); }
     void RunNow();
+    // Answers a wait that fails before it starts: done(status) runs once the
+    // lock is released. Returns 0, the id of no wait.
+    WaitId Fail(StatusCallback& done, Status status);
 
    private:
     std::vector<std::function<void()>> fns_;

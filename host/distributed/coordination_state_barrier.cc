@@ -70,17 +70,14 @@ CoordinationState::WaitId CoordinationState::BarrierAsync(int node_id, std::stri
                                                           std::vector<int> participants,
                                                           StatusCallback done) {
   Deferred deferred;
-  auto fail = [&deferred, &done](Status status) {
-    deferred.Add([done = std::move(done), status = std::move(status)]() { done(status); });
-    return WaitId{0};
-  };
-  if (Status s = ValidateNodeId(node_id); !s.ok()) return fail(s);
-  if (Status s = ValidateKey(barrier_id, "barrier id"); !s.ok()) return fail(s);
+  if (Status s = ValidateNodeId(node_id); !s.ok()) return deferred.Fail(done, s);
+  if (Status s = ValidateKey(barrier_id, "barrier id"); !s.ok()) return deferred.Fail(done, s);
   for (int p : participants) {
     if (p < 0 || p >= options_.num_nodes) {
-      return fail(InvalidArgumentError("barrier " + Quote(barrier_id) + ": participant " +
-                                       std::to_string(p) + " is out of range (the job has " +
-                                       std::to_string(options_.num_nodes) + " nodes)"));
+      return deferred.Fail(
+          done, InvalidArgumentError("barrier " + Quote(barrier_id) + ": participant " +
+                                     std::to_string(p) + " is out of range (the job has " +
+                                     std::to_string(options_.num_nodes) + " nodes)"));
     }
   }
   std::sort(participants.begin(), participants.end());
@@ -89,19 +86,21 @@ CoordinationState::WaitId CoordinationState::BarrierAsync(int node_id, std::stri
     for (int i = 0; i < options_.num_nodes; ++i) participants.push_back(i);
   }
   if (!std::binary_search(participants.begin(), participants.end(), node_id)) {
-    return fail(InvalidArgumentError("node " + std::to_string(node_id) + " called barrier " +
-                                     Quote(barrier_id) + " but is not one of its participants " +
-                                     FormatNodeSet(participants)));
+    return deferred.Fail(done, InvalidArgumentError("node " + std::to_string(node_id) +
+                                                    " called barrier " + Quote(barrier_id) +
+                                                    " but is not one of its participants " +
+                                                    FormatNodeSet(participants)));
   }
 
   std::lock_guard lock(mu_);
-  if (stopped_) return fail(*stopped_);
+  if (stopped_) return deferred.Fail(done, *stopped_);
   if (nodes_[static_cast<size_t>(node_id)].state != NodeState::kConnected) {
-    return fail(FailedPreconditionError("node " + std::to_string(node_id) + " called barrier " +
-                                        Quote(barrier_id) +
-                                        " but is not connected to the coordination service"));
+    return deferred.Fail(
+        done, FailedPreconditionError("node " + std::to_string(node_id) + " called barrier " +
+                                      Quote(barrier_id) +
+                                      " but is not connected to the coordination service"));
   }
-  if (job_error_) return fail(job_error_->status);
+  if (job_error_) return deferred.Fail(done, job_error_->status);
 
   const TimePoint now = clock_.Now();
   auto it = barriers_.find(barrier_id);
@@ -116,14 +115,14 @@ CoordinationState::WaitId CoordinationState::BarrierAsync(int node_id, std::stri
     barrier.result.reset();
     barrier.waiters.clear();
   } else if (barrier.result) {
-    return fail(*barrier.result);
+    return deferred.Fail(done, *barrier.result);
   } else if (barrier.participants != participants) {
     Status mismatch = InvalidArgumentError(
         "barrier " + Quote(barrier_id) + ": node " + std::to_string(node_id) +
         " named participants " + FormatNodeSet(participants) +
         " but the barrier was started with " + FormatNodeSet(barrier.participants));
     CompleteBarrierLocked(barrier, mismatch, deferred);
-    return fail(mismatch);
+    return deferred.Fail(done, mismatch);
   }
 
   Waiter waiter;
@@ -180,23 +179,19 @@ void CoordinationState::CompleteShutdownLocked(Status result, Deferred& deferred
 CoordinationState::WaitId CoordinationState::ShutdownAsync(int node_id, Duration timeout,
                                                            StatusCallback done) {
   Deferred deferred;
-  auto fail = [&deferred, &done](Status status) {
-    deferred.Add([done = std::move(done), status = std::move(status)]() { done(status); });
-    return WaitId{0};
-  };
-  if (Status s = ValidateNodeId(node_id); !s.ok()) return fail(s);
+  if (Status s = ValidateNodeId(node_id); !s.ok()) return deferred.Fail(done, s);
   std::lock_guard lock(mu_);
-  if (stopped_) return fail(*stopped_);
+  if (stopped_) return deferred.Fail(done, *stopped_);
   Node& node = nodes_[static_cast<size_t>(node_id)];
   if (node.state != NodeState::kConnected) {
-    return fail(NodeRefusalLocked(node_id, node.incarnation));
+    return deferred.Fail(done, NodeRefusalLocked(node_id, node.incarnation));
   }
   if (job_error_ || shutdown_.result) {
     node.state = NodeState::kDisconnected;
     Status result = job_error_ ? job_error_->status : *shutdown_.result;
     Log(LogLevel::kInfo, kLogCategory,
         "node " + std::to_string(node_id) + " left the job (" + result.ToString() + ")");
-    return fail(std::move(result));
+    return deferred.Fail(done, std::move(result));
   }
   const TimePoint now = clock_.Now();
   if (!shutdown_.started) {

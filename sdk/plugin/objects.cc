@@ -254,25 +254,35 @@ std::string TakeHostBytes(BERTH_HostBytes& bytes) {
   return out;
 }
 
+// Calls the host's `fn` with `args` (struct_size set) for `key`; a failure
+// keeps the host's message, else says which call of which key failed.
+template <typename Args>
+Status CallStore(const BERTH_KeyValueStore* store, BERTH_Error_Code (*fn)(Args*),
+                 size_t struct_size, std::string_view verb, std::string_view key, Args& args) {
+  if (store == nullptr || fn == nullptr) {
+    return FailedPreconditionError("no key-value store: the client is not part of a job");
+  }
+  args.struct_size = struct_size;
+  args.user_data = store->user_data;
+  args.key = key.data();
+  args.key_size = key.size();
+  BERTH_Error_Code code = fn(&args);
+  std::string message = TakeHostBytes(args.message);
+  if (code == BERTH_Error_Code_OK) return OkStatus();
+  if (message.empty())
+    message = "key-value " + std::string(verb) + " of '" + std::string(key) + "' failed";
+  return Status(StatusCodeFromInt(code), std::move(message));
+}
+
 }  // namespace
 
 Result<std::string> KeyValueStore::DoGet(std::string_view key, int64_t timeout_ms) const {
-  if (store_ == nullptr || store_->get == nullptr) {
-    return FailedPreconditionError("no key-value store: the client is not part of a job");
-  }
   BERTH_KeyValue_Get_Args args{};
-  args.struct_size = BERTH_KeyValue_Get_Args_STRUCT_SIZE;
-  args.user_data = store_->user_data;
-  args.key = key.data();
-  args.key_size = key.size();
   args.timeout_ms = timeout_ms;
-  BERTH_Error_Code code = store_->get(&args);
+  Status status = CallStore(store_, store_ ? store_->get : nullptr,
+                            BERTH_KeyValue_Get_Args_STRUCT_SIZE, "get", key, args);
   std::string value = TakeHostBytes(args.value);
-  std::string message = TakeHostBytes(args.message);
-  if (code != BERTH_Error_Code_OK) {
-    if (message.empty()) message = "key-value get of '" + std::string(key) + "' failed";
-    return Status(StatusCodeFromInt(code), std::move(message));
-  }
+  if (!status.ok()) return status;
   return value;
 }
 
@@ -290,24 +300,12 @@ Result<std::optional<std::string>> KeyValueStore::TryGet(std::string_view key) c
 
 Status KeyValueStore::Put(std::string_view key, std::string_view value,
                           bool allow_overwrite) const {
-  if (store_ == nullptr || store_->put == nullptr) {
-    return FailedPreconditionError("no key-value store: the client is not part of a job");
-  }
   BERTH_KeyValue_Put_Args args{};
-  args.struct_size = BERTH_KeyValue_Put_Args_STRUCT_SIZE;
-  args.user_data = store_->user_data;
-  args.key = key.data();
-  args.key_size = key.size();
   args.value = value.data();
   args.value_size = value.size();
   args.allow_overwrite = allow_overwrite;
-  BERTH_Error_Code code = store_->put(&args);
-  std::string message = TakeHostBytes(args.message);
-  if (code != BERTH_Error_Code_OK) {
-    if (message.empty()) message = "key-value put of '" + std::string(key) + "' failed";
-    return Status(StatusCodeFromInt(code), std::move(message));
-  }
-  return OkStatus();
+  return CallStore(store_, store_ ? store_->put : nullptr, BERTH_KeyValue_Put_Args_STRUCT_SIZE,
+                   "put", key, args);
 }
 
 }  // namespace berth::plugin

@@ -4,7 +4,6 @@
 #ifndef BERTH_BENCH_CPU_CLIENT_FIXTURE_HPP_
 #define BERTH_BENCH_CPU_CLIENT_FIXTURE_HPP_
 
-#include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "berth/berth.hpp"
 
@@ -56,9 +56,11 @@ class CpuClientFixture {
   Client& client() { return *client_; }
 
   // `program` compiled on the client; nothing when the client was not
-  // created or the compile failed, and `state` is then skipped with the
-  // error.
-  std::optional<Executable> CompileOrSkip(benchmark::State& state, std::string_view program) {
+  // created or the compile failed, and `state` (a benchmark::State: a
+  // template, so that the all-reduce peer that shares this header needs no
+  // Google Benchmark) is then skipped with the error.
+  template <typename State>
+  std::optional<Executable> CompileOrSkip(State& state, std::string_view program) {
     if (!error_.empty()) {
       state.SkipWithError(error_.c_str());
       return std::nullopt;

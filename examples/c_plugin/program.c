@@ -216,44 +216,34 @@ static int clamp_int(size_t n) { return n > INT_MAX ? INT_MAX : (int)n; }
 static int column(mark m) { return clamp_int(m.pos - m.line_start + 1); }
 
 /* Records an error at `m` (the first one wins) and returns false, so that
- * parse functions can `return invalid(...)`. INVALID_ARGUMENT: the text is
- * not a valid program. */
-static bool invalid(parser* p, mark m, const char* format, ...)
+ * parse functions can `return invalid(...)`: INVALID_ARGUMENT, the text is
+ * not a valid program; UNIMPLEMENTED (`unsupported`), valid but outside what
+ * this backend runs. An UNIMPLEMENTED message names the construct first and
+ * nothing else the backend does run (the conformance suite reads it for the
+ * op names). */
+static bool report(parser* p, mark m, BERTH_Error_Code code, const char* format, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
-static bool invalid(parser* p, mark m, const char* format, ...) {
+static bool report(parser* p, mark m, BERTH_Error_Code code, const char* format, ...) {
   if (p->error != NULL) return false;
   char what[512];
   va_list args;
   va_start(args, format);
   vsnprintf(what, sizeof what, format, args);
   va_end(args);
-  p->error = cp_error(BERTH_Error_Code_INVALID_ARGUMENT, CP_NAME ": cannot compile %s:%d:%d: %s",
-                      p->source, m.line, column(m), what);
+  if (code == BERTH_Error_Code_UNIMPLEMENTED) {
+    p->error =
+        cp_error(code, CP_NAME " does not run %s (%s:%d:%d)", what, p->source, m.line, column(m));
+  } else {
+    p->error =
+        cp_error(code, CP_NAME ": cannot compile %s:%d:%d: %s", p->source, m.line, column(m), what);
+  }
   return false;
 }
-
-/* UNIMPLEMENTED: valid, but outside what this backend runs. The message
- * names the construct first and nothing else the backend does run (the
- * conformance suite reads it for the op names). */
-static bool unsupported(parser* p, mark m, const char* format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool unsupported(parser* p, mark m, const char* format, ...) {
-  if (p->error != NULL) return false;
-  char what[512];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(what, sizeof what, format, args);
-  va_end(args);
-  p->error = cp_error(BERTH_Error_Code_UNIMPLEMENTED, CP_NAME " does not run %s (%s:%d:%d)", what,
-                      p->source, m.line, column(m));
-  return false;
-}
+#define invalid(p, m, ...) report((p), (m), BERTH_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
+#define unsupported(p, m, ...) report((p), (m), BERTH_Error_Code_UNIMPLEMENTED, __VA_ARGS__)
 
 static bool out_of_memory(parser* p) {
   if (p->error == NULL) p->error = cp_out_of_memory();
@@ -344,6 +334,15 @@ static bool scan_string(parser* p, span* out) {
     out->size++;
   }
   advance(p);
+  return true;
+}
+
+/* An attribute's name, quoted or bare; false (an error recorded) when none. */
+static bool scan_attribute_name(parser* p, span* key) {
+  skip_space(p);
+  mark key_at = p->at;
+  if (!scan_string(p, key)) *key = scan_identifier(p);
+  if (key->size == 0) return invalid(p, key_at, "expected an attribute name");
   return true;
 }
 
@@ -868,11 +867,8 @@ static bool parse_op(parser* p, mark name_at, span name) {
     if (peek(p) == '{') {
       advance(p);
       while (!accept(p, "}")) {
-        skip_space(p);
-        mark key_at = p->at;
         span key;
-        if (!scan_string(p, &key)) key = scan_identifier(p);
-        if (key.size == 0) return invalid(p, key_at, "expected an attribute name");
+        if (!scan_attribute_name(p, &key)) return false;
         if (accept(p, "=")) {
           if (value->op == OP_CONSTANT && span_is(key, "value")) {
             if (!parse_constant_attribute(p, value)) return false;
@@ -1108,11 +1104,8 @@ static bool parse_module_attributes(parser* p) {
   if (peek(p) != '{') return invalid(p, p->at, "expected '{' after 'attributes'");
   advance(p);
   while (!accept(p, "}")) {
-    skip_space(p);
-    mark key_at = p->at;
     span key;
-    if (!scan_string(p, &key)) key = scan_identifier(p);
-    if (key.size == 0) return invalid(p, key_at, "expected an attribute name");
+    if (!scan_attribute_name(p, &key)) return false;
     if (accept(p, "=")) {
       int64_t* field = span_is(key, "mhlo.num_replicas")     ? &p->program->num_replicas
                        : span_is(key, "mhlo.num_partitions") ? &p->program->num_partitions

@@ -2,7 +2,10 @@
 // buffers (a round trip per element type the plugin takes), events.
 #include <atomic>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "conformance/suite_context.hpp"
@@ -128,17 +131,32 @@ void RoundTrips(Context& c, const Emit& emit) {
   }
 }
 
+// An f32 buffer of `values` on the first device for check `name`, which also
+// calls `fn`; none (the check emitted as skipped) where either is missing.
+template <typename Fn>
+std::optional<Buffer> F32BufferFor(Context& c, const Emit& emit, const std::string& name,
+                                   std::initializer_list<float> values, Fn* BERTH_Api::*fn,
+                                   std::string_view fn_name) {
+  const Client& client = *c.client;
+  const int64_t dims[1] = {static_cast<int64_t>(values.size())};
+  Result<Buffer> buffer = client.BufferFromHost(std::data(values), ElementType::kF32, dims,
+                                                client.addressable_devices()[0]);
+  if (!buffer.ok()) {
+    emit(Skip(name, "no f32 buffer: " + buffer.status().ToString()));
+    return std::nullopt;
+  }
+  if (c.Function(fn) == nullptr) {
+    emit(Skip(name, std::string(fn_name) + " is not in this plugin's ABI minor"));
+    return std::nullopt;
+  }
+  return std::move(buffer).value();
+}
+
 void BufferDelete(Context& c, const Emit& emit) {
   const std::string name = "buffer.delete";
-  const Client& client = *c.client;
-  const float values[2] = {1, 2};
-  const int64_t dims[1] = {2};
-  Result<Buffer> buffer =
-      client.BufferFromHost(values, ElementType::kF32, dims, client.addressable_devices()[0]);
-  if (!buffer.ok()) return emit(Skip(name, "no f32 buffer: " + buffer.status().ToString()));
-  if (c.Function(&BERTH_Api::BERTH_Buffer_Delete) == nullptr) {
-    return emit(Skip(name, "BERTH_Buffer_Delete is not in this plugin's ABI minor"));
-  }
+  std::optional<Buffer> buffer =
+      F32BufferFor(c, emit, name, {1, 2}, &BERTH_Api::BERTH_Buffer_Delete, "BERTH_Buffer_Delete");
+  if (!buffer) return;
   if (Status status = buffer->Delete(); !status.ok()) return emit(Fail(name, status.ToString()));
   Result<bool> deleted = buffer->IsDeleted();
   if (!deleted.ok() || !*deleted) return emit(Fail(name, "IsDeleted is not true after Delete"));
@@ -155,15 +173,9 @@ void BufferDelete(Context& c, const Emit& emit) {
 
 void Events(Context& c, const Emit& emit) {
   const std::string name = "event.ready_await_on_ready";
-  const Client& client = *c.client;
-  const float values[4] = {1, 2, 3, 4};
-  const int64_t dims[1] = {4};
-  Result<Buffer> buffer =
-      client.BufferFromHost(values, ElementType::kF32, dims, client.addressable_devices()[0]);
-  if (!buffer.ok()) return emit(Skip(name, "no f32 buffer: " + buffer.status().ToString()));
-  if (c.Function(&BERTH_Api::BERTH_Buffer_ReadyEvent) == nullptr) {
-    return emit(Skip(name, "BERTH_Buffer_ReadyEvent is not in this plugin's ABI minor"));
-  }
+  std::optional<Buffer> buffer = F32BufferFor(
+      c, emit, name, {1, 2, 3, 4}, &BERTH_Api::BERTH_Buffer_ReadyEvent, "BERTH_Buffer_ReadyEvent");
+  if (!buffer) return;
   Result<Event> ready = buffer->ReadyEvent();
   if (!ready.ok()) return emit(Fail(name, ready.status().ToString()));
   if (Status status = ready->Await(); !status.ok()) return emit(Fail(name, status.ToString()));

@@ -10,18 +10,26 @@ namespace {
 
 using internal::TextCursor;
 
+// The product of a list of `what` dimension sizes, each at least 1.
+Result<int64_t> SizesProduct(TextCursor& cursor, const std::vector<int64_t>& dims,
+                             std::string_view what) {
+  const std::string name(what);
+  if (dims.empty()) return cursor.Error("no " + name + " dimensions");
+  for (int64_t dim : dims) {
+    if (dim < 1) return cursor.Error(name + " dimension " + std::to_string(dim) + " < 1");
+  }
+  std::optional<int64_t> product = internal::CheckedProduct(dims);
+  if (!product) return cursor.Error("the " + name + " dimensions' product of sizes overflows");
+  return *product;
+}
+
 // `<=[reshape] T(perm)`: 0..N-1 laid out over `reshape`, transposed.
 Result<std::vector<int64_t>> ParseIotaDevices(TextCursor& cursor, int64_t count) {
   BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> reshape, cursor.IntegerList("after '<='"));
-  if (reshape.empty()) return cursor.Error("the iota reshape is empty");
-  for (int64_t dim : reshape) {
-    if (dim < 1) return cursor.Error("iota reshape dimension " + std::to_string(dim) + " < 1");
-  }
-  std::optional<int64_t> total = internal::CheckedProduct(reshape);
-  if (!total) return cursor.Error("the iota's product of sizes overflows");
-  if (*total != count) {
-    return cursor.Error("the iota holds " + std::to_string(*total) + " devices for " + std::to_string(count) +
-                        " tiles");
+  BERTH_ASSIGN_OR_RETURN(int64_t total, SizesProduct(cursor, reshape, "iota reshape"));
+  if (total != count) {
+    return cursor.Error("the iota holds " + std::to_string(total) + " devices for " +
+                        std::to_string(count) + " tiles");
   }
   std::vector<int64_t> perm(reshape.size());
   std::iota(perm.begin(), perm.end(), 0);
@@ -79,13 +87,7 @@ Status ParseSuffixes(TextCursor& cursor, std::vector<SubgroupKind>* subgroups) {
 Result<Sharding> ParseTiled(TextCursor& cursor) {
   BERTH_RETURN_IF_ERROR(cursor.Expect("=", "after 'devices'"));
   BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> tile_dims, cursor.IntegerList("for the tile dimensions"));
-  if (tile_dims.empty()) return cursor.Error("no tile dimensions");
-  for (int64_t dim : tile_dims) {
-    if (dim < 1) return cursor.Error("tile dimension " + std::to_string(dim) + " < 1");
-  }
-  std::optional<int64_t> product = internal::CheckedProduct(tile_dims);
-  if (!product) return cursor.Error("the tile dimensions' product of sizes overflows");
-  int64_t count = *product;
+  BERTH_ASSIGN_OR_RETURN(int64_t count, SizesProduct(cursor, tile_dims, "tile"));
   if (count > kMaxDevices) return cursor.Error("more than " + std::to_string(kMaxDevices) + " devices");
   std::vector<int64_t> devices;
   if (cursor.Consume("<=")) {

@@ -222,6 +222,18 @@ TEST(VerifierTest, GatherAndScatterShapes) {
               "stablehlo.scatter", "exceeds the input's 3");
 }
 
+TEST(VerifierTest, GatherAndScatterBatchingDimensionSizesMustAgree) {
+  ExpectError(VerifyBody("%o: tensor<2x5xf32>, %i: tensor<3x1xi32>",
+                         R"(  %0 = "stablehlo.gather"(%o, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>} : (tensor<2x5xf32>, tensor<3x1xi32>) -> tensor<3xf32>)"),
+              "stablehlo.gather", "batching dimension sizes of operand and start_indices differ");
+  ExpectError(VerifyBody("%o: tensor<2x5xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>",
+                         R"(  %0 = "stablehlo.scatter"(%o, %i, %u) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    stablehlo.return %y : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<2x5xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<2x5xf32>)"),
+              "stablehlo.scatter", "batching dimension sizes of input and scatter_indices differ");
+}
+
 TEST(VerifierTest, ReduceWindowResultShape) {
   ExpectError(VerifyBody("%a: tensor<4x4xf32>, %z: tensor<f32>", R"(  %0 = "stablehlo.reduce_window"(%a, %z) ({
   ^bb0(%x: tensor<f32>, %y: tensor<f32>):

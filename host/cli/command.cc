@@ -20,6 +20,7 @@ const std::vector<Command>& Commands() {
       {"check", "run test files (StableHLO interpreter test format)", RunCheck},
       {"coordinator", "run the coordination service of multi-process jobs", RunCoordinator},
       {"launch", "run a command as N local nodes of one job", RunLaunch},
+      {"bench", "measure a scenario (collectives): time, bandwidth, checked results", RunBench},
   };
   return commands;
 }

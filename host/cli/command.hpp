@@ -43,6 +43,7 @@ int RunConformance(const std::vector<std::string>& args, Context& context);
 int RunCheck(const std::vector<std::string>& args, Context& context);
 int RunCoordinator(const std::vector<std::string>& args, Context& context);
 int RunLaunch(const std::vector<std::string>& args, Context& context);
+int RunBench(const std::vector<std::string>& args, Context& context);
 
 // Parses `args` against `options` (and `positional`). On --help prints usage
 // and returns kExitOk through `exit_code`; on a usage error prints it and

@@ -34,19 +34,6 @@ std::filesystem::path OutPath(const std::filesystem::path& out, size_t index, si
   return path;
 }
 
-// A failed run in a job. A collective that lost its peer fails here before
-// the coordination service declares the peer dead: wait for that verdict (the
-// session's error handler prints it, naming the node, and exits). Any other
-// failure is this node's own: report it so the other nodes stop at once.
-void FailJob(Job& job, const Status& status) {
-  const StatusCode code = status.code();
-  if (code == StatusCode::kUnavailable || code == StatusCode::kAborted ||
-      code == StatusCode::kDeadlineExceeded || code == StatusCode::kCancelled) {
-    job.AwaitError(job.heartbeat_timeout() + std::chrono::seconds(2));
-  }
-  (void)job.ReportError(status);
-}
-
 // Compiles and runs MLIR text (partitioned first when its entry is
 // sharded), or loads and runs a berth-executable file.
 Result<RunOutput> RunProgram(Session& session, const std::string& code,

@@ -153,4 +153,13 @@ Result<RunOutput> Session::ExecuteWith(const Executable& executable,
   return output;
 }
 
+void FailJob(Job& job, const Status& status) {
+  const StatusCode code = status.code();
+  if (code == StatusCode::kUnavailable || code == StatusCode::kAborted ||
+      code == StatusCode::kDeadlineExceeded || code == StatusCode::kCancelled) {
+    job.AwaitError(job.heartbeat_timeout() + std::chrono::seconds(2));
+  }
+  (void)job.ReportError(status);
+}
+
 }  // namespace berth::cli

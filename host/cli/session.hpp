@@ -80,6 +80,12 @@ class Session {
   std::optional<Client> client_;
 };
 
+// A failed run in a job. A collective that lost its peer fails here before
+// the coordination service declares the peer dead: waits for that verdict
+// (the session's error handler prints it, naming the node, and exits). Any
+// other failure is this node's own: reports it so the other nodes stop at once.
+void FailJob(Job& job, const Status& status);
+
 }  // namespace berth::cli
 
 #endif  // BERTH_HOST_CLI_SESSION_HPP_

@@ -233,9 +233,11 @@ class JobTest : public ::testing::Test {
   }
 
   // `berth launch -n NODES [LAUNCH_ARGS] -- COMMAND...`, each node printing
-  // one JSON report.
-  std::map<int, nlohmann::json> LaunchCommand(int nodes, const std::vector<std::string>& launch_args,
-                                              const std::vector<std::string>& command) {
+  // one JSON report (or only the first `reporting` nodes).
+  std::map<int, nlohmann::json> LaunchCommand(int nodes,
+                                              const std::vector<std::string>& launch_args,
+                                              const std::vector<std::string>& command,
+                                              int reporting = -1) {
     std::vector<std::string> argv = {BERTH_EXE, "launch", "-n", std::to_string(nodes)};
     argv.insert(argv.end(), launch_args.begin(), launch_args.end());
     argv.push_back("--");
@@ -260,7 +262,8 @@ class JobTest : public ::testing::Test {
       reports[node] = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       EXPECT_FALSE(reports[node].is_discarded()) << "node " << node << ": " << text;
     }
-    EXPECT_EQ(reports.size(), static_cast<size_t>(nodes)) << launch->out();
+    EXPECT_EQ(reports.size(), static_cast<size_t>(reporting < 0 ? nodes : reporting))
+        << launch->out();
     return reports;
   }
 
@@ -301,6 +304,44 @@ std::string IntMatrix(const std::vector<int>& values, int rows, int cols) {
   return testing::DenseMatrixText(rows, cols, "i32", [&](int64_t r, int64_t c) {
     return values[static_cast<size_t>(r * cols + c)];
   });
+}
+
+// `berth bench collectives` under `berth launch`: node 0 reports each size,
+// checked on every node of the job (3 nodes x 1 device; 2 nodes x 2 devices).
+TEST_F(JobTest, BenchCollectivesMeasuresAndChecksAcrossNodes) {
+  const std::vector<std::string> bench = {BERTH_EXE, "bench", "collectives", "--json",
+                                          "--iters", "3",     "--warmup",    "1"};
+  struct Case {
+    int nodes;
+    std::vector<std::string> launch_args, args;
+    int64_t devices, size;
+  };
+  const Case cases[] = {
+      {3, {}, {"--op", "all_reduce", "--sizes", "3010"}, 3, 3000},
+      {2,
+       {"--devices-per-node", "2"},
+       {"--op", "reduce_scatter", "--dtype", "bf16", "--sizes", "64K"},
+       4,
+       65536},
+      {2,
+       {"--devices-per-node", "2"},
+       {"--op", "all_to_all", "--dtype", "i64", "--sizes", "1000"},
+       4,
+       992},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> command = bench;
+    command.insert(command.end(), c.args.begin(), c.args.end());
+    std::map<int, nlohmann::json> reports = LaunchCommand(c.nodes, c.launch_args, command, 1);
+    ASSERT_EQ(reports.count(0), 1u) << c.args[1];
+    const nlohmann::json& report = reports[0];
+    EXPECT_EQ(report["nodes"], c.nodes);
+    EXPECT_EQ(report["devices"], c.devices);
+    ASSERT_EQ(report["results"].size(), 1u) << report.dump();
+    EXPECT_EQ(report["results"][0]["op"], c.args[1]);
+    EXPECT_EQ(report["results"][0]["size"], c.size);
+    EXPECT_TRUE(report["results"][0]["correct"].get<bool>()) << report.dump();
+  }
 }
 
 TEST_F(JobTest, ShardedModulePrintsTheGlobalResultOnEveryNode) {

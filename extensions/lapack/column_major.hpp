@@ -57,6 +57,17 @@ inline lapack_int LeadingDim(int64_t rows) {
   return static_cast<lapack_int>(std::max<int64_t>(rows, 1));
 }
 
+// An m x n column-major matrix as LAPACK takes it: its sizes and leading
+// dimension (lda).
+struct FortranShape {
+  lapack_int m;
+  lapack_int n;
+  lapack_int lda;
+};
+inline FortranShape FortranShapeOf(int64_t rows, int64_t cols) {
+  return {static_cast<lapack_int>(rows), static_cast<lapack_int>(cols), LeadingDim(rows)};
+}
+
 // The optimal workspace a routine reported for a query (lwork = -1), as a
 // count of at least 1.
 template <typename T>

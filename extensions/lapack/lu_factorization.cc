@@ -22,9 +22,7 @@ Status LuFactorization(const LapackCall& call) {
   T* lu = call.result<T>(0);
   lapack_int* pivots = call.result<lapack_int>(1);
   lapack_int* info = call.result<lapack_int>(2);
-  lapack_int m = static_cast<lapack_int>(x.rows);
-  lapack_int n = static_cast<lapack_int>(x.cols);
-  lapack_int lda = LeadingDim(x.rows);
+  auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   InColumnMajor(in, lu, x.batch, x.rows, x.cols, [&](T* a, int64_t i) {
     Routines<T>::getrf(&m, &n, a, &lda, pivots + i * steps, &info[i]);
   });

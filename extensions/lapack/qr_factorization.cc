@@ -21,9 +21,7 @@ Status QrFactorization(const LapackCall& call) {
   BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "tau", kType, x.With({reflectors})));
   if (call.preparing()) return OkStatus();
 
-  lapack_int m = static_cast<lapack_int>(x.rows);
-  lapack_int n = static_cast<lapack_int>(x.cols);
-  lapack_int lda = LeadingDim(x.rows);
+  auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   lapack_int info = 0;
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
     Routines<T>::geqrf(&m, &n, nullptr, &lda, nullptr, optimal, query, &info);
@@ -52,10 +50,8 @@ Status OrthogonalQr(const LapackCall& call) {
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "q", kType, x.With({x.rows, x.cols})));
   if (call.preparing()) return OkStatus();
 
-  lapack_int m = static_cast<lapack_int>(x.rows);
-  lapack_int n = static_cast<lapack_int>(x.cols);
+  auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   lapack_int k = static_cast<lapack_int>(reflectors);
-  lapack_int lda = LeadingDim(x.rows);
   lapack_int info = 0;
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
     Routines<T>::orthogonal_qr(&m, &n, &k, nullptr, &lda, nullptr, optimal, query, &info);
@@ -83,9 +79,7 @@ Status PivotedQrFactorization(const LapackCall& call) {
   BERTH_RETURN_IF_ERROR(call.ExpectResult(2, "tau", kType, x.With({reflectors})));
   if (call.preparing()) return OkStatus();
 
-  lapack_int m = static_cast<lapack_int>(x.rows);
-  lapack_int n = static_cast<lapack_int>(x.cols);
-  lapack_int lda = LeadingDim(x.rows);
+  auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   lapack_int info = 0;
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
     Routines<T>::pivoted_qr(&m, &n, nullptr, &lda, nullptr, nullptr, optimal, query, &info);

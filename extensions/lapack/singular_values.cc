@@ -45,9 +45,7 @@ Status SingularValueDecomposition(const LapackCall& call) {
   BERTH_RETURN_IF_ERROR(call.ExpectResult(4, "info", ElementType::kS32, x.batch_dims));
   if (call.preparing()) return OkStatus();
 
-  lapack_int m = static_cast<lapack_int>(x.rows);
-  lapack_int n = static_cast<lapack_int>(x.cols);
-  lapack_int lda = LeadingDim(x.rows);
+  auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   lapack_int ldu = vectors ? LeadingDim(x.rows) : 1;
   lapack_int ldvt = vectors ? LeadingDim(vt_rows) : 1;
   lapack_int info = 0;

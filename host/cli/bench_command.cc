@@ -1,5 +1,5 @@
 // berth bench collectives [--op all_reduce] [--sizes 1K,1M,16M] [--dtype f32]
-//                         [--algorithm flat|hierarchical|auto] [--iters N] [--warmup N]
+//                         [--algorithm auto|flat|hierarchical] [--iters N] [--warmup N]
 //                         [--devices N] [--plugin NAME] [--json]
 // Scenarios of `berth bench`; `collectives` is the first (collectives_bench.hpp).
 #include <cstdio>
@@ -22,8 +22,9 @@ std::string Fixed(double value, int decimals) {
 }
 
 void PrintTable(std::ostream& out, const std::vector<CollectiveBenchResult>& results,
-                int64_t devices, int nodes) {
+                int64_t devices, int nodes, int slices) {
   out << "# " << devices << " devices on " << nodes << (nodes == 1 ? " node" : " nodes")
+      << (slices > 1 ? " in " + std::to_string(slices) + " slices" : std::string())
       << "; time: mean of one execution on node 0; GB/s = 1e9 B/s\n";
   out << "#        size  op              dtype  algorithm   time (us)  algbw (GB/s)  "
          "busbw (GB/s)  correct\n";
@@ -58,19 +59,23 @@ int RunCollectivesScenario(const std::vector<std::string>& args, Context& contex
   std::string op = "all_reduce", sizes = "1K,1M,16M", dtype = "f32", plugin;
   CollectiveBenchOptions bench;
   int64_t devices = 0;
-  options.add_options()("op", po::value<std::string>(&op),
-                        "all_reduce (default), all_gather, reduce_scatter or all_to_all")(
-      "sizes", po::value<std::string>(&sizes),
-      "bytes per size, comma-separated, K/M/G = 2^10/2^20/2^30 (default 1K,1M,16M)")(
-      "dtype", po::value<std::string>(&dtype), "f32 (default), f64, f16, bf16, i32 or i64")(
-      "algorithm", po::value<std::string>(&bench.algorithm),
-      "flat (the plugin's ring), hierarchical, or auto (default)")(
-      "iters", po::value<int>(&bench.iterations), "timed executions per size (default 20)")(
-      "warmup", po::value<int>(&bench.warmup), "untimed executions first (default 5)")(
-      "devices", po::value<int64_t>(&devices),
-      "outside a job: a client of this many devices (plugins with virtual devices)")(
-      "plugin", po::value<std::string>(&plugin), "plugin to run on (default: highest priority)")(
-      "json", "print {\"results\": [...]} (on node 0)");
+  // clang-format off
+  options.add_options()
+      ("op", po::value<std::string>(&op),
+       "all_reduce (default), all_gather, reduce_scatter or all_to_all")
+      ("sizes", po::value<std::string>(&sizes),
+       "bytes per size, comma-separated, K/M/G = 2^10/2^20/2^30 (default 1K,1M,16M)")
+      ("dtype", po::value<std::string>(&dtype), "f32 (default), f64, f16, bf16, i32 or i64")
+      ("algorithm", po::value<std::string>(&bench.algorithm),
+       "auto (default: the plugin's choice), flat (one ring over every node) or hierarchical "
+       "(within slices first; berth launch --slices)")
+      ("iters", po::value<int>(&bench.iterations), "timed executions per size (default 20)")
+      ("warmup", po::value<int>(&bench.warmup), "untimed executions first (default 5)")
+      ("devices", po::value<int64_t>(&devices),
+       "outside a job: a client of this many devices (plugins with virtual devices)")
+      ("plugin", po::value<std::string>(&plugin), "plugin to run on (default: highest priority)")
+      ("json", "print {\"results\": [...]} (on node 0)");
+  // clang-format on
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("bench collectives",
@@ -94,7 +99,13 @@ int RunCollectivesScenario(const std::vector<std::string>& args, Context& contex
   bench.sizes = *parsed_sizes;
   bench.type = *type;
 
-  Result<Session> session = Session::Open(plugin, /*join_job=*/true);
+  // flat or hierarchical is the plugin's client option collective_algorithm
+  // (a plugin without it refuses it by name); auto leaves the plugin's default.
+  NamedValueMap client_options;
+  if (bench.algorithm == "flat" || bench.algorithm == "hierarchical") {
+    client_options["collective_algorithm"] = bench.algorithm;
+  }
+  Result<Session> session = Session::Open(plugin, /*join_job=*/true, {}, client_options);
   Status status = session.status();
   if (status.ok() && devices > 0) {
     status = session->job()
@@ -112,12 +123,16 @@ int RunCollectivesScenario(const std::vector<std::string>& args, Context& contex
     return results.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   const auto device_count = static_cast<int64_t>(session->client().devices().size());
+  Result<SliceLayout> layout = session->client().slice_layout();
+  const int slices = layout.ok() ? layout->num_slices : 1;
   const int nodes = job ? job->num_nodes() : 1;
   if (!job || job->node_id() == 0) {
     if (vm.count("json")) {
-      PrintJson(context.out, ResultsJson(*results, device_count, nodes));
+      nlohmann::json report = ResultsJson(*results, device_count, nodes);
+      report["slices"] = slices;
+      PrintJson(context.out, report);
     } else {
-      PrintTable(context.out, *results, device_count, nodes);
+      PrintTable(context.out, *results, device_count, nodes, slices);
     }
   }
   context.out.flush();

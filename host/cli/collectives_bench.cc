@@ -319,12 +319,8 @@ std::string CollectiveProgram(CollectiveOp op, ElementType type, int64_t count, 
 
 Result<std::vector<CollectiveBenchResult>> RunCollectivesBench(
     Session& session, const CollectiveBenchOptions& options) {
-  if (options.algorithm == "hierarchical") {
-    return UnimplementedError(
-        "--algorithm hierarchical: hierarchical collectives (within slices first) are not "
-        "implemented yet; flat (the plugin's ring) is what auto runs");
-  }
-  if (options.algorithm != "flat" && options.algorithm != "auto") {
+  if (options.algorithm != "flat" && options.algorithm != "hierarchical" &&
+      options.algorithm != "auto") {
     return InvalidArgumentError("unknown --algorithm '" + options.algorithm +
                                 "' (flat, hierarchical, auto)");
   }
@@ -375,7 +371,7 @@ Result<std::vector<CollectiveBenchResult>> RunCollectivesBench(
     result.op = CollectiveOpName(options.op);
     result.dtype = ElementTypeName(options.type);
     result.size = count * width;
-    result.algorithm = "flat";
+    result.algorithm = options.algorithm;
     const double seconds = elapsed.count() / options.iterations;
     result.time_us = seconds * 1e6;
     result.algbw = static_cast<double>(result.size) / seconds / 1e9;

@@ -32,7 +32,9 @@ struct CollectiveBenchOptions {
   CollectiveOp op = CollectiveOp::kAllReduce;
   ElementType type = ElementType::kF32;
   std::vector<int64_t> sizes;      // bytes, as nccl-tests counts them (below)
-  std::string algorithm = "auto";  // flat | hierarchical | auto
+  // flat | hierarchical | auto: what the session's client was opened with
+  // (the plugin's client option collective_algorithm); reported as given.
+  std::string algorithm = "auto";
   int warmup = 5;
   int iterations = 20;
 };
@@ -62,8 +64,8 @@ struct CollectiveBenchResult {
 std::string CollectiveProgram(CollectiveOp op, ElementType type, int64_t count, int64_t devices);
 
 // Runs every size on the session's devices (all of the job's): each node
-// calls it at once. UNIMPLEMENTED for the hierarchical algorithm (not built
-// yet); INVALID_ARGUMENT for an element type the check cannot represent.
+// calls it at once. INVALID_ARGUMENT for an element type the check cannot
+// represent or an unknown algorithm.
 Result<std::vector<CollectiveBenchResult>> RunCollectivesBench(
     Session& session, const CollectiveBenchOptions& options);
 

@@ -1,4 +1,4 @@
-// berth launch -n N [--devices-per-node K] [--heartbeat-timeout S] -- CMD...
+// berth launch -n N [--devices-per-node K] [--slices S] [--heartbeat-timeout S] -- CMD...
 #include <algorithm>
 #include <iostream>
 
@@ -12,7 +12,8 @@ namespace po = boost::program_options;
 bool SecondsOption(double seconds, distributed::Duration& out);  // coordinator_command.cc
 
 int RunLaunch(const std::vector<std::string>& args, Context& context) {
-  const std::string usage = "-n N [--devices-per-node K] [--heartbeat-timeout S] -- CMD...";
+  const std::string usage =
+      "-n N [--devices-per-node K] [--slices S] [--heartbeat-timeout S] -- CMD...";
   // Everything after "--" is the nodes' command, never parsed as options.
   auto separator = std::find(args.begin(), args.end(), "--");
   std::vector<std::string> own(args.begin(), separator);
@@ -22,13 +23,15 @@ int RunLaunch(const std::vector<std::string>& args, Context& context) {
   po::options_description options("options");
   int nodes = 0;
   int devices_per_node = 0;
+  int slices = 1;
   double heartbeat_timeout = 0;
-  options.add_options()
-      ("nodes,n", po::value<int>(&nodes)->required(), "number of node processes")
-      ("devices-per-node", po::value<int>(&devices_per_node),
-       "devices per node (exported as BERTH_DEVICES_PER_NODE)")
-      ("heartbeat-timeout", po::value<double>(&heartbeat_timeout),
-       "seconds without heartbeats before a node is declared dead (default 10)");
+  options.add_options()("nodes,n", po::value<int>(&nodes)->required(), "number of node processes")(
+      "devices-per-node", po::value<int>(&devices_per_node),
+      "devices per node (exported as BERTH_DEVICES_PER_NODE)")(
+      "slices", po::value<int>(&slices),
+      "slices of the job: contiguous blocks of nodes (exported as BERTH_NUM_SLICES and "
+      "BERTH_SLICE_ID)")("heartbeat-timeout", po::value<double>(&heartbeat_timeout),
+                         "seconds without heartbeats before a node is declared dead (default 10)");
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("launch", usage, options, nullptr, own, vm, context, exit_code)) return exit_code;
@@ -43,6 +46,12 @@ int RunLaunch(const std::vector<std::string>& args, Context& context) {
   distributed::LaunchOptions launch;
   launch.num_nodes = nodes;
   launch.command = command;
+  if (slices < 1 || slices > nodes) {
+    context.err << "berth launch: --slices must be between 1 and the node count " << nodes
+                << ", not " << slices << "\n";
+    return kExitUsage;
+  }
+  launch.num_slices = slices;
   if (vm.count("devices-per-node")) {
     if (devices_per_node < 1) {
       context.err << "berth launch: --devices-per-node must be at least 1\n";

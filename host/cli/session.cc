@@ -22,9 +22,12 @@ void ExitOnJobError(int node_id, const Status& error) {
 
 }  // namespace
 
-Result<Session> Session::Open(const std::string& plugin, bool join_job, const std::filesystem::path& cache_dir) {
+Result<Session> Session::Open(const std::string& plugin, bool join_job,
+                              const std::filesystem::path& cache_dir,
+                              const NamedValueMap& options) {
   Session session;
   session.cache_dir_ = cache_dir;
+  session.options_ = options;
   if (join_job) {
     JobOptions job_options;
     auto node_id = std::make_shared<int>(0);
@@ -42,6 +45,7 @@ Result<Session> Session::Open(const std::string& plugin, bool join_job, const st
   ClientOptions client_options;
   if (session.job_) client_options = session.job_->ClientOptionsFor(session.plugin_name_);
   client_options.compilation_cache_dir = cache_dir;
+  for (const auto& [key, value] : options) client_options.options[key] = value;
   BERTH_ASSIGN_OR_RETURN(Client client,
                          session.host_->CreateClient(session.plugin_name_, client_options));
   session.client_.emplace(std::move(client));
@@ -76,6 +80,7 @@ Status Session::EnsureDeviceCount(int64_t grid) {
     return OkStatus();
   }
   ClientOptions options;
+  options.options = options_;
   options.options["device_count"] = grid;
   options.compilation_cache_dir = cache_dir_;
   Result<Client> bigger = host_->CreateClient(plugin_name_, options);

@@ -32,9 +32,11 @@ class Session {
   // node's devices. A fatal job error ends the process (exit code 1) after
   // printing it, as nothing in flight can finish. `cache_dir` (empty:
   // BERTH_COMPILATION_CACHE_DIR, if set) keeps compiled executables between
-  // runs (ClientOptions::compilation_cache_dir).
+  // runs (ClientOptions::compilation_cache_dir). `options` are more client
+  // options, for every client the session makes.
   static Result<Session> Open(const std::string& plugin, bool join_job = false,
-                              const std::filesystem::path& cache_dir = {});
+                              const std::filesystem::path& cache_dir = {},
+                              const NamedValueMap& options = {});
 
   const std::string& plugin_name() const { return plugin_name_; }
   // The job this process is a node of; null when single-process.
@@ -75,6 +77,7 @@ class Session {
   // Destroyed last: the client uses the job's key-value store.
   std::unique_ptr<Job> job_;
   std::filesystem::path cache_dir_;
+  NamedValueMap options_;
   std::unique_ptr<Host> host_;
   std::string plugin_name_;
   std::optional<Client> client_;

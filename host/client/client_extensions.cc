@@ -76,6 +76,11 @@ Result<Executable> Client::Deserialize(std::string_view bytes, std::string_view 
   return Executable::Adopt(state_, executable);
 }
 
+Result<SliceLayout> Client::slice_layout() const {
+  return ext::multi_slice::DeviceSlices(*state_->library, state_->client, state_->multi_slice,
+                                        devices().size());
+}
+
 Result<std::vector<CompilePhase>> Client::CompilePhases() const {
   return ext::phase_compile::ListPhases(state_->phase_compile_client());
 }

@@ -104,7 +104,7 @@ Status ReadDevice(const PluginLibrary& lib, DeviceRecord& record) {
 
 Result<std::shared_ptr<ClientState>> ClientState::Create(
     std::shared_ptr<const PluginLibrary> library, const NamedValueMap& options,
-    const BERTH_KeyValueStore* kv_store) {
+    const BERTH_KeyValueStore* kv_store, int num_slices, int slice_id) {
   const PluginLibrary& lib = *library;
   auto state = std::make_shared<ClientState>();
   state->library = std::move(library);
@@ -121,12 +121,23 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
   state->phase_compile = lib.Extension<BERTH_PhaseCompile_Extension>(
       BERTH_Extension_Type_PhaseCompile, BERTH_PhaseCompile_Extension_STRUCT_SIZE);
 
+  state->multi_slice = lib.Extension<BERTH_MultiSlice_Extension>(
+      BERTH_Extension_Type_MultiSlice, BERTH_MultiSlice_Extension_STRUCT_SIZE);
+
   NamedValueArray c_options(options);
   BERTH_Client_Create_Args create{};
   create.struct_size = BERTH_Client_Create_Args_STRUCT_SIZE;
   create.options = c_options.data();
   create.num_options = c_options.size();
   create.kv_store = kv_store;
+  BERTH_MultiSlice_Topology slices = ext::multi_slice::MakeTopology(num_slices, slice_id);
+  if (num_slices > 1 && state->multi_slice != nullptr) {
+    create.extension_start = &slices.base;
+  } else if (num_slices > 1) {
+    Log(LogLevel::kWarning, "client",
+        "plugin '" + lib.name() + "' does not take the job's " + std::to_string(num_slices) +
+            " slices (no multi_slice extension): its collectives do not know them");
+  }
   BERTH_RETURN_IF_ERROR(BERTH_CALL(lib, BERTH_Client_Create, &create).WithContext(
       "plugin '" + lib.name() + "': creating a client"));
   if (create.client == nullptr) {

@@ -9,19 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "abi_version/abi_version_client.hpp"
 #include "berth/c_api.h"
+#include "berth/element_type.hpp"
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
 #include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
-#include "berth/element_type.hpp"
+#include "berth/ext/multi_slice.h"
 #include "berth/named_value.hpp"
 #include "berth/status.hpp"
-#include "abi_version/abi_version_client.hpp"
-#include "phase_compile/phase_compile_client.hpp"
 #include "client/compilation_cache.hpp"
 #include "extension_module.hpp"
 #include "loader/plugin_library.hpp"
+#include "multi_slice/multi_slice_client.hpp"
+#include "phase_compile/phase_compile_client.hpp"
 
 namespace berth::core {
 
@@ -61,6 +63,7 @@ struct ClientState {
   const BERTH_CustomPartitioner_Extension* custom_partitioner = nullptr;
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
   const BERTH_PhaseCompile_Extension* phase_compile = nullptr;
+  const BERTH_MultiSlice_Extension* multi_slice = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
   std::vector<std::shared_ptr<const ext::ExtensionModule>> attached_modules;
@@ -97,9 +100,12 @@ struct ClientState {
   const MemoryRecord* FindMemory(BERTH_Memory* memory) const;
 
   // Creates the plugin client and reads its devices and memories.
+  // `num_slices` > 1: the plugin is told the job's slices and this node's
+  // when it has the multi_slice extension (else a warning is logged).
   static Result<std::shared_ptr<ClientState>> Create(std::shared_ptr<const PluginLibrary> library,
                                                      const NamedValueMap& options,
-                                                     const BERTH_KeyValueStore* kv_store);
+                                                     const BERTH_KeyValueStore* kv_store,
+                                                     int num_slices = 1, int slice_id = 0);
 };
 
 // CompileOptions as the C ABI takes them; borrows the options' strings and

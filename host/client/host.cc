@@ -230,7 +230,8 @@ Result<Client> HostImpl::CreateClient(std::string_view name, const ClientOptions
   if (library->negotiated_minor() < 3) merged.erase(BERTH_OPTION_NODE_ADDRESS);
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<CompilationCache> cache, OpenClientCache(options));
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<ClientState> state,
-                         ClientState::Create(std::move(library), merged, options.kv_store));
+                         ClientState::Create(std::move(library), merged, options.kv_store,
+                                             options.num_slices, options.slice_id));
   BERTH_RETURN_IF_ERROR(CheckPlatform(name, state->platform_name));
   if (cache && state->abi_version == nullptr) {
     Log(LogLevel::kWarning, "compilation_cache",

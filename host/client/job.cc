@@ -136,6 +136,8 @@ Result<std::unique_ptr<Job>> Job::JoinFromEnvironment(const JobOptions& options)
   config.token = env->token;
   config.host_service = env->node_id == 0 && env->source != "berth";
   config.devices_per_node = env->devices_per_node;
+  config.num_slices = env->num_slices;
+  config.slice_id = env->slice_id;
   return Join(config, options);
 }
 
@@ -147,6 +149,13 @@ Result<std::unique_ptr<Job>> Job::Join(const JobConfig& config, const JobOptions
   if (config.host_service && config.node_id != 0) {
     return InvalidArgumentError("job: only node 0 may host the coordination service, not node " +
                                 std::to_string(config.node_id));
+  }
+  if (config.num_slices < 1 || config.num_slices > config.num_nodes || config.slice_id < 0 ||
+      config.slice_id >= config.num_slices) {
+    return InvalidArgumentError("job: slice " + std::to_string(config.slice_id) + " of " +
+                                std::to_string(config.num_slices) + " is not a slice of a job of " +
+                                std::to_string(config.num_nodes) +
+                                " nodes (slice ids in [0, slices), at most one slice per node)");
   }
   if (config.devices_per_node && *config.devices_per_node < 1) {
     return InvalidArgumentError("job: devices_per_node must be at least 1, not " +
@@ -209,6 +218,8 @@ int Job::node_id() const { return impl_->config.node_id; }
 int Job::num_nodes() const { return impl_->client->num_nodes(); }
 std::optional<int> Job::devices_per_node() const { return impl_->config.devices_per_node; }
 const std::string& Job::node_address() const { return impl_->config.node_address; }
+int Job::num_slices() const { return impl_->config.num_slices; }
+int Job::slice_id() const { return impl_->config.slice_id; }
 
 std::chrono::milliseconds Job::heartbeat_timeout() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(impl_->client->heartbeat_timeout());
@@ -233,6 +244,8 @@ ClientOptions Job::ClientOptionsFor(std::string_view plugin_name) {
     options.options["device_count"] = int64_t{*impl_->config.devices_per_node};
   }
   options.kv_store = &store.c_store;
+  options.num_slices = impl_->config.num_slices;
+  options.slice_id = impl_->config.slice_id;
   return options;
 }
 

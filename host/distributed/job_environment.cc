@@ -28,6 +28,29 @@ Result<int> ParseCount(const char* name, const std::string& text, int minimum) {
   return value;
 }
 
+// BERTH_NUM_SLICES and BERTH_SLICE_ID, both or neither.
+Status ReadSlices(const common::EnvReader& env, JobEnvironment& job) {
+  std::optional<std::string> count = env(kEnvNumSlices);
+  std::optional<std::string> id = env(kEnvSliceId);
+  if (!count && !id) return OkStatus();
+  if (!count || !id) {
+    return InvalidArgumentError(std::string(count ? kEnvNumSlices : kEnvSliceId) + " is set but " +
+                                (count ? kEnvSliceId : kEnvNumSlices) +
+                                " is not: a job of slices needs both");
+  }
+  BERTH_ASSIGN_OR_RETURN(job.num_slices, ParseCount(kEnvNumSlices, *count, 1));
+  BERTH_ASSIGN_OR_RETURN(job.slice_id, ParseCount(kEnvSliceId, *id, 0));
+  if (job.slice_id >= job.num_slices) {
+    return InvalidArgumentError(std::string(kEnvSliceId) + "=" + *id + " is not below " +
+                                kEnvNumSlices + "=" + *count);
+  }
+  if (job.num_slices > job.num_nodes) {
+    return InvalidArgumentError(std::string(kEnvNumSlices) + "=" + *count + " is more than the " +
+                                std::to_string(job.num_nodes) + " nodes of the job");
+  }
+  return OkStatus();
+}
+
 struct Launcher {
   const char* source;
   const char* rank_var;
@@ -138,6 +161,7 @@ Result<std::optional<JobEnvironment>> DetectJobEnvironment(const common::EnvRead
     if (std::optional<std::string> devices = env(kEnvDevicesPerNode)) {
       BERTH_ASSIGN_OR_RETURN(job.devices_per_node, ParseCount(kEnvDevicesPerNode, *devices, 1));
     }
+    BERTH_RETURN_IF_ERROR(ReadSlices(env, job));
     return std::optional<JobEnvironment>(std::move(job));
   }
   if (address) {

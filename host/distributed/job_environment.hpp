@@ -19,6 +19,8 @@ inline constexpr char kEnvNumNodes[] = "BERTH_NUM_NODES";
 inline constexpr char kEnvToken[] = "BERTH_COORDINATOR_TOKEN";
 inline constexpr char kEnvTokenFile[] = "BERTH_COORDINATOR_TOKEN_FILE";
 inline constexpr char kEnvDevicesPerNode[] = "BERTH_DEVICES_PER_NODE";
+inline constexpr char kEnvNumSlices[] = "BERTH_NUM_SLICES";
+inline constexpr char kEnvSliceId[] = "BERTH_SLICE_ID";
 
 struct JobEnvironment {
   int node_id = 0;
@@ -26,6 +28,9 @@ struct JobEnvironment {
   std::string coordinator_address;  // HOST:PORT
   std::string token;                // empty: no authentication
   std::optional<int> devices_per_node;
+  // The job's slices (BERTH_NUM_SLICES, BERTH_SLICE_ID) and this node's.
+  int num_slices = 1;
+  int slice_id = 0;
   // Where id and count came from: "berth", "openmpi", "pmi" or "slurm".
   std::string source;
 };
@@ -34,7 +39,9 @@ struct JobEnvironment {
 // BERTH_NUM_NODES, else OMPI_COMM_WORLD_RANK/SIZE, else PMI_RANK/SIZE, else
 // SLURM_PROCID/SLURM_NTASKS; the address always from BERTH_COORDINATOR; the
 // token from BERTH_COORDINATOR_TOKEN or the file BERTH_COORDINATOR_TOKEN_FILE
-// names. Returns nullopt when no multi-process job is detected (nothing set,
+// names; the slices from BERTH_NUM_SLICES and BERTH_SLICE_ID (both or
+// neither; the id in [0, count), the count at most the node count). Returns
+// nullopt when no multi-process job is detected (nothing set,
 // or a one-node job without a coordinator): the caller runs single-process.
 // Errors (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND for the token
 // file) name the variable and what to set.

@@ -58,6 +58,36 @@ TEST(JobEnvironmentTest, ReadsBerthLaunchVariables) {
   EXPECT_EQ(env.source, "berth");
 }
 
+TEST(JobEnvironmentTest, ReadsSlicesAndRefusesHalfOrImpossibleOnes) {
+  const std::map<std::string, std::string> job = {
+      {"BERTH_NODE_ID", "3"}, {"BERTH_NUM_NODES", "4"}, {"BERTH_COORDINATOR", "10.0.0.1:1234"}};
+  auto with = [&](std::map<std::string, std::string> slices) {
+    slices.insert(job.begin(), job.end());
+    return DetectJobEnvironment(FakeEnv(slices));
+  };
+  auto none = with({});
+  ASSERT_TRUE(none.ok() && none->has_value());
+  EXPECT_EQ((*none)->num_slices, 1);
+  EXPECT_EQ((*none)->slice_id, 0);
+  auto two = with({{"BERTH_NUM_SLICES", "2"}, {"BERTH_SLICE_ID", "1"}});
+  ASSERT_TRUE(two.ok() && two->has_value()) << two.status().ToString();
+  EXPECT_EQ((*two)->num_slices, 2);
+  EXPECT_EQ((*two)->slice_id, 1);
+  const std::pair<std::map<std::string, std::string>, const char*> refused[] = {
+      {{{"BERTH_NUM_SLICES", "2"}}, "BERTH_NUM_SLICES is set but BERTH_SLICE_ID is not"},
+      {{{"BERTH_SLICE_ID", "0"}}, "BERTH_SLICE_ID is set but BERTH_NUM_SLICES is not"},
+      {{{"BERTH_NUM_SLICES", "2"}, {"BERTH_SLICE_ID", "2"}}, "BERTH_SLICE_ID=2 is not below"},
+      {{{"BERTH_NUM_SLICES", "5"}, {"BERTH_SLICE_ID", "0"}}, "more than the 4 nodes"},
+      {{{"BERTH_NUM_SLICES", "0"}, {"BERTH_SLICE_ID", "0"}}, "BERTH_NUM_SLICES='0'"},
+      {{{"BERTH_NUM_SLICES", "2"}, {"BERTH_SLICE_ID", "-1"}}, "BERTH_SLICE_ID='-1'"},
+  };
+  for (const auto& [vars, message] : refused) {
+    auto result = with(vars);
+    EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument) << message;
+    EXPECT_THAT(result.status().message(), HasSubstr(message));
+  }
+}
+
 TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
   struct Case {
     const char* rank;

@@ -189,7 +189,8 @@ using SpawnAttributes =
 
 bool IsJobVariable(std::string_view entry) {
   static constexpr std::string_view kNames[] = {kEnvCoordinator, kEnvNodeId,    kEnvNumNodes,
-                                                kEnvToken,       kEnvTokenFile, kEnvDevicesPerNode};
+                                                kEnvToken,       kEnvTokenFile, kEnvDevicesPerNode,
+                                                kEnvNumSlices,   kEnvSliceId};
   for (std::string_view name : kNames) {
     if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
       return true;
@@ -292,6 +293,10 @@ std::string NodeExit::Describe() const {
   return text;
 }
 
+int SliceOfNode(int node, int num_nodes, int num_slices) {
+  return static_cast<int>(static_cast<int64_t>(node) * num_slices / num_nodes);
+}
+
 Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
   if (options.num_nodes < 1) {
     return InvalidArgumentError("launch: the number of nodes must be at least 1, got " +
@@ -302,6 +307,11 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
   }
   if (options.devices_per_node && *options.devices_per_node < 1) {
     return InvalidArgumentError("launch: devices per node must be at least 1");
+  }
+  if (options.num_slices < 1 || options.num_slices > options.num_nodes) {
+    return InvalidArgumentError("launch: " + std::to_string(options.num_slices) + " slices for " +
+                                std::to_string(options.num_nodes) +
+                                " nodes (each slice holds at least one node)");
   }
 
   CoordinationServerOptions server_options;
@@ -325,6 +335,9 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
   if (options.devices_per_node) {
     base_env.push_back(std::string(kEnvDevicesPerNode) + "=" +
                        std::to_string(*options.devices_per_node));
+  }
+  if (options.num_slices > 1) {
+    base_env.push_back(std::string(kEnvNumSlices) + "=" + std::to_string(options.num_slices));
   }
   for (const auto& [name, value] : options.extra_env) base_env.push_back(name + "=" + value);
 
@@ -370,6 +383,10 @@ Result<LaunchResult> LaunchJob(const LaunchOptions& options) {
     if (piped) {
       std::vector<std::string> env = base_env;
       env.push_back(std::string(kEnvNodeId) + "=" + std::to_string(i));
+      if (options.num_slices > 1) {
+        env.push_back(std::string(kEnvSliceId) + "=" +
+                      std::to_string(SliceOfNode(i, options.num_nodes, options.num_slices)));
+      }
       pid = Spawn(options.command, env, pipes[0][1], pipes[1][1]);
     }
     for (auto& p : pipes) {

@@ -24,6 +24,9 @@ struct LaunchOptions {
   // '/' is looked up in PATH.
   std::vector<std::string> command;
   std::optional<int> devices_per_node;  // exported as BERTH_DEVICES_PER_NODE
+  // Slices of the job (exported as BERTH_NUM_SLICES, and BERTH_SLICE_ID =
+  // SliceOfNode): 1 exports neither.
+  int num_slices = 1;
   // After a node fails (or a signal arrives): SIGTERM to the others, then
   // SIGKILL to whatever is left after this long.
   Duration grace_period = std::chrono::seconds(3);
@@ -39,6 +42,10 @@ struct LaunchOptions {
   // More variables for every node's environment (after the inherited ones).
   std::vector<std::pair<std::string, std::string>> extra_env;
 };
+
+// The slice `berth launch --slices` puts node `node` of `num_nodes` in:
+// contiguous blocks of nodes, as even as they divide (node * slices / nodes).
+int SliceOfNode(int node, int num_nodes, int num_slices);
 
 // How one node ended.
 struct NodeExit {

@@ -139,6 +139,29 @@ TEST(LauncherTest, ExportsTheJobEnvironmentToEveryNode) {
                                                    "[node 2] 2 3 " + address + " 64 4 x"));
 }
 
+TEST(LauncherTest, ExportsSlicesAsContiguousBlocksOfNodes) {
+  LaunchOptions options = Shell(5, "echo \"$BERTH_SLICE_ID/$BERTH_NUM_SLICES\"");
+  options.num_slices = 2;
+  JobRun run = Launch(options);
+  ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+  EXPECT_THAT(Lines(run.out), UnorderedElementsAre("[node 0] 0/2", "[node 1] 0/2", "[node 2] 0/2",
+                                                   "[node 3] 1/2", "[node 4] 1/2"));
+  for (int nodes : {1, 2, 3, 7, 64}) {
+    for (int slices = 1; slices <= nodes; ++slices) {
+      int previous = 0;
+      for (int node = 0; node < nodes; ++node) {
+        const int slice = SliceOfNode(node, nodes, slices);
+        EXPECT_TRUE(slice == previous || slice == previous + 1) << nodes << " " << slices;
+        previous = slice;
+      }
+      EXPECT_EQ(SliceOfNode(0, nodes, slices), 0);
+      EXPECT_EQ(SliceOfNode(nodes - 1, nodes, slices), slices - 1) << nodes << " " << slices;
+    }
+  }
+  options.num_slices = 6;
+  EXPECT_THAT(LaunchJob(options).status().message(), HasSubstr("6 slices for 5 nodes"));
+}
+
 TEST(LauncherTest, ReturnsZeroWhenEveryNodeSucceeds) {
   JobRun run = Launch(Shell(3, "exit 0"));
   ASSERT_TRUE(run.status.ok());

@@ -73,14 +73,17 @@ CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
       addresses.assign(addresses.size(), "127.0.0.1");
     }
     gloo_ = std::make_unique<GlooCollectives>(
-        *kv_store, self, std::move(addresses), kCollectiveTimeout, [this](const Status& status) {
+        *kv_store, self, std::move(addresses), kCollectiveTimeout,
+        [this](const Status& status) {
           event_callbacks().Emit(BERTH_Callback_EventKind_PluginFatal, "", -1, status);
-        });
+        },
+        topology_.slices, options_.collective_algorithm);
   }
 }
 
 Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& options,
-                                                     const plugin::KeyValueStore& kv_store) {
+                                                     const plugin::KeyValueStore& kv_store,
+                                                     const plugin::SliceTopology& slices) {
   // No kernel variant this CPU runs (or BERTH_CPU_ISA asks for one it
   // cannot): no client, rather than an illegal instruction later.
   BERTH_RETURN_IF_ERROR(isa::Selected().status().WithContext("cpu client"));
@@ -90,7 +93,17 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(parsed.node_id, reader.Int64("node_id", 0));
   BERTH_ASSIGN_OR_RETURN(parsed.num_nodes, reader.Int64("num_nodes", 1));
   BERTH_ASSIGN_OR_RETURN(parsed.node_address, reader.String(BERTH_OPTION_NODE_ADDRESS, ""));
+  BERTH_ASSIGN_OR_RETURN(std::string algorithm, reader.String("collective_algorithm", "auto"));
+  if (algorithm == "flat") {
+    parsed.collective_algorithm = CollectiveAlgorithm::kFlat;
+  } else if (algorithm == "hierarchical") {
+    parsed.collective_algorithm = CollectiveAlgorithm::kHierarchical;
+  } else if (algorithm != "auto") {
+    return InvalidArgumentError("cpu client option 'collective_algorithm' is '" + algorithm +
+                                "'; expected auto, flat or hierarchical");
+  }
   BERTH_RETURN_IF_ERROR(reader.CheckNoUnknown());
+  parsed.slices = slices;
   if (parsed.device_count < 1 || parsed.device_count > kMaxDevices) {
     return InvalidArgumentError("cpu client option 'device_count' must be between 1 and " +
                                 std::to_string(kMaxDevices) + ", not " +
@@ -100,6 +113,11 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
     return InvalidArgumentError("cpu client options: node_id " + std::to_string(parsed.node_id) +
                                 " is not in [0, num_nodes " + std::to_string(parsed.num_nodes) +
                                 ")");
+  }
+  if (parsed.slices.num_slices > parsed.num_nodes) {
+    return InvalidArgumentError("cpu client: a job of " + std::to_string(parsed.num_nodes) +
+                                " nodes cannot have " + std::to_string(parsed.slices.num_slices) +
+                                " slices (each slice holds at least one node)");
   }
   if (parsed.num_nodes == 1) {
     return std::unique_ptr<CpuClient>(
@@ -113,8 +131,18 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
   BERTH_ASSIGN_OR_RETURN(CpuTopology topology,
                          ExchangeTopology(kv_store, static_cast<int>(parsed.node_id),
                                           static_cast<int>(parsed.num_nodes), parsed.device_count,
-                                          parsed.node_address, kCollectiveTimeout));
+                                          parsed.slices, parsed.node_address, kCollectiveTimeout));
   return std::unique_ptr<CpuClient>(new CpuClient(parsed, std::move(topology), &kv_store));
+}
+
+std::vector<int32_t> CpuClient::device_slices() const {
+  std::vector<int32_t> slices;
+  for (int node = 0; node < topology_.num_nodes(); ++node) {
+    slices.insert(slices.end(),
+                  static_cast<size_t>(topology_.device_counts[static_cast<size_t>(node)]),
+                  topology_.slices[static_cast<size_t>(node)]);
+  }
+  return slices;
 }
 
 Result<std::unique_ptr<plugin::LoadedExecutable>> CpuClient::Compile(

@@ -29,16 +29,22 @@ struct CpuClientOptions {
   int64_t node_id = 0;
   int64_t num_nodes = 1;
   std::string node_address;  // the reserved option; empty outside jobs and from older hosts
+  plugin::SliceTopology slices;  // the multi_slice extension's; one slice without it
+  // `collective_algorithm`: auto (default), flat or hierarchical.
+  CollectiveAlgorithm collective_algorithm = CollectiveAlgorithm::kAuto;
 };
 
 class CpuClient final : public plugin::Client {
  public:
   static Result<std::unique_ptr<CpuClient>> Create(const NamedValueMap& options,
-                                                   const plugin::KeyValueStore& kv_store);
+                                                   const plugin::KeyValueStore& kv_store,
+                                                   const plugin::SliceTopology& slices = {});
 
   const std::string& platform_name() const override { return platform_name_; }
   const std::string& platform_version() const override { return platform_version_; }
   int32_t process_index() const override { return static_cast<int32_t>(options_.node_id); }
+  int32_t num_slices() const override { return topology_.num_slices; }
+  std::vector<int32_t> device_slices() const override;
 
   Result<plugin::HostBufferResult> BufferFromHostBuffer(const plugin::HostBufferArgs& args) override;
   Result<std::unique_ptr<plugin::LoadedExecutable>> Compile(

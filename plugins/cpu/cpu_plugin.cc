@@ -35,13 +35,20 @@ class CpuPlugin final : public plugin::Plugin {
   }
 
   std::vector<BERTH_Extension_Base*> Extensions() override {
-    return {plugin::FfiExtension(), plugin::CallbackExtension(), plugin::AbiVersionExtension(),
-            plugin::CustomPartitionerExtension(), plugin::PhaseCompileExtension()};
+    return {plugin::FfiExtension(),          plugin::CallbackExtension(),
+            plugin::AbiVersionExtension(),   plugin::CustomPartitionerExtension(),
+            plugin::PhaseCompileExtension(), plugin::MultiSliceExtension()};
   }
 
   Result<std::unique_ptr<plugin::Client>> CreateClient(
       const NamedValueMap& options, const plugin::KeyValueStore& kv_store) override {
-    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, CpuClient::Create(options, kv_store));
+    return CreateClient(options, kv_store, plugin::SliceTopology{});
+  }
+  Result<std::unique_ptr<plugin::Client>> CreateClient(
+      const NamedValueMap& options, const plugin::KeyValueStore& kv_store,
+      const plugin::SliceTopology& slices) override {
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client,
+                           CpuClient::Create(options, kv_store, slices));
     return std::unique_ptr<plugin::Client>(std::move(client));
   }
 };

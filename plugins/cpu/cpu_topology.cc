@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace berth::cpu {
@@ -13,28 +14,58 @@ std::string HostName() {
   return name;
 }
 
-// "devices=K host=NAME"
-std::string Encode(int64_t device_count, const std::string& host) {
-  return "devices=" + std::to_string(device_count) + " host=" + host;
+// "devices=K slice=S/N host=NAME" (the host name last: it is free text).
+struct Entry {
+  int64_t device_count = 0;
+  int32_t slice_id = 0;
+  int32_t num_slices = 1;
+  std::string host;
+};
+
+std::string Encode(const Entry& entry) {
+  return "devices=" + std::to_string(entry.device_count) +
+         " slice=" + std::to_string(entry.slice_id) + "/" + std::to_string(entry.num_slices) +
+         " host=" + entry.host;
 }
 
-Status Decode(std::string_view text, int node, int64_t& device_count, std::string& host) {
+// Reads the integer `text` is made of into `out`.
+template <typename T>
+bool ReadInt(std::string_view text, T& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+Result<Entry> Decode(std::string_view text, int node) {
   auto bad = [&] {
-    return InvalidArgumentError("cpu topology: node " + std::to_string(node) +
-                                " published an unreadable entry '" + std::string(text.substr(0, 100)) +
-                                "' (expected 'devices=K host=NAME'); is every node running the "
-                                "same berth version?");
+    return InvalidArgumentError(
+        "cpu topology: node " + std::to_string(node) + " published an unreadable entry '" +
+        std::string(text.substr(0, 100)) +
+        "' (expected 'devices=K slice=S/N host=NAME'); is every node running "
+        "the same berth version?");
   };
   constexpr std::string_view kDevices = "devices=";
+  constexpr std::string_view kSlice = " slice=";
   constexpr std::string_view kHost = " host=";
   if (text.substr(0, kDevices.size()) != kDevices) return bad();
   size_t host_at = text.find(kHost);
-  if (host_at == std::string_view::npos) return bad();
-  std::string_view count = text.substr(kDevices.size(), host_at - kDevices.size());
-  auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), device_count);
-  if (ec != std::errc() || end != count.data() + count.size() || device_count < 1) return bad();
-  host = std::string(text.substr(host_at + kHost.size()));
-  return OkStatus();
+  size_t slice_at = text.find(kSlice);
+  if (host_at == std::string_view::npos || slice_at == std::string_view::npos ||
+      slice_at > host_at) {
+    return bad();
+  }
+  Entry entry;
+  std::string_view slice =
+      text.substr(slice_at + kSlice.size(), host_at - slice_at - kSlice.size());
+  size_t slash = slice.find('/');
+  if (!ReadInt(text.substr(kDevices.size(), slice_at - kDevices.size()), entry.device_count) ||
+      entry.device_count < 1 || slash == std::string_view::npos ||
+      !ReadInt(slice.substr(0, slash), entry.slice_id) ||
+      !ReadInt(slice.substr(slash + 1), entry.num_slices) || entry.num_slices < 1 ||
+      entry.slice_id < 0 || entry.slice_id >= entry.num_slices) {
+    return bad();
+  }
+  entry.host = std::string(text.substr(host_at + kHost.size()));
+  return entry;
 }
 
 }  // namespace
@@ -61,14 +92,17 @@ std::string CpuTopology::NodeName(int node) const {
 CpuTopology LocalTopology(int64_t device_count) {
   CpuTopology topology;
   topology.device_counts = {device_count};
+  topology.slices = {0};
   topology.addresses = {HostName()};
   return topology;
 }
 
 Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int node_id, int num_nodes,
-                                     int64_t device_count, const std::string& address,
+                                     int64_t device_count, const plugin::SliceTopology& slices,
+                                     const std::string& address,
                                      std::chrono::milliseconds timeout) {
-  const std::string mine = Encode(device_count, address.empty() ? HostName() : address);
+  const std::string mine = Encode(Entry{device_count, slices.slice_id, slices.num_slices,
+                                        address.empty() ? HostName() : address});
   const std::string my_key = "topology/" + std::to_string(node_id);
   Status put = store.Put(my_key, mine, /*allow_overwrite=*/false);
   if (put.code() == StatusCode::kAlreadyExists) {
@@ -83,6 +117,7 @@ Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int nod
   }
   CpuTopology topology;
   topology.node_id = node_id;
+  topology.num_slices = slices.num_slices;
   for (int node = 0; node < num_nodes; ++node) {
     std::string text = mine;
     if (node != node_id) {
@@ -93,11 +128,23 @@ Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int nod
       }
       text = std::move(value).value();
     }
-    int64_t count = 0;
-    std::string host;
-    BERTH_RETURN_IF_ERROR(Decode(text, node, count, host));
-    topology.device_counts.push_back(count);
-    topology.addresses.push_back(std::move(host));
+    BERTH_ASSIGN_OR_RETURN(Entry entry, Decode(text, node));
+    if (entry.num_slices != slices.num_slices) {
+      return InvalidArgumentError("cpu topology: node " + std::to_string(node) + " (" + entry.host +
+                                  ") is in a job of " + std::to_string(entry.num_slices) +
+                                  " slices, node " + std::to_string(node_id) + " in one of " +
+                                  std::to_string(slices.num_slices) +
+                                  " (BERTH_NUM_SLICES must be the same on every node)");
+    }
+    topology.device_counts.push_back(entry.device_count);
+    topology.slices.push_back(entry.slice_id);
+    topology.addresses.push_back(std::move(entry.host));
+  }
+  for (int32_t slice = 0; slice < slices.num_slices; ++slice) {
+    if (std::find(topology.slices.begin(), topology.slices.end(), slice) == topology.slices.end()) {
+      return InvalidArgumentError("cpu topology: slice " + std::to_string(slice) + " of " +
+                                  std::to_string(slices.num_slices) + " has no node");
+    }
   }
   int64_t total = topology.first_device_id(num_nodes);
   if (total > (int64_t{1} << 31)) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "berth/plugin/key_value.hpp"
+#include "berth/plugin/plugin.hpp"
 #include "berth/status.hpp"
 
 namespace berth::cpu {
@@ -19,6 +20,9 @@ struct CpuTopology {
   // Where each node is reached, by node: its `node_address` (the host's,
   // C API 1.3), else its host name.
   std::vector<std::string> addresses;
+  // The job's slices (the multi_slice extension) and each node's.
+  int32_t num_slices = 1;
+  std::vector<int32_t> slices;  // by node
 
   int num_nodes() const { return static_cast<int>(device_counts.size()); }
   // Global ids are given node by node: node 0's devices first.
@@ -32,15 +36,15 @@ struct CpuTopology {
 // A one-process topology.
 CpuTopology LocalTopology(int64_t device_count);
 
-// Publishes this node's device count and `address` (empty: its host name)
-// under `topology/<node>`
-// and reads every other node's, waiting up to `timeout` for each (the job's
-// error ends the wait at once). FAILED_PRECONDITION when this node published
-// a different topology before (a restart with other devices); INVALID_ARGUMENT
-// naming the node for an unreadable entry.
+// Publishes this node's device count, slice and `address` (empty: its host
+// name) under `topology/<node>` and reads every other node's, waiting up to
+// `timeout` for each (the job's error ends the wait at once).
+// FAILED_PRECONDITION when this node published a different topology before
+// (a restart with other devices); INVALID_ARGUMENT naming the node for an
+// unreadable entry, or for one that counts other slices than this node.
 Result<CpuTopology> ExchangeTopology(const plugin::KeyValueStore& store, int node_id, int num_nodes,
-                                     int64_t device_count, const std::string& address,
-                                     std::chrono::milliseconds timeout);
+                                     int64_t device_count, const plugin::SliceTopology& slices,
+                                     const std::string& address, std::chrono::milliseconds timeout);
 
 }  // namespace berth::cpu
 

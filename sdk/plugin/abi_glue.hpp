@@ -42,6 +42,11 @@ struct BERTH_Client {
     std::vector<BERTH_PhaseCompile_Phase> phases;
     std::vector<const BERTH_PhaseCompile_Phase*> pointers;
   } compile_phases;
+  // BERTH_MultiSlice_DeviceSlices' answer, made at the first call.
+  struct DeviceSlices {
+    std::once_flag once;
+    std::vector<int32_t> slices;
+  } device_slices;
 };
 
 struct BERTH_Buffer {

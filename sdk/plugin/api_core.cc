@@ -130,6 +130,41 @@ Result<BERTH_Client*> CheckClient(BERTH_Client* client, const char* function) {
   return client;
 }
 
+// The multi_slice topology the host may hang on the create args' chain
+// (berth/ext/multi_slice.h); one slice when there is none. Other types are
+// skipped; a second topology, a short struct or a slice outside the count is
+// INVALID_ARGUMENT.
+Result<SliceTopology> SlicesFromChain(const BERTH_Extension_Base* chain) {
+  constexpr const char* kFn = "BERTH_Client_Create";
+  SliceTopology slices;
+  bool seen = false;
+  int length = 0;
+  for (const BERTH_Extension_Base* node = chain; node != nullptr; node = node->next) {
+    if (++length > 64) {
+      return InvalidArgumentError(std::string(kFn) +
+                                  ": the args' extension chain is longer than 64 (a loop?)");
+    }
+    if (node->type != BERTH_Extension_Type_MultiSlice) continue;
+    if (seen) return InvalidArgumentError(std::string(kFn) + ": two multi_slice topologies");
+    seen = true;
+    if (node->struct_size < BERTH_MultiSlice_Topology_STRUCT_SIZE) {
+      return StructSizeError("BERTH_MultiSlice_Topology", BERTH_MultiSlice_Topology_STRUCT_SIZE,
+                             node->struct_size);
+    }
+    const auto* topology = reinterpret_cast<const BERTH_MultiSlice_Topology*>(node);
+    if (topology->num_slices < 1 || topology->slice_id < 0 ||
+        topology->slice_id >= topology->num_slices) {
+      return InvalidArgumentError(std::string(kFn) + ": multi_slice topology: slice_id " +
+                                  std::to_string(topology->slice_id) +
+                                  " is not in [0, num_slices " +
+                                  std::to_string(topology->num_slices) + ")");
+    }
+    slices.num_slices = topology->num_slices;
+    slices.slice_id = topology->slice_id;
+  }
+  return slices;
+}
+
 BERTH_Error* ClientCreate(BERTH_Client_Create_Args* args) {
   return Guard("BERTH_Client_Create", args, BERTH_Client_Create_Args_STRUCT_SIZE, [&]() -> Status {
     args->client = nullptr;
@@ -141,8 +176,10 @@ BERTH_Error* ClientCreate(BERTH_Client_Create_Args* args) {
       return StructSizeError("BERTH_KeyValueStore", BERTH_KeyValueStore_STRUCT_SIZE,
                              args->kv_store->struct_size);
     }
+    BERTH_ASSIGN_OR_RETURN(SliceTopology slices, SlicesFromChain(args->extension_start));
     auto client = std::make_unique<BERTH_Client>(KeyValueStore(args->kv_store));
-    BERTH_ASSIGN_OR_RETURN(client->impl, CurrentPlugin().CreateClient(options, client->kv_store));
+    BERTH_ASSIGN_OR_RETURN(client->impl,
+                           CurrentPlugin().CreateClient(options, client->kv_store, slices));
     if (client->impl == nullptr) {
       return InternalError("BERTH_Client_Create: the plugin returned no client");
     }

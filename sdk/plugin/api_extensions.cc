@@ -411,6 +411,19 @@ BERTH_Error* LiveObjectsCount(BERTH_LiveObjects_Count_Args* args) {
 }
 
 }  // namespace
+BERTH_Error* MultiSliceDeviceSlices(BERTH_MultiSlice_DeviceSlices_Args* args) {
+  constexpr const char* kFn = "BERTH_MultiSlice_DeviceSlices";
+  return Guard(kFn, args, BERTH_MultiSlice_DeviceSlices_Args_STRUCT_SIZE, [&]() -> Status {
+    if (args->client == nullptr) return NullArgument(kFn, "client");
+    BERTH_Client::DeviceSlices& table = args->client->device_slices;
+    std::call_once(table.once, [&] { table.slices = args->client->impl->device_slices(); });
+    args->num_slices = args->client->impl->num_slices();
+    args->device_slices = table.slices.data();
+    args->num_devices = table.slices.size();
+    return OkStatus();
+  });
+}
+
 }  // namespace glue
 
 BERTH_Extension_Base* FfiExtension() {
@@ -456,6 +469,14 @@ BERTH_Extension_Base* PhaseCompileExtension() {
       BERTH_PHASE_COMPILE_EXTENSION_VERSION,
       glue::ListPhases,
       glue::RunPhase};
+  return &extension.base;
+}
+
+BERTH_Extension_Base* MultiSliceExtension() {
+  static BERTH_MultiSlice_Extension extension{
+      {BERTH_MultiSlice_Extension_STRUCT_SIZE, BERTH_Extension_Type_MultiSlice, nullptr},
+      BERTH_MULTI_SLICE_EXTENSION_VERSION,
+      glue::MultiSliceDeviceSlices};
   return &extension.base;
 }
 

@@ -188,13 +188,14 @@ class JobTest : public ::testing::Test {
   }
 
   std::unique_ptr<Process> StartNode(const std::string& address, int node, int nodes,
-                                     const std::string& program, const std::string& token = "") {
-    return Start({BERTH_EXE, "run", program, "--json"},
-                 {{"BERTH_COORDINATOR", address},
-                  {"BERTH_NODE_ID", std::to_string(node)},
-                  {"BERTH_NUM_NODES", std::to_string(nodes)},
-                  {"BERTH_COORDINATOR_TOKEN", token},
-                  {"BERTH_LOG", "error"}},
+                                     const std::string& program, const std::string& token = "",
+                                     std::map<std::string, std::string> more_env = {}) {
+    more_env.insert({{"BERTH_COORDINATOR", address},
+                     {"BERTH_NODE_ID", std::to_string(node)},
+                     {"BERTH_NUM_NODES", std::to_string(nodes)},
+                     {"BERTH_COORDINATOR_TOKEN", token},
+                     {"BERTH_LOG", "error"}});
+    return Start({BERTH_EXE, "run", program, "--json"}, more_env,
                  "node" + std::to_string(node) + "_" + std::to_string(started_++));
   }
 
@@ -280,6 +281,59 @@ TEST_F(JobTest, LaunchedAllReducePrintsTheSameSumOnEveryNode) {
     EXPECT_EQ(report["num_nodes"], 3);
     EXPECT_EQ(report["results"][0]["data"], nlohmann::json::array({3})) << "node " << node << ": " << report;
   }
+}
+
+// Each of 6 replicas all-reduces 1,003 floats of mixed magnitudes drawn
+// from its replica id (so that the order of summation shows in the bits).
+constexpr char kMixedAllReduce6[] = R"(
+module @mixed attributes {mhlo.num_replicas = 6 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func public @main() -> tensor<1003xf32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %r = stablehlo.convert %id : (tensor<ui32>) -> tensor<f32>
+    %rb = stablehlo.broadcast_in_dim %r, dims = [] : (tensor<f32>) -> tensor<1003xf32>
+    %i = stablehlo.iota dim = 0 : tensor<1003xf32>
+    %c = stablehlo.constant dense<0.37> : tensor<1003xf32>
+    %t = stablehlo.multiply %rb, %c : tensor<1003xf32>
+    %u = stablehlo.add %i, %t : tensor<1003xf32>
+    %s = stablehlo.sine %u : tensor<1003xf32>
+    %e = stablehlo.exponential %s : tensor<1003xf32>
+    %k = stablehlo.constant dense<1000.0> : tensor<1003xf32>
+    %big = stablehlo.multiply %s, %k : tensor<1003xf32>
+    %x = stablehlo.add %big, %e : tensor<1003xf32>
+    %sum = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %v = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %v : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3, 4, 5]]> : tensor<1x6xi64>} : (tensor<1003xf32>) -> tensor<1003xf32>
+    return %sum : tensor<1003xf32>
+  }
+}
+)";
+
+// On 3 slices of 2 nodes the all-reduce runs hierarchically (within each
+// slice, the shares across, gathered back): every node gets the same bits,
+// and the flat ring's sums up to float reassociation.
+TEST_F(JobTest, HierarchicalAllReduceIsTheSameOnEveryNodeAndCloseToTheFlatOne) {
+  std::map<int, nlohmann::json> sliced = Launch(6, kMixedAllReduce6, {"--slices", "3"});
+  std::map<int, nlohmann::json> flat = Launch(6, kMixedAllReduce6);
+  ASSERT_EQ(sliced.size(), 6u);
+  ASSERT_EQ(flat.size(), 6u);
+  const std::vector<double> first = sliced[0]["results"][0]["data"].get<std::vector<double>>();
+  const std::vector<double> ring = flat[0]["results"][0]["data"].get<std::vector<double>>();
+  ASSERT_EQ(first.size(), 1003u);
+  ASSERT_EQ(ring.size(), 1003u);
+  for (int node = 1; node < 6; ++node) {
+    EXPECT_EQ(sliced[node]["results"][0]["data"].get<std::vector<double>>(), first) << node;
+    EXPECT_EQ(flat[node]["results"][0]["data"].get<std::vector<double>>(), ring) << node;
+  }
+  size_t reordered = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_NEAR(first[i], ring[i], 1e-5 * (std::abs(ring[i]) + 6000.0)) << i;
+    reordered += first[i] != ring[i];
+  }
+  // The two orders of summation are deterministic and differ (388 of the
+  // 1,003 sums here): all equal would mean the sliced job ran the flat ring.
+  EXPECT_GT(reordered, 0u);
 }
 
 TEST_F(JobTest, DevicesPerNodeReachTheClientAsItsDeviceCount) {
@@ -553,6 +607,25 @@ TEST_F(JobTest, DuplicateNodeIdIsRefused) {
   EXPECT_EQ(*code, 1);
   EXPECT_THAT(second->err(), HasSubstr("already registered"));
   EXPECT_FALSE(first->Wait(0ms).has_value()) << "the first node 0 should still run: " << first->err();
+}
+
+// Nodes that disagree on the number of slices are refused when their
+// clients meet, each naming the other's count and its own.
+TEST_F(JobTest, NodesCountingOtherSlicesAreRefusedNamingBoth) {
+  std::string address = StartCoordinator(2);
+  ASSERT_FALSE(address.empty());
+  std::string program = dir_.Write("sum.mlir", kAllReduce3).string();
+  auto zero =
+      StartNode(address, 0, 2, program, "", {{"BERTH_NUM_SLICES", "2"}, {"BERTH_SLICE_ID", "0"}});
+  auto one =
+      StartNode(address, 1, 2, program, "", {{"BERTH_NUM_SLICES", "1"}, {"BERTH_SLICE_ID", "0"}});
+  for (auto* node : {zero.get(), one.get()}) {
+    std::optional<int> code = node->Wait(30s);
+    ASSERT_TRUE(code.has_value()) << "a node of another slice count was not refused in 30 s";
+    EXPECT_NE(*code, 0);
+  }
+  const std::string errors = zero->err() + one->err();
+  EXPECT_THAT(errors, HasSubstr("is in a job of 1 slices, node 0 in one of 2")) << errors;
 }
 
 // A one-node job hosting its own coordination service on a free port.

@@ -132,7 +132,7 @@ TEST(BenchCollectivesTest, EveryOpAndTypeIsCheckedCorrect) {
         const nlohmann::json& r = report["results"][i];
         EXPECT_EQ(r["op"], cli::CollectiveOpName(op));
         EXPECT_EQ(r["dtype"], dtype);
-        EXPECT_EQ(r["algorithm"], "flat");
+        EXPECT_EQ(r["algorithm"], "auto");
         EXPECT_EQ(r["size"], requested[i] / (4 * width) * 4 * width) << what;
         EXPECT_TRUE(r["correct"].get<bool>()) << what << " size " << r["size"];
         EXPECT_GT(r["time_us"].get<double>(), 0.0);
@@ -152,12 +152,11 @@ TEST(BenchCollectivesTest, TheTablePrintsOneCheckedLinePerSize) {
   ASSERT_EQ(result.exit_code, 0) << result.out;
   EXPECT_THAT(result.out, HasSubstr("# 2 devices on 1 node"));
   EXPECT_THAT(result.out, HasSubstr("busbw (GB/s)"));
-  EXPECT_THAT(result.out, ::testing::ContainsRegex("4096  all_reduce +f32 +flat .* yes\n"));
-  EXPECT_THAT(result.out, ::testing::ContainsRegex("8192  all_reduce +f32 +flat .* yes\n"));
+  EXPECT_THAT(result.out, ::testing::ContainsRegex("4096  all_reduce +f32 +auto .* yes\n"));
+  EXPECT_THAT(result.out, ::testing::ContainsRegex("8192  all_reduce +f32 +auto .* yes\n"));
 }
 
-// Usage errors exit 2, the hierarchical algorithm (not built yet) 1; each
-// message names what was wrong.
+// Usage errors exit 2; each message names what was wrong.
 TEST(BenchCollectivesTest, BadArgumentsAreRefusedNamingThem) {
   // {arguments, exit code, message}
   const std::tuple<const char*, int, const char*> cases[] = {
@@ -169,8 +168,6 @@ TEST(BenchCollectivesTest, BadArgumentsAreRefusedNamingThem) {
       {"collectives --devices 4 --sizes 8", 2, "holds less than one f32 per device (4 devices)"},
       {"collectives --iters 0", 2, "at least one timed iteration"},
       {"kernels", 2, "unknown scenario 'kernels'"},
-      {"collectives --algorithm hierarchical --devices 2", 1,
-       "UNIMPLEMENTED: --algorithm hierarchical: hierarchical collectives"},
   };
   for (const auto& [args, exit_code, message] : cases) {
     testing::CommandResult result = RunCommand(Berth("bench " + std::string(args) + " 2>&1"));

@@ -42,6 +42,12 @@ struct HostBufferOptions {
 // Move-only. Thread-safe: several threads may use one client at once. The
 // plugin client is destroyed when the Client and every buffer, executable and
 // device handle made from it are gone.
+// The job's slices as a client sees them (the multi_slice extension).
+struct SliceLayout {
+  int num_slices = 1;
+  std::vector<int32_t> device_slices;  // in Client::devices() order
+};
+
 class BERTH_API Client {
  public:
   Client(Client&&) noexcept = default;
@@ -106,6 +112,11 @@ class BERTH_API Client {
   // `source_name` names the bytes in messages (e.g. the file's path).
   Result<Executable> Deserialize(std::string_view bytes,
                                  std::string_view source_name = "<berth-executable>") const;
+
+  // multi_slice: the job's slice count and each device's slice, in devices()
+  // order (one slice when the client was told of none). UNIMPLEMENTED for a
+  // plugin without the extension.
+  Result<SliceLayout> slice_layout() const;
 
   // phase_compile: the plugin's compile phases in order.
   Result<std::vector<CompilePhase>> CompilePhases() const;

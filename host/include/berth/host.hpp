@@ -67,6 +67,11 @@ struct ClientOptions {
   // Bytes of entries the folder may hold before the least recently used go;
   // 0 takes BERTH_COMPILATION_CACHE_MAX_BYTES, else 4 GiB.
   int64_t compilation_cache_max_bytes = 0;
+  // The job's slices and this node's (Job::ClientOptionsFor fills them). A
+  // plugin with the multi_slice extension is told them at creation; another
+  // is not (a warning is logged when there are several slices).
+  int num_slices = 1;
+  int slice_id = 0;
 };
 
 // Thread-safe; move-only.

@@ -46,6 +46,12 @@ struct JobConfig {
   // address of BERTH_NODE_INTERFACE, else the local address of the route to
   // the coordinator (host/distributed/README.md, "Node addresses").
   std::string node_address;
+  // The job's slices (groups of nodes on a fast fabric joined by a slower
+  // network; `berth launch --slices S`, BERTH_NUM_SLICES and BERTH_SLICE_ID)
+  // and this node's: ClientOptionsFor passes them to plugins that take them
+  // (the multi_slice extension, berth/ext/multi_slice.h).
+  int num_slices = 1;
+  int slice_id = 0;
 };
 
 struct JobOptions {
@@ -82,6 +88,8 @@ class BERTH_API Job {
   // The address other nodes reach this one at (JobConfig::node_address, or
   // as resolved when joining).
   const std::string& node_address() const;
+  int num_slices() const;
+  int slice_id() const;
 
   // Options for Host::CreateClient: the reserved `node_id` and `num_nodes`,
   // `node_address` in a job of several nodes (the host passes it on only to

@@ -5,6 +5,7 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "cpu/distributed/gloo_store.hpp"
@@ -13,13 +14,17 @@
 namespace berth::cpu {
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
-                                 std::vector<std::string> addresses, std::chrono::milliseconds timeout,
-                                 std::function<void(const Status&)> on_failure)
+                                 std::vector<std::string> addresses,
+                                 std::chrono::milliseconds timeout,
+                                 std::function<void(const Status&)> on_failure,
+                                 std::vector<int32_t> node_slices, CollectiveAlgorithm algorithm)
     : store_(store),
       node_id_(node_id),
       addresses_(std::move(addresses)),
       timeout_(timeout),
-      on_failure_(std::move(on_failure)) {}
+      on_failure_(std::move(on_failure)),
+      node_slices_(std::move(node_slices)),
+      algorithm_(algorithm) {}
 
 GlooCollectives::~GlooCollectives() {
   // Contexts hold pairs on the device's event loop: drop them first.
@@ -113,20 +118,57 @@ Status GlooCollectives::AllGather(const std::string& group, const std::vector<in
   });
 }
 
-Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
-                                  const void* in, void* out, size_t count, size_t element_size,
-                                  GlooReduceFn reduce) {
+Status GlooCollectives::FlatAllReduce(const std::string& group, const std::vector<int>& nodes,
+                                      const void* in, void* out, size_t count, size_t element_size,
+                                      const GlooReduceFn& reduce, RingPhases phases) {
   return WithContext(group, nodes, "all-reduce", [&](Entry& entry) {
     RingAllReduceArgs args;
     args.in = in;
     args.out = out;
     args.count = count;
     args.element_size = element_size;
-    args.reduce = std::move(reduce);
+    args.reduce = reduce;
     args.tag = entry.next_tag++;
     args.timeout = timeout_;
+    args.phases = phases;
     return RingAllReduce(*entry.context, args);
   });
+}
+
+Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
+                                  const void* in, void* out, size_t count, size_t element_size,
+                                  GlooReduceFn reduce) {
+  // The nodes of each slice, in the order of `nodes`.
+  std::map<int32_t, std::vector<int>> by_slice;
+  if (algorithm_ != CollectiveAlgorithm::kFlat && node_slices_.size() > 1) {
+    for (int node : nodes) by_slice[node_slices_.at(static_cast<size_t>(node))].push_back(node);
+  }
+  const size_t per_slice = by_slice.empty() ? 0 : by_slice.begin()->second.size();
+  bool hierarchical = by_slice.size() > 1 && per_slice > 1 && count >= per_slice;
+  for (const auto& [slice, members] : by_slice) hierarchical &= members.size() == per_slice;
+  if (!hierarchical) return FlatAllReduce(group, nodes, in, out, count, element_size, reduce);
+
+  // A reduce-scatter within the slice leaves this node (at `position` in it)
+  // one share reduced over the slice; the nodes at that position in every
+  // slice hold the same share and all-reduce it across slices; the slice's
+  // all-gather then hands every node every share.
+  const int32_t my_slice = node_slices_.at(static_cast<size_t>(node_id_));
+  const std::vector<int>& mates = by_slice.at(my_slice);
+  const int position =
+      static_cast<int>(std::find(mates.begin(), mates.end(), node_id_) - mates.begin());
+  std::vector<int> peers;  // the node at `position` of every slice
+  for (const auto& [slice, members] : by_slice)
+    peers.push_back(members[static_cast<size_t>(position)]);
+  std::sort(peers.begin(), peers.end());
+  const std::string slice_group = group + "|slice" + std::to_string(my_slice);
+  BERTH_RETURN_IF_ERROR(FlatAllReduce(slice_group, mates, in, out, count, element_size, reduce,
+                                      RingPhases::kReduceScatter));
+  const RingRange share = RingShare(count, static_cast<int>(per_slice), position);
+  char* at = static_cast<char*>(out) + share.begin * element_size;
+  BERTH_RETURN_IF_ERROR(FlatAllReduce(group + "|share" + std::to_string(position), peers, at, at,
+                                      share.end - share.begin, element_size, reduce));
+  return FlatAllReduce(slice_group, mates, out, out, count, element_size, reduce,
+                       RingPhases::kAllGather);
 }
 
 }  // namespace berth::cpu

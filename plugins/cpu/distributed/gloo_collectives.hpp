@@ -30,6 +30,15 @@ namespace berth::cpu {
 // out[i] = combine(a[i], b[i]) for `count` elements (a or b may alias out).
 using GlooReduceFn = std::function<void(void* out, const void* a, const void* b, size_t count)>;
 
+// How an all-reduce whose nodes span slices runs (the cpu client option
+// `collective_algorithm`): one ring over every node (flat), or within each
+// slice first and across slices only each node's share (hierarchical); auto
+// is hierarchical where it applies.
+enum class CollectiveAlgorithm { kAuto, kFlat, kHierarchical };
+
+// A ring all-reduce's halves (ring_all_reduce.hpp): both, or one of them.
+enum class RingPhases { kBoth, kReduceScatter, kAllGather };
+
 class GlooCollectives {
  public:
   // `store` is borrowed (the client's key-value store). `addresses[n]` is
@@ -38,9 +47,12 @@ class GlooCollectives {
   // context, fails after `timeout` rather than waiting forever.
   // `on_failure` runs once per context that breaks (a peer died, a timeout):
   // the client reports it as a fatal plugin error. It must not block.
-  GlooCollectives(const plugin::KeyValueStore& store, int node_id, std::vector<std::string> addresses,
-                  std::chrono::milliseconds timeout,
-                  std::function<void(const Status&)> on_failure = nullptr);
+  // `node_slices[n]` is node n's slice (empty: one slice).
+  GlooCollectives(const plugin::KeyValueStore& store, int node_id,
+                  std::vector<std::string> addresses, std::chrono::milliseconds timeout,
+                  std::function<void(const Status&)> on_failure = nullptr,
+                  std::vector<int32_t> node_slices = {},
+                  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto);
   ~GlooCollectives();
 
   // Every node of `nodes` (sorted, this node among them) calls these in the
@@ -52,7 +64,12 @@ class GlooCollectives {
                    const std::vector<size_t>& sizes, void* out);
 
   // out = reduction over nodes of each node's `in` (`count` elements of
-  // `element_size` bytes); `in` may equal `out`.
+  // `element_size` bytes); `in` may equal `out`. Every node ends with the
+  // same bits. Hierarchical (unless the algorithm is flat) when `nodes` span
+  // slices, every slice holds as many of them, more than one, and `count` is
+  // at least that many: a ring within each slice, then the k-th node of each
+  // slice reduces the k-th share across slices, then each slice gathers its
+  // shares. Otherwise one ring over `nodes`.
   Status AllReduce(const std::string& group, const std::vector<int>& nodes, const void* in,
                    void* out, size_t count, size_t element_size, GlooReduceFn reduce);
 
@@ -72,6 +89,9 @@ class GlooCollectives {
   Status WithContext(const std::string& group, const std::vector<int>& nodes, std::string_view op,
                      Body&& body);
   Status Connect(Entry& entry, const std::string& group, const std::vector<int>& nodes);
+  Status FlatAllReduce(const std::string& group, const std::vector<int>& nodes, const void* in,
+                       void* out, size_t count, size_t element_size, const GlooReduceFn& reduce,
+                       RingPhases phases = RingPhases::kBoth);
   std::string Describe(std::string_view op, const std::string& group,
                        const std::vector<int>& nodes) const;
 
@@ -80,6 +100,8 @@ class GlooCollectives {
   const std::vector<std::string> addresses_;
   const std::chrono::milliseconds timeout_;
   std::function<void(const Status&)> on_failure_;
+  const std::vector<int32_t> node_slices_;
+  const CollectiveAlgorithm algorithm_;
   std::mutex mutex_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::map<std::string, std::unique_ptr<Entry>> entries_;

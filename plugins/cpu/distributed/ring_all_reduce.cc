@@ -59,13 +59,13 @@ class Ring {
     // Reduce-scatter: at step s, send chunk r-s (the input at first, then
     // what was reduced at step s-1) and reduce chunk r-s-1. Afterwards this
     // rank holds chunk r+1 fully reduced.
-    for (int s = 0; s + 1 < size_; ++s) {
+    for (int s = 0; s + 1 < size_ && args_.phases != RingPhases::kAllGather; ++s) {
       const int send = Mod(rank_ - s), recv = Mod(rank_ - s - 1);
       gloo::transport::UnboundBuffer& source = s == 0 && in_buffer_ ? *in_buffer_ : *out_buffer_;
       BERTH_RETURN_IF_ERROR(Step(source, send, recv, /*reduce=*/true));
     }
     // All-gather: pass the reduced chunks around the ring.
-    for (int s = 0; s + 1 < size_; ++s) {
+    for (int s = 0; s + 1 < size_ && args_.phases != RingPhases::kReduceScatter; ++s) {
       BERTH_RETURN_IF_ERROR(Step(*out_buffer_, Mod(rank_ + 1 - s), Mod(rank_ - s), false));
     }
     return OkStatus();
@@ -126,6 +126,11 @@ class Ring {
 };
 
 }  // namespace
+
+RingRange RingShare(size_t count, int size, int rank) {
+  Range chunk = Chunk(count, size, (rank + 1) % size);
+  return {chunk.begin, chunk.end};
+}
 
 Status RingAllReduce(gloo::Context& context, const RingAllReduceArgs& args) {
   if (args.element_size == 0) return InvalidArgumentError("ring all-reduce: element size 0");

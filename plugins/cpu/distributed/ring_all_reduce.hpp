@@ -35,7 +35,20 @@ struct RingAllReduceArgs {
   std::chrono::milliseconds timeout{0};
   // Bytes per message (rounded down to whole elements).
   size_t segment_bytes = size_t{1} << 18;
+  // Both halves (an all-reduce), or one of them: after the reduce-scatter
+  // rank r holds RingShare(count, size, r) of `out` reduced over every rank
+  // (the rest of `out` is partial); the all-gather starts from that state and
+  // leaves every rank with all of `out`.
+  RingPhases phases = RingPhases::kBoth;
 };
+
+// The elements [begin, end) that rank `rank` of `size` holds reduced after
+// the reduce-scatter half.
+struct RingRange {
+  size_t begin;
+  size_t end;
+};
+RingRange RingShare(size_t count, int size, int rank);
 
 // Throws what Gloo throws (gloo::IoException on a timeout or a broken
 // connection); returns INTERNAL if a wait is aborted.

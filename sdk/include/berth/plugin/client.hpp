@@ -50,6 +50,12 @@ class Client {
   virtual const std::string& platform_name() const = 0;
   virtual const std::string& platform_version() const = 0;
   virtual int32_t process_index() const { return 0; }
+  // Since plugin SDK 1.5 (the multi_slice extension): the job's slice count
+  // and each device's slice, in devices() order. Default: one slice.
+  virtual int32_t num_slices() const { return 1; }
+  virtual std::vector<int32_t> device_slices() const {
+    return std::vector<int32_t>(devices().size(), 0);
+  }
 
   virtual Result<std::unique_ptr<LoadedExecutable>> Compile(const Program& program,
                                                             const CompileOptions& options);

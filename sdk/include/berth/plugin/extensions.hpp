@@ -32,6 +32,7 @@
 #include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/live_objects.h"
+#include "berth/ext/multi_slice.h"
 #include "berth/ext/phase_compile.h"
 #include "berth/plugin/version.hpp"
 #include "berth/status.hpp"
@@ -189,6 +190,10 @@ BERTH_Extension_Base* CustomPartitionerExtension();
 // Client::RunCompilePhase; checks the phase's name and its input's format
 // before the plugin sees them.
 BERTH_Extension_Base* PhaseCompileExtension();
+// Since plugin SDK 1.5: the plugin takes the job's slices at client creation
+// (Plugin::CreateClient with a SliceTopology) and reports each device's
+// (Client::num_slices, Client::device_slices).
+BERTH_Extension_Base* MultiSliceExtension();
 // The live_objects extension (LiveObjects() of berth/plugin/live_objects.hpp).
 // MakeApi links it at the end of every SDK plugin's chain; plugins need not
 // list it.

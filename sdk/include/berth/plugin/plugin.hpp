@@ -24,6 +24,13 @@
 namespace berth::plugin {
 
 // What the host told the plugin at initialization.
+// The slices of the job a client's node belongs to (berth/ext/multi_slice.h):
+// one slice outside a job of slices.
+struct SliceTopology {
+  int32_t num_slices = 1;
+  int32_t slice_id = 0;  // this node's
+};
+
 struct HostContext {
   int32_t api_major = 0;
   int32_t api_minor = 0;
@@ -43,6 +50,15 @@ class Plugin {
   // `kv_store` is usable only while the client lives.
   virtual Result<std::unique_ptr<Client>> CreateClient(const NamedValueMap& options,
                                                        const KeyValueStore& kv_store) = 0;
+  // Since plugin SDK 1.5: the same with the job's slices, which the host
+  // gives only to a plugin that lists MultiSliceExtension()
+  // (berth/ext/multi_slice.h); the default ignores them.
+  virtual Result<std::unique_ptr<Client>> CreateClient(const NamedValueMap& options,
+                                                       const KeyValueStore& kv_store,
+                                                       const SliceTopology& slices) {
+    (void)slices;
+    return CreateClient(options, kv_store);
+  }
   // Extension structs the plugin offers; each lives as long as the plugin.
   // The SDK links them into the table's chain in this order.
   virtual std::vector<BERTH_Extension_Base*> Extensions() { return {}; }

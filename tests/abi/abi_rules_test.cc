@@ -11,6 +11,7 @@
 #include <string>
 
 #include "berth/c_api.h"
+#include "berth/ext/multi_slice.h"
 #include "berth/extension_chain.hpp"
 #include "conformance/gtest_registration.hpp"
 #include "manifest_builder.hpp"
@@ -132,6 +133,46 @@ TEST_F(AbiRulesTest, ClientOptionsAreTypedAndValidated) {
   devices.client = client_;
   ASSERT_EQ(api_->BERTH_Client_Devices(&devices), nullptr);
   EXPECT_EQ(devices.num_devices, 4u);
+}
+
+// The SDK's glue reads the multi_slice topology off the create args' chain
+// (berth/ext/multi_slice.h) before the plugin sees it: a slice outside the
+// count, a second topology or a short struct are refused by name; an unknown
+// type on the chain is skipped.
+TEST_F(AbiRulesTest, SliceTopologyOnTheCreateChainIsChecked) {
+  auto topology = [](int32_t count, int32_t id) {
+    BERTH_MultiSlice_Topology t{};
+    t.base = {BERTH_MultiSlice_Topology_STRUCT_SIZE, BERTH_Extension_Type_MultiSlice, nullptr};
+    t.num_slices = count;
+    t.slice_id = id;
+    return t;
+  };
+  BERTH_MultiSlice_Topology outside = topology(2, 2), first = topology(1, 0),
+                            second = topology(1, 0), shorter = topology(1, 0);
+  first.base.next = &second.base;
+  shorter.base.struct_size = sizeof(BERTH_Extension_Base);
+  const std::pair<BERTH_Extension_Base*, const char*> refused[] = {
+      {&outside.base, "slice_id 2 is not in [0, num_slices 2)"},
+      {&first.base, "two multi_slice topologies"},
+      {&shorter.base, "BERTH_MultiSlice_Topology"},
+  };
+  for (const auto& [chain, expected] : refused) {
+    BERTH_Client_Create_Args args = CreateArgs();
+    args.extension_start = chain;
+    auto [code, message] = Take(api_->BERTH_Client_Create(&args));
+    EXPECT_EQ(code, BERTH_Error_Code_INVALID_ARGUMENT) << expected;
+    EXPECT_THAT(message, HasSubstr(expected));
+  }
+  BERTH_Extension_Base unknown{sizeof(BERTH_Extension_Base), 1000, nullptr};
+  BERTH_MultiSlice_Topology one = topology(1, 0);
+  unknown.next = &one.base;
+  BERTH_Client_Create_Args args = CreateArgs();
+  args.extension_start = &unknown;
+  ASSERT_EQ(api_->BERTH_Client_Create(&args), nullptr);
+  BERTH_Client_Destroy_Args destroy{};
+  destroy.struct_size = BERTH_Client_Destroy_Args_STRUCT_SIZE;
+  destroy.client = args.client;
+  EXPECT_EQ(api_->BERTH_Client_Destroy(&destroy), nullptr);
 }
 
 TEST_F(AbiRulesTest, SmallerNamedValueInsideOptionsIsRejected) {

@@ -488,6 +488,20 @@ TEST_F(JobTest, ShardedArraysHoldOnlyTheNodesShards) {
     EXPECT_EQ(report["shards_match"], true) << "node " << node << ": " << report;
     EXPECT_EQ(report["gather"], "FAILED_PRECONDITION") << "node " << node << ": " << report;
     EXPECT_EQ(report["sums_ok"], true) << "node " << node << ": " << report;
+    EXPECT_EQ(report["slices"], 1) << "node " << node << ": " << report;
+    EXPECT_EQ(report["device_slices"], nlohmann::json::array({0, 0, 0, 0})) << report;
+  }
+}
+
+// Every node's client reports the job's slices, each device in its node's.
+TEST_F(JobTest, EveryNodeSeesTheSlicesOfEveryDevice) {
+  std::map<int, nlohmann::json> reports =
+      LaunchCommand(2, {"--devices-per-node", "2", "--slices", "2"}, {BERTH_SHARDED_ARRAY_NODE});
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [node, report] : reports) {
+    EXPECT_EQ(report["slices"], 2) << "node " << node << ": " << report;
+    EXPECT_EQ(report["device_slices"], nlohmann::json::array({0, 0, 1, 1})) << report;
+    EXPECT_EQ(report["sums_ok"], true) << "node " << node << ": " << report;
   }
 }
 

@@ -4,7 +4,8 @@
 // every device of the job, runs the program, and prints one JSON line: how
 // many shards of each argument and output it holds, whether each output
 // shard it holds is the reference's block (a scalar loop), what gathering a
-// split output here answers, and the replicated output gathered.
+// split output here answers, the replicated output gathered, and the job's
+// slices as its client sees them (Client::slice_layout).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -83,16 +84,20 @@ int main() {
       }
     }
   }
+  berth::Result<berth::SliceLayout> layout = client->slice_layout();
+  if (!layout.ok()) return Fail("slice layout", layout.status());
   std::vector<int32_t> gathered(32), sums(4);
   berth::Status gather = rows.ToHost(gathered.data(), gathered.size() * 4);
   berth::Status sum_status = (*out)[1].ToHost(sums.data(), sums.size() * 4);
-  nlohmann::json report = {
-      {"node", (*job)->node_id()},
-      {"held", {sx->num_addressable_shards(), sw->num_addressable_shards(), rows.num_addressable_shards(),
-                (*out)[1].num_addressable_shards()}},
-      {"shards_match", shards_match},
-      {"gather", std::string(berth::StatusCodeName(gather.code()))},
-      {"sums_ok", sum_status.ok() && sums == s}};
+  nlohmann::json report = {{"node", (*job)->node_id()},
+                           {"held",
+                            {sx->num_addressable_shards(), sw->num_addressable_shards(),
+                             rows.num_addressable_shards(), (*out)[1].num_addressable_shards()}},
+                           {"shards_match", shards_match},
+                           {"gather", std::string(berth::StatusCodeName(gather.code()))},
+                           {"sums_ok", sum_status.ok() && sums == s},
+                           {"slices", layout->num_slices},
+                           {"device_slices", layout->device_slices}};
   std::cout << report.dump() << std::endl;
   return 0;
 }

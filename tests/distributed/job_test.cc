@@ -382,6 +382,12 @@ TEST_F(JobTest, BenchCollectivesMeasuresAndChecksAcrossNodes) {
        {"--op", "all_to_all", "--dtype", "i64", "--sizes", "1000"},
        4,
        992},
+      // Hierarchical over 2 slices, pipelined in pieces (4 MiB and more).
+      {4,
+       {"--slices", "2"},
+       {"--op", "all_reduce", "--algorithm", "hierarchical", "--sizes", "8390004"},
+       4,
+       8390000},
   };
   for (const Case& c : cases) {
     std::vector<std::string> command = bench;

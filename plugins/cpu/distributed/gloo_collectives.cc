@@ -5,13 +5,24 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include "cpu/distributed/gloo_store.hpp"
 #include "cpu/distributed/ring_all_reduce.hpp"
 
 namespace berth::cpu {
+namespace {
+
+// The hierarchical all-reduce pipelines buffers of at least this many bytes
+// in this many pieces (fewer when the buffer has fewer elements than pieces
+// times nodes per slice).
+constexpr size_t kPipelineMinBytes = size_t{4} << 20;
+constexpr size_t kPipelinePieces = 8;
+
+}  // namespace
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
                                  std::vector<std::string> addresses,
@@ -151,24 +162,84 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
   // A reduce-scatter within the slice leaves this node (at `position` in it)
   // one share reduced over the slice; the nodes at that position in every
   // slice hold the same share and all-reduce it across slices; the slice's
-  // all-gather then hands every node every share.
+  // all-gather then hands every node every share. A large buffer goes in
+  // pieces, so that one piece's share crosses between slices (on a thread of
+  // its own) while the slice reduce-scatters the next and gathers the one
+  // before. Each context still sees its operations in one order on every node.
   const int32_t my_slice = node_slices_.at(static_cast<size_t>(node_id_));
   const std::vector<int>& mates = by_slice.at(my_slice);
   const int position =
       static_cast<int>(std::find(mates.begin(), mates.end(), node_id_) - mates.begin());
   std::vector<int> peers;  // the node at `position` of every slice
-  for (const auto& [slice, members] : by_slice)
+  for (const auto& [slice, members] : by_slice) {
     peers.push_back(members[static_cast<size_t>(position)]);
+  }
   std::sort(peers.begin(), peers.end());
   const std::string slice_group = group + "|slice" + std::to_string(my_slice);
-  BERTH_RETURN_IF_ERROR(FlatAllReduce(slice_group, mates, in, out, count, element_size, reduce,
-                                      RingPhases::kReduceScatter));
-  const RingRange share = RingShare(count, static_cast<int>(per_slice), position);
-  char* at = static_cast<char*>(out) + share.begin * element_size;
-  BERTH_RETURN_IF_ERROR(FlatAllReduce(group + "|share" + std::to_string(position), peers, at, at,
-                                      share.end - share.begin, element_size, reduce));
-  return FlatAllReduce(slice_group, mates, out, out, count, element_size, reduce,
-                       RingPhases::kAllGather);
+  const std::string share_group = group + "|share" + std::to_string(position);
+  const size_t pieces =
+      count * element_size < kPipelineMinBytes ? 1 : std::min(kPipelinePieces, count / per_slice);
+  auto piece = [&](size_t j) {  // elements [begin, end) of piece j
+    return RingRange{count * j / pieces, count * (j + 1) / pieces};
+  };
+  const auto* in_bytes = static_cast<const char*>(in);
+  auto* out_bytes = static_cast<char*>(out);
+
+  struct Progress {
+    std::mutex mutex;
+    std::condition_variable changed;
+    size_t scattered = 0;  // pieces reduce-scattered within the slice
+    size_t crossed = 0;    // pieces whose share crossed between slices
+    Status error;          // the first failure; ends both threads
+  } progress;
+  auto finish = [&progress](size_t& done, const Status& status) {
+    {
+      std::lock_guard lock(progress.mutex);
+      if (status.ok()) {
+        ++done;
+      } else if (progress.error.ok()) {
+        progress.error = status;
+      }
+    }
+    progress.changed.notify_all();
+    return status.ok();
+  };
+  auto await = [&progress](const size_t& done, size_t j) {
+    std::unique_lock lock(progress.mutex);
+    progress.changed.wait(lock, [&] { return done > j || !progress.error.ok(); });
+    return progress.error.ok();
+  };
+  std::thread cross([&] {
+    for (size_t j = 0; j < pieces && await(progress.scattered, j); ++j) {
+      const RingRange p = piece(j);
+      const RingRange share = RingShare(p.end - p.begin, static_cast<int>(per_slice), position);
+      char* at = out_bytes + (p.begin + share.begin) * element_size;
+      if (!finish(progress.crossed, FlatAllReduce(share_group, peers, at, at,
+                                                  share.end - share.begin, element_size, reduce))) {
+        return;
+      }
+    }
+  });
+  for (size_t j = 0; j < pieces; ++j) {
+    const RingRange p = piece(j);
+    if (!finish(progress.scattered,
+                FlatAllReduce(slice_group, mates, in_bytes + p.begin * element_size,
+                              out_bytes + p.begin * element_size, p.end - p.begin, element_size,
+                              reduce, RingPhases::kReduceScatter))) {
+      break;
+    }
+  }
+  size_t gathered = 0;
+  for (size_t j = 0; j < pieces && await(progress.crossed, j); ++j) {
+    const RingRange p = piece(j);
+    char* at = out_bytes + p.begin * element_size;
+    if (!finish(gathered, FlatAllReduce(slice_group, mates, at, at, p.end - p.begin, element_size,
+                                        reduce, RingPhases::kAllGather))) {
+      break;
+    }
+  }
+  cross.join();
+  return progress.error;
 }
 
 }  // namespace berth::cpu

@@ -207,6 +207,19 @@ TEST(VerifierTest, SortComparatorReturnsBool) {
               "stablehlo.sort", "comparator must return tensor<i1>");
 }
 
+// A scatter of `updates` into `input` at `indices` that keeps the update
+// (its body returns the second argument), verified in a function.
+Status ScatterReplacing(const std::string& input, const std::string& indices,
+                        const std::string& updates, const std::string& dimension_numbers) {
+  return VerifyBody("%o: " + input + ", %i: " + indices + ", %u: " + updates,
+                    "  %0 = \"stablehlo.scatter\"(%o, %i, %u) ({\n"
+                    "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                    "    stablehlo.return %y : tensor<f32>\n"
+                    "  }) {scatter_dimension_numbers = #stablehlo.scatter<" +
+                        dimension_numbers + ">} : (" + input + ", " + indices + ", " + updates +
+                        ") -> " + input);
+}
+
 TEST(VerifierTest, GatherAndScatterShapes) {
   ExpectError(VerifyBody("%o: tensor<5x3xf32>, %i: tensor<2x1xi32>",
                          R"(  %0 = "stablehlo.gather"(%o, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>} : (tensor<5x3xf32>, tensor<2x1xi32>) -> tensor<2x2xf32>)"),
@@ -214,11 +227,9 @@ TEST(VerifierTest, GatherAndScatterShapes) {
   ExpectError(VerifyBody("%o: tensor<5x3xf32>, %i: tensor<2x1xi32>",
                          R"(  %0 = "stablehlo.gather"(%o, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 2, 3>} : (tensor<5x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>)"),
               "stablehlo.gather", "must be 0 or 1");
-  ExpectError(VerifyBody("%o: tensor<5x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>",
-                         R"(  %0 = "stablehlo.scatter"(%o, %i, %u) ({
-  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-    stablehlo.return %y : tensor<f32>
-  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<5x3xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<5x3xf32>)"),
+  ExpectError(ScatterReplacing("tensor<5x3xf32>", "tensor<2x1xi32>", "tensor<2x4xf32>",
+                               "update_window_dims = [1], inserted_window_dims = [0], "
+                               "scatter_dims_to_operand_dims = [0], index_vector_dim = 1"),
               "stablehlo.scatter", "exceeds the input's 3");
 }
 
@@ -226,11 +237,10 @@ TEST(VerifierTest, GatherAndScatterBatchingDimensionSizesMustAgree) {
   ExpectError(VerifyBody("%o: tensor<2x5xf32>, %i: tensor<3x1xi32>",
                          R"(  %0 = "stablehlo.gather"(%o, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>} : (tensor<2x5xf32>, tensor<3x1xi32>) -> tensor<3xf32>)"),
               "stablehlo.gather", "batching dimension sizes of operand and start_indices differ");
-  ExpectError(VerifyBody("%o: tensor<2x5xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>",
-                         R"(  %0 = "stablehlo.scatter"(%o, %i, %u) ({
-  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-    stablehlo.return %y : tensor<f32>
-  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<2x5xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<2x5xf32>)"),
+  ExpectError(ScatterReplacing("tensor<2x5xf32>", "tensor<3x1xi32>", "tensor<3xf32>",
+                               "inserted_window_dims = [1], input_batching_dims = [0], "
+                               "scatter_indices_batching_dims = [0], "
+                               "scatter_dims_to_operand_dims = [1], index_vector_dim = 1"),
               "stablehlo.scatter", "batching dimension sizes of input and scatter_indices differ");
 }
 

@@ -1,7 +1,9 @@
 // berth info NAME [--json]
 #include <iostream>
+#include <memory>
 
 #include "berth/extension_chain.hpp"
+#include "berth/job.hpp"
 #include "cli/command.hpp"
 #include "loader/attributes.hpp"
 
@@ -32,7 +34,21 @@ int RunInfo(const std::vector<std::string>& args, Context& context) {
     context.err << "berth info: " << info.status().message() << "\n";
     return kExitFailure;
   }
-  Result<Client> client = host->CreateClient(name);
+  // Under a launcher (berth launch, or mpirun/srun with BERTH_COORDINATOR)
+  // the client joins the job: it shows every node's devices and the slices.
+  Result<std::unique_ptr<Job>> job = Job::JoinFromEnvironment();
+  if (!job.ok()) {
+    context.err << "berth info: " << job.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  ClientOptions client_options;
+  if (*job) client_options = (*job)->ClientOptionsFor(name);
+  Result<Client> client = host->CreateClient(name, client_options);
+  // Each device's slice when the plugin reports them (multi_slice).
+  Result<SliceLayout> layout = client.ok() ? client->slice_layout() : client.status();
+  auto slice_of = [&](size_t i) {
+    return layout.ok() && i < layout->device_slices.size() ? layout->device_slices[i] : 0;
+  };
   nlohmann::json report = PluginInfoJson(*info);
   // Well-known attributes of the wrong type or range (berth/c_api.h).
   const std::vector<std::string> warnings = core::WellKnownAttributeProblems(info->attributes);
@@ -46,10 +62,12 @@ int RunInfo(const std::vector<std::string>& args, Context& context) {
                          {"kind", device.kind()},
                          {"process_index", device.process_index()},
                          {"addressable", device.is_addressable()},
+                         {"slice", slice_of(devices.size())},
                          {"description", device.debug_string()},
                          {"attributes", NamedValuesJson(device.attributes())}});
     }
     report["devices"] = devices;
+    report["slices"] = layout.ok() ? layout->num_slices : 1;
   } else {
     report["client_error"] = client.status().ToString();
   }
@@ -70,14 +88,25 @@ int RunInfo(const std::vector<std::string>& args, Context& context) {
     for (const std::string& warning : warnings) context.out << "warning:     " << warning << "\n";
     if (client.ok()) {
       const size_t devices = client->devices().size();
-      context.out << "client:      " << client->platform_name() << " "
-                  << client->platform_version() << ", " << devices
-                  << (devices == 1 ? " device\n" : " devices\n");
-      for (const Device& device : client->devices()) {
-        context.out << "  " << device.debug_string() << "\n";
+      const int slices = layout.ok() ? layout->num_slices : 1;
+      context.out << "client:      " << client->platform_name() << " " << client->platform_version()
+                  << ", " << devices << (devices == 1 ? " device" : " devices")
+                  << (slices > 1 ? " in " + std::to_string(slices) + " slices\n"
+                                 : std::string("\n"));
+      for (size_t i = 0; i < devices; ++i) {
+        context.out << "  " << client->devices()[i].debug_string()
+                    << (slices > 1 ? " (slice " + std::to_string(slice_of(i)) + ")" : std::string())
+                    << "\n";
       }
     } else {
       context.out << "client:      cannot create one: " << client.status().ToString() << "\n";
+    }
+  }
+  context.out.flush();
+  if (*job) {
+    if (Status left = (*job)->Shutdown(); !left.ok()) {
+      context.err << "berth info: leaving the job: " << left.ToString() << "\n";
+      return kExitFailure;
     }
   }
   return client.ok() ? kExitOk : kExitFailure;

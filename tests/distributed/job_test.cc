@@ -499,6 +499,24 @@ TEST_F(JobTest, ShardedArraysHoldOnlyTheNodesShards) {
   }
 }
 
+// `berth info` under a launcher joins the job: every node lists every
+// node's devices, each with its slice.
+TEST_F(JobTest, InfoInAJobShowsEveryDeviceAndItsSlice) {
+  std::map<int, nlohmann::json> reports =
+      LaunchCommand(3, {"--slices", "2"}, {BERTH_EXE, "info", "cpu", "--json"});
+  ASSERT_EQ(reports.size(), 3u);
+  for (const auto& [node, report] : reports) {
+    EXPECT_EQ(report["slices"], 2) << "node " << node << ": " << report;
+    ASSERT_EQ(report["devices"].size(), 3u) << report;
+    for (int device = 0; device < 3; ++device) {
+      const nlohmann::json& d = report["devices"][static_cast<size_t>(device)];
+      EXPECT_EQ(d["process_index"], device);
+      EXPECT_EQ(d["slice"], device * 2 / 3) << "node " << node << ", device " << device;
+      EXPECT_EQ(d["addressable"], device == node);
+    }
+  }
+}
+
 // Every node's client reports the job's slices, each device in its node's.
 TEST_F(JobTest, EveryNodeSeesTheSlicesOfEveryDevice) {
   std::map<int, nlohmann::json> reports =

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <thread>
@@ -35,7 +36,9 @@ GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id
       timeout_(timeout),
       on_failure_(std::move(on_failure)),
       node_slices_(std::move(node_slices)),
-      algorithm_(algorithm) {}
+      may_be_hierarchical_(algorithm != CollectiveAlgorithm::kFlat &&
+                           std::adjacent_find(node_slices_.begin(), node_slices_.end(),
+                                              std::not_equal_to<>()) != node_slices_.end()) {}
 
 GlooCollectives::~GlooCollectives() {
   // Contexts hold pairs on the device's event loop: drop them first.
@@ -151,7 +154,7 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
                                   GlooReduceFn reduce) {
   // The nodes of each slice, in the order of `nodes`.
   std::map<int32_t, std::vector<int>> by_slice;
-  if (algorithm_ != CollectiveAlgorithm::kFlat && node_slices_.size() > 1) {
+  if (may_be_hierarchical_) {
     for (int node : nodes) by_slice[node_slices_.at(static_cast<size_t>(node))].push_back(node);
   }
   const size_t per_slice = by_slice.empty() ? 0 : by_slice.begin()->second.size();

@@ -101,7 +101,9 @@ class GlooCollectives {
   const std::chrono::milliseconds timeout_;
   std::function<void(const Status&)> on_failure_;
   const std::vector<int32_t> node_slices_;
-  const CollectiveAlgorithm algorithm_;
+  // The algorithm is not flat and the nodes are in more than one slice:
+  // decided once, so that a job of one slice pays nothing per all-reduce.
+  const bool may_be_hierarchical_;
   std::mutex mutex_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::map<std::string, std::unique_ptr<Entry>> entries_;

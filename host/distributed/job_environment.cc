@@ -28,10 +28,25 @@ Result<int> ParseCount(const char* name, const std::string& text, int minimum) {
   return value;
 }
 
-// BERTH_NUM_SLICES and BERTH_SLICE_ID, both or neither.
+// BERTH_NUM_SLICES and BERTH_SLICE_ID, both or neither. Without them, a
+// job under srun across several hosts is a slice per host (SLURM_NNODES,
+// SLURM_NODEID): processes on one host share its memory, hosts a network.
 Status ReadSlices(const common::EnvReader& env, JobEnvironment& job) {
   std::optional<std::string> count = env(kEnvNumSlices);
   std::optional<std::string> id = env(kEnvSliceId);
+  if (!count && !id && job.source == "slurm") {
+    std::optional<std::string> hosts = env("SLURM_NNODES");
+    std::optional<std::string> host = env("SLURM_NODEID");
+    if (!hosts || !host) return OkStatus();
+    BERTH_ASSIGN_OR_RETURN(job.num_slices, ParseCount("SLURM_NNODES", *hosts, 1));
+    BERTH_ASSIGN_OR_RETURN(job.slice_id, ParseCount("SLURM_NODEID", *host, 0));
+    if (job.slice_id >= job.num_slices || job.num_slices > job.num_nodes) {
+      return InvalidArgumentError("SLURM_NODEID=" + *host + " and SLURM_NNODES=" + *hosts +
+                                  " do not fit a job of " + std::to_string(job.num_nodes) +
+                                  " tasks (SLURM_NTASKS); set BERTH_NUM_SLICES and BERTH_SLICE_ID");
+    }
+    return OkStatus();
+  }
   if (!count && !id) return OkStatus();
   if (!count || !id) {
     return InvalidArgumentError(std::string(count ? kEnvNumSlices : kEnvSliceId) + " is set but " +

@@ -88,6 +88,39 @@ TEST(JobEnvironmentTest, ReadsSlicesAndRefusesHalfOrImpossibleOnes) {
   }
 }
 
+// Under srun across hosts, each host is a slice unless BERTH_NUM_SLICES says
+// otherwise; SLURM's host variables alone mean nothing to other launchers.
+TEST(JobEnvironmentTest, SlurmJobAcrossHostsHasASlicePerHost) {
+  const std::map<std::string, std::string> slurm = {{"SLURM_PROCID", "5"},
+                                                    {"SLURM_NTASKS", "8"},
+                                                    {"SLURM_NNODES", "4"},
+                                                    {"SLURM_NODEID", "2"},
+                                                    {"BERTH_COORDINATOR", "h:1"}};
+  auto job = DetectJobEnvironment(FakeEnv(slurm));
+  ASSERT_TRUE(job.ok() && job->has_value()) << job.status().ToString();
+  EXPECT_EQ((*job)->num_slices, 4);
+  EXPECT_EQ((*job)->slice_id, 2);
+  std::map<std::string, std::string> one_slice = slurm;
+  one_slice["BERTH_NUM_SLICES"] = "1";
+  one_slice["BERTH_SLICE_ID"] = "0";
+  auto overridden = DetectJobEnvironment(FakeEnv(one_slice));
+  ASSERT_TRUE(overridden.ok() && overridden->has_value());
+  EXPECT_EQ((*overridden)->num_slices, 1);
+  std::map<std::string, std::string> wrong = slurm;
+  wrong["SLURM_NODEID"] = "4";
+  auto refused = DetectJobEnvironment(FakeEnv(wrong));
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("SLURM_NODEID=4 and SLURM_NNODES=4 do not fit"));
+  auto berth = DetectJobEnvironment(FakeEnv({{"BERTH_NODE_ID", "1"},
+                                             {"BERTH_NUM_NODES", "2"},
+                                             {"BERTH_COORDINATOR", "h:1"},
+                                             {"SLURM_NNODES", "2"},
+                                             {"SLURM_NODEID", "1"}}));
+  ASSERT_TRUE(berth.ok() && berth->has_value());
+  EXPECT_EQ((*berth)->num_slices, 1);
+}
+
 TEST(JobEnvironmentTest, ReadsOpenMpiPmiAndSlurmVariables) {
   struct Case {
     const char* rank;

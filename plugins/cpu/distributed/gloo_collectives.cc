@@ -1,8 +1,8 @@
 #include "cpu/distributed/gloo_collectives.hpp"
 
-#include <gloo/allgatherv.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cpu/distributed/gloo_store.hpp"
+#include "cpu/distributed/ring_all_gather.hpp"
 #include "cpu/distributed/ring_all_reduce.hpp"
 
 namespace berth::cpu {
@@ -24,6 +25,42 @@ constexpr size_t kPipelineMinBytes = size_t{4} << 20;
 constexpr size_t kPipelinePieces = 8;
 
 }  // namespace
+
+WaitAborter::Scope::Scope(WaitAborter* aborter,
+                          std::initializer_list<gloo::transport::UnboundBuffer*> buffers)
+    : aborter_(aborter) {
+  if (aborter_ == nullptr) return;
+  std::lock_guard lock(aborter_->mutex_);
+  if (!aborter_->reason_.ok()) {
+    status_ = aborter_->reason_;
+    return;
+  }
+  for (gloo::transport::UnboundBuffer* buffer : buffers) {
+    if (buffer != nullptr && aborter_->buffers_.insert(buffer).second) buffers_.push_back(buffer);
+  }
+}
+
+WaitAborter::Scope::~Scope() {
+  if (aborter_ == nullptr) return;
+  std::lock_guard lock(aborter_->mutex_);
+  for (gloo::transport::UnboundBuffer* buffer : buffers_) aborter_->buffers_.erase(buffer);
+}
+
+void WaitAborter::Abort(const Status& reason) {
+  std::lock_guard lock(mutex_);
+  if (!reason_.ok()) return;
+  reason_ = reason;
+  // A buffer not waiting yet keeps the abort for its next wait.
+  for (gloo::transport::UnboundBuffer* buffer : buffers_) {
+    buffer->abortWaitRecv();
+    buffer->abortWaitSend();
+  }
+}
+
+Status WaitAborter::reason() const {
+  std::lock_guard lock(mutex_);
+  return reason_;
+}
 
 GlooCollectives::GlooCollectives(const plugin::KeyValueStore& store, int node_id,
                                  std::vector<std::string> addresses,
@@ -77,7 +114,7 @@ Status GlooCollectives::Connect(Entry& entry, const std::string& group,
     }
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, static_cast<int>(nodes.size()));
     context->setTimeout(timeout_);
-    GlooStore store(store_, "gloo/" + group + "/", timeout_);
+    GlooStore store(store_, "gloo/" + group + "/", timeout_, &aborter_);
     context->connectFullMesh(store, device);
     entry.context = std::move(context);
     return OkStatus();
@@ -101,6 +138,7 @@ Status GlooCollectives::WithContext(const std::string& group, const std::vector<
   Entry& entry = EntryFor(group);
   std::lock_guard lock(entry.mutex);
   if (!entry.failed.ok()) return entry.failed;
+  if (Status aborted = aborter_.reason(); !aborted.ok()) return entry.failed = aborted;
   if (!entry.context) {
     entry.failed = Connect(entry, group, nodes);
   }
@@ -117,24 +155,81 @@ Status GlooCollectives::WithContext(const std::string& group, const std::vector<
   return entry.failed;
 }
 
+void GlooCollectives::Abort(const Status& reason) { aborter_.Abort(reason); }
+
 Status GlooCollectives::AllGather(const std::string& group, const std::vector<int>& nodes,
-                                  const void* mine, const std::vector<size_t>& sizes, void* out) {
+                                  const void* mine, const std::vector<size_t>& sizes, void* out,
+                                  std::chrono::milliseconds timeout) {
   return WithContext(group, nodes, "all-gather", [&](Entry& entry) {
-    const size_t rank = static_cast<size_t>(entry.context->rank);
-    gloo::AllgathervOptions options(entry.context);
-    // Gloo's input pointer is not const, but allgatherv only reads it.
-    options.setInput(static_cast<char*>(const_cast<void*>(mine)), sizes[rank]);
-    options.setOutput(static_cast<char*>(out), sizes);
-    options.setTag(entry.next_tag++);
-    options.setTimeout(timeout_);
-    gloo::allgatherv(options);
-    return OkStatus();
+    RingAllGatherArgs args;
+    args.mine = mine;
+    args.out = out;
+    args.sizes = sizes;
+    args.tag = entry.next_tag++;
+    args.timeout = TimeoutOr(timeout);
+    args.aborter = &aborter_;
+    return RingAllGather(*entry.context, args);
   });
+}
+
+Status GlooCollectives::PointToPoint(bool send, const std::string& group, int peer, uint64_t slot,
+                                     void* data, size_t size, std::chrono::milliseconds timeout) {
+  if (size == 0) return OkStatus();  // both ends know the size
+  const std::vector<int> nodes = {std::min(node_id_, peer), std::max(node_id_, peer)};
+  const std::string pair_group =
+      group + "|p2p" + std::to_string(nodes[0]) + "-" + std::to_string(nodes[1]);
+  const std::string_view op = send ? "send" : "receive";
+  // Connect (once) under the context's lock, then wait for the message
+  // without it: messages between the two nodes do not wait on each other.
+  std::shared_ptr<gloo::Context> context;
+  BERTH_RETURN_IF_ERROR(WithContext(pair_group, nodes, op, [&](Entry& entry) {
+    context = entry.context;
+    return OkStatus();
+  }));
+  const int peer_rank = peer == nodes[0] ? 0 : 1;
+  Status status;
+  try {
+    std::unique_ptr<gloo::transport::UnboundBuffer> buffer =
+        context->createUnboundBuffer(data, size);
+    WaitAborter::Scope scope(&aborter_, {buffer.get()});
+    status = scope.status();
+    if (status.ok()) {
+      bool done = false;
+      if (send) {
+        buffer->send(peer_rank, slot);
+        done = buffer->waitSend(TimeoutOr(timeout));
+      } else {
+        buffer->recv(peer_rank, slot);
+        done = buffer->waitRecv(TimeoutOr(timeout));
+      }
+      if (!done) status = aborter_.reason();
+    }
+  } catch (const std::exception& e) {
+    status = UnavailableError(Describe(op, pair_group, nodes) + ": " + e.what());
+  }
+  if (!status.ok()) {
+    Entry& entry = EntryFor(pair_group);
+    std::lock_guard lock(entry.mutex);
+    if (entry.failed.ok()) entry.failed = status;
+  }
+  return status;
+}
+
+Status GlooCollectives::Send(const std::string& group, int peer, uint64_t slot, const void* data,
+                             size_t size, std::chrono::milliseconds timeout) {
+  // Gloo's buffer is not const, but a send only reads it.
+  return PointToPoint(true, group, peer, slot, const_cast<void*>(data), size, timeout);
+}
+
+Status GlooCollectives::Recv(const std::string& group, int peer, uint64_t slot, void* data,
+                             size_t size, std::chrono::milliseconds timeout) {
+  return PointToPoint(false, group, peer, slot, data, size, timeout);
 }
 
 Status GlooCollectives::FlatAllReduce(const std::string& group, const std::vector<int>& nodes,
                                       const void* in, void* out, size_t count, size_t element_size,
-                                      const GlooReduceFn& reduce, RingPhases phases) {
+                                      const GlooReduceFn& reduce, std::chrono::milliseconds timeout,
+                                      RingPhases phases) {
   return WithContext(group, nodes, "all-reduce", [&](Entry& entry) {
     RingAllReduceArgs args;
     args.in = in;
@@ -143,15 +238,16 @@ Status GlooCollectives::FlatAllReduce(const std::string& group, const std::vecto
     args.element_size = element_size;
     args.reduce = reduce;
     args.tag = entry.next_tag++;
-    args.timeout = timeout_;
+    args.timeout = TimeoutOr(timeout);
     args.phases = phases;
+    args.aborter = &aborter_;
     return RingAllReduce(*entry.context, args);
   });
 }
 
 Status GlooCollectives::AllReduce(const std::string& group, const std::vector<int>& nodes,
                                   const void* in, void* out, size_t count, size_t element_size,
-                                  GlooReduceFn reduce) {
+                                  GlooReduceFn reduce, std::chrono::milliseconds timeout) {
   // The nodes of each slice, in the order of `nodes`.
   std::map<int32_t, std::vector<int>> by_slice;
   if (may_be_hierarchical_) {
@@ -160,7 +256,9 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
   const size_t per_slice = by_slice.empty() ? 0 : by_slice.begin()->second.size();
   bool hierarchical = by_slice.size() > 1 && per_slice > 1 && count >= per_slice;
   for (const auto& [slice, members] : by_slice) hierarchical &= members.size() == per_slice;
-  if (!hierarchical) return FlatAllReduce(group, nodes, in, out, count, element_size, reduce);
+  if (!hierarchical) {
+    return FlatAllReduce(group, nodes, in, out, count, element_size, reduce, timeout);
+  }
 
   // A reduce-scatter within the slice leaves this node (at `position` in it)
   // one share reduced over the slice; the nodes at that position in every
@@ -217,8 +315,9 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
       const RingRange p = piece(j);
       const RingRange share = RingShare(p.end - p.begin, static_cast<int>(per_slice), position);
       char* at = out_bytes + (p.begin + share.begin) * element_size;
-      if (!finish(progress.crossed, FlatAllReduce(share_group, peers, at, at,
-                                                  share.end - share.begin, element_size, reduce))) {
+      if (!finish(progress.crossed,
+                  FlatAllReduce(share_group, peers, at, at, share.end - share.begin, element_size,
+                                reduce, timeout))) {
         return;
       }
     }
@@ -228,7 +327,7 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
     if (!finish(progress.scattered,
                 FlatAllReduce(slice_group, mates, in_bytes + p.begin * element_size,
                               out_bytes + p.begin * element_size, p.end - p.begin, element_size,
-                              reduce, RingPhases::kReduceScatter))) {
+                              reduce, timeout, RingPhases::kReduceScatter))) {
       break;
     }
   }
@@ -237,7 +336,7 @@ Status GlooCollectives::AllReduce(const std::string& group, const std::vector<in
     const RingRange p = piece(j);
     char* at = out_bytes + p.begin * element_size;
     if (!finish(gathered, FlatAllReduce(slice_group, mates, at, at, p.end - p.begin, element_size,
-                                        reduce, RingPhases::kAllGather))) {
+                                        reduce, timeout, RingPhases::kAllGather))) {
       break;
     }
   }

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@ namespace gloo {
 class Context;
 namespace transport {
 class Device;
+class UnboundBuffer;
 }
 }  // namespace gloo
 
@@ -38,6 +40,37 @@ enum class CollectiveAlgorithm { kAuto, kFlat, kHierarchical };
 
 // A ring all-reduce's halves (ring_all_reduce.hpp): both, or one of them.
 enum class RingPhases { kBoth, kReduceScatter, kAllGather };
+
+// Interrupts the waits of Gloo unbound buffers (GlooCollectives::Abort): a
+// wait on a registered buffer returns false once Abort is called, whether it
+// had begun or not.
+class WaitAborter {
+ public:
+  // Registers `buffers` for as long as the scope lives; `status()` is the
+  // abort reason when Abort came first (nothing is registered then).
+  class Scope {
+   public:
+    Scope(WaitAborter* aborter, std::initializer_list<gloo::transport::UnboundBuffer*> buffers);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+    const Status& status() const { return status_; }
+
+   private:
+    WaitAborter* aborter_;
+    std::vector<gloo::transport::UnboundBuffer*> buffers_;
+    Status status_;
+  };
+
+  void Abort(const Status& reason);
+  // OK until Abort.
+  Status reason() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<gloo::transport::UnboundBuffer*> buffers_;
+  Status reason_;
+};
 
 class GlooCollectives {
  public:
@@ -60,8 +93,10 @@ class GlooCollectives {
 
   // Gathers each node's bytes: node nodes[i] gives sizes[i] bytes; `out`
   // holds sum(sizes) bytes and receives them in the order of `nodes`.
+  // A `timeout` of 0 here and below means the one given at construction.
   Status AllGather(const std::string& group, const std::vector<int>& nodes, const void* mine,
-                   const std::vector<size_t>& sizes, void* out);
+                   const std::vector<size_t>& sizes, void* out,
+                   std::chrono::milliseconds timeout = {});
 
   // out = reduction over nodes of each node's `in` (`count` elements of
   // `element_size` bytes); `in` may equal `out`. Every node ends with the
@@ -71,7 +106,21 @@ class GlooCollectives {
   // slice reduces the k-th share across slices, then each slice gathers its
   // shares. Otherwise one ring over `nodes`.
   Status AllReduce(const std::string& group, const std::vector<int>& nodes, const void* in,
-                   void* out, size_t count, size_t element_size, GlooReduceFn reduce);
+                   void* out, size_t count, size_t element_size, GlooReduceFn reduce,
+                   std::chrono::milliseconds timeout = {});
+
+  // Point to point: `size` bytes to node `peer`, matched with its Recv of the
+  // same `slot` (64 bits, unique per message between the two nodes), on a
+  // context of the two nodes named after `group`. Unlike the operations
+  // above, these are not ordered: each message waits only for its match.
+  Status Send(const std::string& group, int peer, uint64_t slot, const void* data, size_t size,
+              std::chrono::milliseconds timeout = {});
+  Status Recv(const std::string& group, int peer, uint64_t slot, void* data, size_t size,
+              std::chrono::milliseconds timeout = {});
+
+  // Fails every operation now waiting, and every later one, with `reason`;
+  // their contexts are not used again.
+  void Abort(const Status& reason);
 
  private:
   struct Entry {
@@ -91,7 +140,13 @@ class GlooCollectives {
   Status Connect(Entry& entry, const std::string& group, const std::vector<int>& nodes);
   Status FlatAllReduce(const std::string& group, const std::vector<int>& nodes, const void* in,
                        void* out, size_t count, size_t element_size, const GlooReduceFn& reduce,
-                       RingPhases phases = RingPhases::kBoth);
+                       std::chrono::milliseconds timeout, RingPhases phases = RingPhases::kBoth);
+  // Send or Recv: the pair's context, connected, then one message.
+  Status PointToPoint(bool send, const std::string& group, int peer, uint64_t slot, void* data,
+                      size_t size, std::chrono::milliseconds timeout);
+  std::chrono::milliseconds TimeoutOr(std::chrono::milliseconds timeout) const {
+    return timeout.count() > 0 ? timeout : timeout_;
+  }
   std::string Describe(std::string_view op, const std::string& group,
                        const std::vector<int>& nodes) const;
 
@@ -104,6 +159,7 @@ class GlooCollectives {
   // The algorithm is not flat and the nodes are in more than one slice:
   // decided once, so that a job of one slice pays nothing per all-reduce.
   const bool may_be_hierarchical_;
+  WaitAborter aborter_;
   std::mutex mutex_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::map<std::string, std::unique_ptr<Entry>> entries_;

@@ -13,15 +13,18 @@
 
 namespace berth::cpu {
 
+class WaitAborter;
+
 // Keys are stored as `prefix` + key. Gloo's interface reports failures by
 // exceptions: a failed or timed-out call throws GlooStoreError carrying the
 // key-value store's message (the job error when the job failed).
 class GlooStore final : public gloo::rendezvous::Store {
  public:
-  // `store` is borrowed and must outlive this object.
+  // `store` is borrowed and must outlive this object. Waits end early, with
+  // the abort reason, once `aborter` (borrowed; may be null) is aborted.
   GlooStore(const plugin::KeyValueStore& store, std::string prefix,
-            std::chrono::milliseconds timeout)
-      : store_(store), prefix_(std::move(prefix)), timeout_(timeout) {}
+            std::chrono::milliseconds timeout, const WaitAborter* aborter = nullptr)
+      : store_(store), prefix_(std::move(prefix)), timeout_(timeout), aborter_(aborter) {}
 
   void set(const std::string& key, const std::vector<char>& data) override;
   // Waits up to the store's timeout for the key.
@@ -31,9 +34,14 @@ class GlooStore final : public gloo::rendezvous::Store {
             const std::chrono::milliseconds& timeout) override;
 
  private:
+  // The key's value, waiting up to `timeout` in slices so that an abort ends
+  // the wait; throws GlooStoreError.
+  std::string Get(const std::string& key, std::chrono::milliseconds timeout) const;
+
   const plugin::KeyValueStore& store_;
   std::string prefix_;
   std::chrono::milliseconds timeout_;
+  const WaitAborter* aborter_;
 };
 
 // What GlooStore throws; Gloo lets it through to the caller of

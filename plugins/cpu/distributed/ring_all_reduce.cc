@@ -56,6 +56,9 @@ class Ring {
   }
 
   Status Run() {
+    WaitAborter::Scope scope(args_.aborter,
+                             {out_buffer_.get(), in_buffer_.get(), scratch_buffer_.get()});
+    BERTH_RETURN_IF_ERROR(scope.status());
     // Reduce-scatter: at step s, send chunk r-s (the input at first, then
     // what was reduced at step s-1) and reduce chunk r-s-1. Afterwards this
     // rank holds chunk r+1 fully reduced.
@@ -110,7 +113,8 @@ class Ring {
     return OkStatus();
   }
 
-  static Status Aborted(const char* what) {
+  Status Aborted(const char* what) const {
+    if (args_.aborter != nullptr && !args_.aborter->reason().ok()) return args_.aborter->reason();
     return InternalError(std::string("ring all-reduce: a ") + what + " was aborted");
   }
 

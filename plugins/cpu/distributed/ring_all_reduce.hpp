@@ -40,6 +40,8 @@ struct RingAllReduceArgs {
   // (the rest of `out` is partial); the all-gather starts from that state and
   // leaves every rank with all of `out`.
   RingPhases phases = RingPhases::kBoth;
+  // Interrupts the waits (an aborted one returns its reason); may be null.
+  WaitAborter* aborter = nullptr;
 };
 
 // The elements [begin, end) that rank `rank` of `size` holds reduced after
@@ -51,7 +53,7 @@ struct RingRange {
 RingRange RingShare(size_t count, int size, int rank);
 
 // Throws what Gloo throws (gloo::IoException on a timeout or a broken
-// connection); returns INTERNAL if a wait is aborted.
+// connection); returns the aborter's reason if a wait is aborted.
 Status RingAllReduce(gloo::Context& context, const RingAllReduceArgs& args);
 
 }  // namespace berth::cpu

@@ -75,7 +75,8 @@ std::string GroupName(const std::vector<int>& nodes, const std::vector<int64_t>&
 
 Status CollectiveGroup::GatherRemote(const std::string& key,
                                      const std::vector<int64_t>& participants,
-                                     std::map<int64_t, Tensor>& values) {
+                                     std::map<int64_t, Tensor>& values,
+                                     std::chrono::milliseconds timeout) {
   const std::vector<Tensor>& sample = values.begin()->second.elements();
   size_t per_instance = 0;
   for (const Tensor& element : sample) per_instance += element.byte_size();
@@ -113,7 +114,7 @@ Status CollectiveGroup::GatherRemote(const std::string& key,
   for (size_t size : sizes) total += size;
   std::vector<std::byte> all(total);
   BERTH_RETURN_IF_ERROR(placement_.gloo->AllGather(GroupName(nodes, participants), nodes,
-                                                   mine.data(), sizes, all.data()));
+                                                   mine.data(), sizes, all.data(), timeout));
   size_t offset = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     size_t cursor = offset;
@@ -137,8 +138,8 @@ Status CollectiveGroup::GatherRemote(const std::string& key,
 Result<Tensor> CollectiveGroup::ReduceRemote(const std::string& key,
                                              const std::vector<int64_t>& participants,
                                              const std::map<int64_t, Tensor>& values,
-                                             const CombineFn& combine,
-                                             const GlooReduceFn& reduce) {
+                                             const CombineFn& combine, const GlooReduceFn& reduce,
+                                             std::chrono::milliseconds timeout) {
   std::vector<int64_t> local;
   std::vector<int> nodes;
   for (int64_t p : participants) {
@@ -166,7 +167,8 @@ Result<Tensor> CollectiveGroup::ReduceRemote(const std::string& key,
   const size_t count = static_cast<size_t>(acc.num_elements());
   const size_t element_size = count == 0 ? 1 : acc.byte_size() / count;
   BERTH_RETURN_IF_ERROR(placement_.gloo->AllReduce(GroupName(nodes, participants), nodes, in,
-                                                   acc.bytes(), count, element_size, reduce));
+                                                   acc.bytes(), count, element_size, reduce,
+                                                   timeout));
   return acc;
 }
 
@@ -218,7 +220,7 @@ Result<std::vector<Tensor>> CollectiveGroup::Exchange(const std::string& key, in
     if (cross) {
       std::map<int64_t, Tensor> values = meeting.values;
       lock.unlock();
-      Status status = GatherRemote(key, participants, values);
+      Status status = GatherRemote(key, participants, values, timeout);
       lock.lock();
       if (status.ok()) {
         meeting.values = std::move(values);
@@ -251,7 +253,7 @@ Result<Tensor> CollectiveGroup::Reduce(const std::string& key, int64_t instance,
   if (meeting.values.size() == meeting.expected) {
     std::map<int64_t, Tensor> values = meeting.values;
     lock.unlock();
-    Result<Tensor> reduced = ReduceRemote(key, participants, values, combine, reduce);
+    Result<Tensor> reduced = ReduceRemote(key, participants, values, combine, reduce, timeout);
     lock.lock();
     if (reduced.ok()) {
       meeting.reduced = std::move(reduced).value();
@@ -266,6 +268,21 @@ Result<Tensor> CollectiveGroup::Reduce(const std::string& key, int64_t instance,
   Tensor out = meeting.reduced;
   if (++meeting.collected == meeting.expected) meetings_.erase(key);
   return out;
+}
+
+Result<Tensor> CollectiveGroup::ReduceElementwise(const std::string& key, int64_t instance,
+                                                  const std::vector<int64_t>& participants,
+                                                  Tensor value, Reducer reducer,
+                                                  std::chrono::milliseconds timeout) {
+  const ElementType type = value.type();
+  CombineFn combine = [type, reducer](Tensor& acc, const Tensor& x) {
+    (void)CombineArrays("all_reduce", type, reducer, acc.bytes(), acc.bytes(), x.bytes(),
+                        static_cast<size_t>(acc.num_elements()));
+  };
+  GlooReduceFn reduce = [type, reducer](void* out, const void* a, const void* b, size_t n) {
+    (void)CombineArrays("all_reduce", type, reducer, out, a, b, n);
+  };
+  return Reduce(key, instance, participants, std::move(value), combine, reduce, timeout);
 }
 
 }  // namespace berth::cpu

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu/distributed/gloo_collectives.hpp"
+#include "interpreter/reduction.hpp"
 #include "interpreter/tensor.hpp"
 
 namespace berth::cpu {
@@ -70,6 +71,11 @@ class CollectiveGroup {
                         const std::vector<int64_t>& participants, Tensor value,
                         const CombineFn& combine, const GlooReduceFn& reduce,
                         std::chrono::milliseconds timeout);
+  // Reduce with `reducer` on `value`'s element type (CombineArrays), which
+  // must be one the reducers take.
+  Result<Tensor> ReduceElementwise(const std::string& key, int64_t instance,
+                                   const std::vector<int64_t>& participants, Tensor value,
+                                   Reducer reducer, std::chrono::milliseconds timeout);
 
  private:
   struct Meeting {
@@ -89,10 +95,10 @@ class CollectiveGroup {
   // The other processes' part of a meeting whose local values are all in;
   // runs on the last local arriver, without the lock.
   Status GatherRemote(const std::string& key, const std::vector<int64_t>& participants,
-                      std::map<int64_t, Tensor>& values);
+                      std::map<int64_t, Tensor>& values, std::chrono::milliseconds timeout);
   Result<Tensor> ReduceRemote(const std::string& key, const std::vector<int64_t>& participants,
                               const std::map<int64_t, Tensor>& values, const CombineFn& combine,
-                              const GlooReduceFn& reduce);
+                              const GlooReduceFn& reduce, std::chrono::milliseconds timeout);
   // Waits for the meeting to be done (or the group aborted); then takes the
   // participant's share and forgets the meeting after the last one.
   Status AwaitMeeting(std::unique_lock<std::mutex>& lock, const std::string& key,

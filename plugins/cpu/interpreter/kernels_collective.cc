@@ -135,21 +135,6 @@ size_t IndexIn(const std::vector<int64_t>& members, int64_t self) {
   return static_cast<size_t>(std::find(members.begin(), members.end(), self) - members.begin());
 }
 
-// out[e] = a[e] (reducer) b[e] for `n` elements of `type`; `op` names the op
-// in errors.
-Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, void* out,
-                     const void* a, const void* b, size_t n) {
-  return DispatchElementType(type, op, [&]<typename T>() {
-    DispatchReducer(reducer, [&]<Reducer R>() {
-      T* o = static_cast<T*>(out);
-      const T* x = static_cast<const T*>(a);
-      const T* y = static_cast<const T*>(b);
-      for (size_t e = 0; e < n; ++e) o[e] = Combine<R, T>(x[e], y[e]);
-    });
-    return OkStatus();
-  });
-}
-
 // Reduces `parts[m]` (one tensor per member, same shape) with the op's region.
 Result<Tensor> Reduce(KernelCall& call, const std::vector<Tensor>& parts) {
   const Tensor& first = parts.front();
@@ -268,19 +253,10 @@ Status AllReduceAcrossProcesses(KernelCall& call, const std::vector<int64_t>& me
   const int64_t self = Logical(d, d.replica_id, d.partition_id);
   const std::string key = CollectiveKey(call, members);
   for (size_t i = 0; i < call.operands.size(); ++i) {
-    const ElementType type = call.operands[i].type();
-    // The type passed DetectReducer's check at compile: these cannot fail.
-    CombineFn combine = [type, reducer](Tensor& acc, const Tensor& x) {
-      (void)CombineArrays("all_reduce", type, reducer, acc.bytes(), acc.bytes(), x.bytes(),
-                          static_cast<size_t>(acc.num_elements()));
-    };
-    GlooReduceFn reduce = [type, reducer](void* out, const void* a, const void* b, size_t n) {
-      (void)CombineArrays("all_reduce", type, reducer, out, a, b, n);
-    };
-    BERTH_ASSIGN_OR_RETURN(Tensor reduced,
-                           d.collectives->Reduce(key + "#" + std::to_string(i), self, members,
-                                                 call.operands[i], combine, reduce,
-                                                 kCollectiveTimeout));
+    // The type passed DetectReducer's check at compile: combining cannot fail.
+    BERTH_ASSIGN_OR_RETURN(Tensor reduced, d.collectives->ReduceElementwise(
+                                               key + "#" + std::to_string(i), self, members,
+                                               call.operands[i], reducer, kCollectiveTimeout));
     call.results.push_back(std::move(reduced));
   }
   return OkStatus();

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "interpreter/element_types.hpp"
 #include "interpreter/parallel.hpp"
 
 namespace berth::cpu {
@@ -16,6 +17,19 @@ void RegisterReductionKernels(KernelRegistry& registry) {
   RegisterTriangularSolveKernels(registry);
   RegisterConvolutionKernels(registry);
   RegisterBatchNormKernels(registry);
+}
+
+Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, void* out,
+                     const void* a, const void* b, size_t n) {
+  return DispatchElementType(type, op, [&]<typename T>() {
+    DispatchReducer(reducer, [&]<Reducer R>() {
+      T* o = static_cast<T*>(out);
+      const T* x = static_cast<const T*>(a);
+      const T* y = static_cast<const T*>(b);
+      for (size_t e = 0; e < n; ++e) o[e] = Combine<R, T>(x[e], y[e]);
+    });
+    return OkStatus();
+  });
 }
 
 Reducer DetectReducer(const stablehlo::Region& region) {

@@ -141,6 +141,11 @@ auto DispatchReducer(Reducer reducer, F&& f) {
   return f.template operator()<Reducer::kXor>();
 }
 
+// out[e] = a[e] (reducer) b[e] for `n` elements of `type` (out may alias a
+// or b); UNIMPLEMENTED naming `op` for a type the reducers do not take.
+Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, void* out,
+                     const void* a, const void* b, size_t n);
+
 // Walks a sub-space of a row-major tensor in lexicographic order: the index
 // over `sizes` and the element offset it has with `strides`.
 class Odometer {

@@ -123,6 +123,8 @@ Result<std::shared_ptr<ClientState>> ClientState::Create(
 
   state->multi_slice = lib.Extension<BERTH_MultiSlice_Extension>(
       BERTH_Extension_Type_MultiSlice, BERTH_MultiSlice_Extension_STRUCT_SIZE);
+  state->collectives = lib.Extension<BERTH_Collectives_Extension>(
+      BERTH_Extension_Type_Collectives, BERTH_Collectives_Extension_STRUCT_SIZE);
 
   NamedValueArray c_options(options);
   BERTH_Client_Create_Args create{};

@@ -14,6 +14,7 @@
 #include "berth/element_type.hpp"
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
+#include "berth/ext/collectives.h"
 #include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/multi_slice.h"
@@ -64,6 +65,7 @@ struct ClientState {
   const BERTH_AbiVersion_Extension* abi_version = nullptr;
   const BERTH_PhaseCompile_Extension* phase_compile = nullptr;
   const BERTH_MultiSlice_Extension* multi_slice = nullptr;
+  const BERTH_Collectives_Extension* collectives = nullptr;
   // Extension modules whose handlers the client holds; released after the
   // plugin client is destroyed.
   std::vector<std::shared_ptr<const ext::ExtensionModule>> attached_modules;

@@ -11,6 +11,7 @@
 
 #include "berth/plugin/options.hpp"
 #include "cpu_buffer.hpp"
+#include "cpu_communicator.hpp"
 #include "cpu_executable.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/custom_call.hpp"
@@ -68,12 +69,13 @@ CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
   if (topology_.num_nodes() > 1 && kv_store != nullptr) {
     // Nodes meet at the addresses they published. Host names (from a host
     // older than C API 1.3) that are all alike mean one machine: loopback.
-    std::vector<std::string> addresses = topology_.addresses;
+    kv_store_ = kv_store;
+    gloo_addresses_ = topology_.addresses;
     if (options_.node_address.empty() && topology_.single_host()) {
-      addresses.assign(addresses.size(), "127.0.0.1");
+      gloo_addresses_.assign(gloo_addresses_.size(), "127.0.0.1");
     }
     gloo_ = std::make_unique<GlooCollectives>(
-        *kv_store, self, std::move(addresses), kCollectiveTimeout,
+        *kv_store, self, gloo_addresses_, kCollectiveTimeout,
         [this](const Status& status) {
           event_callbacks().Emit(BERTH_Callback_EventKind_PluginFatal, "", -1, status);
         },
@@ -133,6 +135,26 @@ Result<std::unique_ptr<CpuClient>> CpuClient::Create(const NamedValueMap& option
                                           static_cast<int>(parsed.num_nodes), parsed.device_count,
                                           parsed.slices, parsed.node_address, kCollectiveTimeout));
   return std::unique_ptr<CpuClient>(new CpuClient(parsed, std::move(topology), &kv_store));
+}
+
+std::unique_ptr<GlooCollectives> CpuClient::NewGlooCollectives(
+    std::chrono::milliseconds timeout) const {
+  if (gloo_ == nullptr) return nullptr;
+  return std::make_unique<GlooCollectives>(*kv_store_, static_cast<int>(options_.node_id),
+                                           gloo_addresses_, timeout, nullptr, topology_.slices,
+                                           options_.collective_algorithm);
+}
+
+int64_t CpuClient::CountCommunicator(uint64_t list) {
+  std::lock_guard lock(communicators_mutex_);
+  return communicators_made_[list]++;
+}
+
+Result<std::unique_ptr<plugin::Communicator>> CpuClient::CreateCommunicator(
+    const std::vector<int64_t>& device_ids, std::chrono::milliseconds timeout) {
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CpuCommunicator> communicator,
+                         CpuCommunicator::Create(*this, device_ids, timeout));
+  return std::unique_ptr<plugin::Communicator>(std::move(communicator));
 }
 
 std::vector<int32_t> CpuClient::device_slices() const {

@@ -3,10 +3,11 @@
 #define BERTH_PLUGINS_CPU_CPU_CLIENT_HPP_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
@@ -23,6 +24,15 @@ inline constexpr plugin::AbiVersion kCpuRuntimeAbi{1, 0};
 // Executable ABI 1.1: payloads are cpu-plans (cpu_compiler.hpp); 1.0
 // payloads (source and options as JSON) still load.
 inline constexpr plugin::AbiVersion kCpuExecutableAbi{1, 1};
+
+// The buffer element types the plugin holds and computes on, its
+// collectives included (the plugin attribute `element_types`).
+inline constexpr berth::ElementType kCpuElementTypes[] = {
+    berth::ElementType::kPred, berth::ElementType::kS8,   berth::ElementType::kS16,
+    berth::ElementType::kS32,  berth::ElementType::kS64,  berth::ElementType::kU8,
+    berth::ElementType::kU16,  berth::ElementType::kU32,  berth::ElementType::kU64,
+    berth::ElementType::kF16,  berth::ElementType::kBF16, berth::ElementType::kF32,
+    berth::ElementType::kF64};
 
 struct CpuClientOptions {
   int64_t device_count = 1;
@@ -60,11 +70,22 @@ class CpuClient final : public plugin::Client {
   std::span<const plugin::CompilePhase> CompilePhases() const override;
   Result<std::string> RunCompilePhase(const plugin::CompilePhase& phase, const plugin::Program& input,
                                       const plugin::CompileOptions& options) override;
+  Result<std::unique_ptr<plugin::Communicator>> CreateCommunicator(
+      const std::vector<int64_t>& device_ids, std::chrono::milliseconds timeout) override;
 
   ThreadPool& pool() { return *pool_; }
   const CpuTopology& topology() const { return topology_; }
   // Cross-process collectives; null in a single-process client.
   GlooCollectives* gloo() { return gloo_.get(); }
+  // Collectives between the same nodes on contexts of their own, with their
+  // own timeout and no fatal-error reports (a communicator's); null in a
+  // single-process client.
+  std::unique_ptr<GlooCollectives> NewGlooCollectives(std::chrono::milliseconds timeout) const;
+  // How many communicators over the device list of hash `list` this client
+  // made before (every process numbers its communicators alike).
+  int64_t CountCommunicator(uint64_t list);
+  // The job's key-value store; null in a single-process client.
+  const plugin::KeyValueStore* kv_store() const { return kv_store_; }
 
   // Queues one launch: work[i] runs on the stream of local device
   // devices[i]. Launches are queued atomically, so every stream sees them in
@@ -85,7 +106,11 @@ class CpuClient final : public plugin::Client {
   std::string platform_name_ = "cpu";
   std::string platform_version_;
   std::unique_ptr<ThreadPool> pool_;
+  const plugin::KeyValueStore* kv_store_ = nullptr;
+  std::vector<std::string> gloo_addresses_;  // where Gloo reaches each node
   std::unique_ptr<GlooCollectives> gloo_;
+  std::mutex communicators_mutex_;
+  std::map<uint64_t, int64_t> communicators_made_;
   std::mutex launch_mutex_;
   // One per local device, started on first use; destroyed before the pool.
   std::vector<std::unique_ptr<DeviceStream>> streams_;

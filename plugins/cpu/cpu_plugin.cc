@@ -11,13 +11,8 @@ class CpuPlugin final : public plugin::Plugin {
     // Buffer element types it holds and computes on (for `berth conformance`
     // and applications choosing types).
     std::vector<int64_t> element_types;
-    for (berth::ElementType type : {berth::ElementType::kPred, berth::ElementType::kS8, berth::ElementType::kS16,
-                             berth::ElementType::kS32, berth::ElementType::kS64, berth::ElementType::kU8,
-                             berth::ElementType::kU16, berth::ElementType::kU32, berth::ElementType::kU64,
-                             berth::ElementType::kF16, berth::ElementType::kBF16, berth::ElementType::kF32,
-                             berth::ElementType::kF64}) {
+    for (berth::ElementType type : kCpuElementTypes)
       element_types.push_back(static_cast<int64_t>(type));
-    }
     // The kernel variant this process computes with (isa/isa.hpp), or why
     // there is none, and every variant built in.
     Result<const isa::Kernels*> selected = isa::Selected();
@@ -35,9 +30,13 @@ class CpuPlugin final : public plugin::Plugin {
   }
 
   std::vector<BERTH_Extension_Base*> Extensions() override {
-    return {plugin::FfiExtension(),          plugin::CallbackExtension(),
-            plugin::AbiVersionExtension(),   plugin::CustomPartitionerExtension(),
-            plugin::PhaseCompileExtension(), plugin::MultiSliceExtension()};
+    return {plugin::FfiExtension(),
+            plugin::CallbackExtension(),
+            plugin::AbiVersionExtension(),
+            plugin::CustomPartitionerExtension(),
+            plugin::PhaseCompileExtension(),
+            plugin::MultiSliceExtension(),
+            plugin::CollectivesExtension(kCpuElementTypes)};
   }
 
   Result<std::unique_ptr<plugin::Client>> CreateClient(

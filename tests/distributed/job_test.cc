@@ -529,6 +529,75 @@ TEST_F(JobTest, EveryNodeSeesTheSlicesOfEveryDevice) {
   }
 }
 
+// The collectives extension across processes (collectives_node.cc): every
+// operation on every type the cpu plugin lists, checked on every node
+// against the reference, with 2 processes of 2 devices, 3 of 1 and 4 of 1.
+TEST_F(JobTest, CommunicatorOperationsAreRightOnEveryNode) {
+  struct Case {
+    int nodes;
+    int devices_per_node;
+  };
+  for (const Case& c : {Case{2, 2}, Case{3, 1}, Case{4, 1}}) {
+    std::map<int, nlohmann::json> reports =
+        LaunchCommand(c.nodes, {"--devices-per-node", std::to_string(c.devices_per_node)},
+                      {BERTH_COLLECTIVES_NODE, "every"});
+    ASSERT_EQ(reports.size(), static_cast<size_t>(c.nodes));
+    for (const auto& [node, report] : reports) {
+      EXPECT_EQ(report["ranks"], c.nodes * c.devices_per_node) << report;
+      // 13 types x 13 outputs per rank.
+      EXPECT_EQ(report["checked"], 13 * 13 * c.devices_per_node)
+          << "node " << node << ": " << report;
+      EXPECT_EQ(report["failures"], nlohmann::json::array())
+          << "node " << node << " of " << c.nodes;
+    }
+  }
+}
+
+// A node whose ranks never call an all-reduce: the others fail after the
+// communicator's 1.5 s timeout, naming its ranks and its address.
+// Nodes 0 and 1 report that ranks 4 and 5 (node 2's) did not arrive.
+void ExpectRanksFourAndFiveMissing(std::map<int, nlohmann::json>& reports) {
+  for (int node : {0, 1}) {
+    const nlohmann::json& report = reports[node];
+    EXPECT_EQ(report["code"], "DEADLINE_EXCEEDED") << report;
+    const std::string message = report["message"];
+    EXPECT_THAT(message, HasSubstr("timed out after 1500 ms: ranks 4, 5 did not arrive"))
+        << message;
+    EXPECT_THAT(message, HasSubstr("rank 4 (device 4 on node 2 (")) << message;
+    EXPECT_LT(report["seconds"].get<double>(), 10.0) << report;
+  }
+}
+
+// Cold: the wait is in connecting the Gloo context; warm (after one
+// all-reduce): in Gloo's transport.
+TEST_F(JobTest, CommunicatorNamesTheRanksOfANodeThatNeverArrives) {
+  for (const char* warmth : {"cold", "warm"}) {
+    SCOPED_TRACE(warmth);
+    std::map<int, nlohmann::json> reports =
+        LaunchCommand(3, {"--devices-per-node", "2"}, {BERTH_COLLECTIVES_NODE, "missing", warmth});
+    ASSERT_EQ(reports.size(), 3u);
+    ExpectRanksFourAndFiveMissing(reports);
+  }
+}
+
+// Node 0 aborts while the others wait in an all-gather it never calls (with
+// a 60 s timeout): they fail with its reason within a second or two.
+TEST_F(JobTest, CommunicatorAbortReachesEveryNode) {
+  for (const char* warmth : {"cold", "warm"}) {
+    SCOPED_TRACE(warmth);
+    std::map<int, nlohmann::json> reports =
+        LaunchCommand(3, {}, {BERTH_COLLECTIVES_NODE, "abort", warmth});
+    ASSERT_EQ(reports.size(), 3u);
+    for (int node : {1, 2}) {
+      const nlohmann::json& report = reports[node];
+      EXPECT_EQ(report["code"], "ABORTED") << report;
+      EXPECT_THAT(report["message"].get<std::string>(), HasSubstr("node 0 stops the job"))
+          << report;
+      EXPECT_LT(report["seconds"].get<double>(), 5.0) << report;
+    }
+  }
+}
+
 TEST_F(JobTest, NodeWithoutInstanceOfAOneReplicaProgramHasNothingToRun) {
   // Replica 0 runs on global device 0, node 0's; node 1 holds no instance.
   const std::string program = R"(func.func @main() -> tensor<3xi32> {

@@ -88,7 +88,8 @@ netns_node() {
 
 # netns_node_command HOST_INDEX NODE_ID NUM_NODES OUT_PREFIX [VAR=VALUE...] --
 # BERTH_ARGS...: `berth BERTH_ARGS...` as that node on that host, stopped
-# after $netns_node_timeout seconds (60 unless set).
+# after $netns_node_timeout seconds (60 unless set). With $netns_program set,
+# that program runs instead of berth.
 netns_node_command() {
   local host=$1 id=$2 count=$3 out=$4 vars=()
   shift 4
@@ -96,5 +97,5 @@ netns_node_command() {
   shift
   ip netns exec "${netns_tag}h$host" env BERTH_PLUGIN_PATH="$plugin_path" BERTH_COORDINATOR="$coordinator_address" \
     BERTH_NODE_ID="$id" BERTH_NUM_NODES="$count" BERTH_LOG=debug "${vars[@]}" \
-    timeout "${netns_node_timeout:-60}" "$berth" "$@" > "$out.out" 2> "$out.err"
+    timeout "${netns_node_timeout:-60}" "${netns_program:-$berth}" "$@" > "$out.out" 2> "$out.err"
 }

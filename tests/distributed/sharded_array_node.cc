@@ -14,6 +14,7 @@
 
 #include "berth/berth.hpp"
 #include "berth/job.hpp"
+#include "job_node.hpp"
 
 namespace {
 
@@ -37,15 +38,9 @@ int Fail(const std::string& what, const berth::Status& status) {
 }  // namespace
 
 int main() {
-  berth::Result<std::unique_ptr<berth::Job>> job = berth::Job::JoinFromEnvironment();
-  if (!job.ok()) return Fail("join", job.status());
-  if (*job == nullptr) return Fail("join", berth::FailedPreconditionError("not started by berth launch"));
-  berth::HostOptions host_options;
-  host_options.only_manifests = {BERTH_CPU_MANIFEST};
-  berth::Result<berth::Host> host = berth::Host::Create(host_options);
-  if (!host.ok()) return Fail("host", host.status());
-  berth::Result<berth::Client> client = host->CreateClient("cpu", (*job)->ClientOptionsFor("cpu"));
-  if (!client.ok()) return Fail("client", client.status());
+  berth::Result<berth::testing::JobNode> node = berth::testing::JoinJobNode(BERTH_CPU_MANIFEST);
+  if (!node.ok()) return Fail("join", node.status());
+  berth::Client* client = &*node->client;
   berth::Result<berth::Executable> exe = client->Compile(kProgram);
   if (!exe.ok()) return Fail("compile", exe.status());
 
@@ -89,7 +84,7 @@ int main() {
   std::vector<int32_t> gathered(32), sums(4);
   berth::Status gather = rows.ToHost(gathered.data(), gathered.size() * 4);
   berth::Status sum_status = (*out)[1].ToHost(sums.data(), sums.size() * 4);
-  nlohmann::json report = {{"node", (*job)->node_id()},
+  nlohmann::json report = {{"node", node->job->node_id()},
                            {"held",
                             {sx->num_addressable_shards(), sw->num_addressable_shards(),
                              rows.num_addressable_shards(), (*out)[1].num_addressable_shards()}},

@@ -4,6 +4,7 @@
 
 #include "berth/buffer.hpp"
 #include "berth/client.hpp"
+#include "berth/communicator.hpp"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
 #include "berth/event.hpp"

@@ -2,6 +2,7 @@
 #ifndef BERTH_CLIENT_HPP_
 #define BERTH_CLIENT_HPP_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -11,6 +12,7 @@
 
 #include "berth/api.hpp"
 #include "berth/buffer.hpp"
+#include "berth/communicator.hpp"
 #include "berth/custom_partitioner.hpp"
 #include "berth/device.hpp"
 #include "berth/element_type.hpp"
@@ -117,6 +119,17 @@ class BERTH_API Client {
   // order (one slice when the client was told of none). UNIMPLEMENTED for a
   // plugin without the extension.
   Result<SliceLayout> slice_layout() const;
+
+  // collectives: a communicator over `device_ids` (rank r is device_ids[r];
+  // berth/communicator.hpp). Every process holding one of the devices
+  // creates it with the same list, in the same order as its other
+  // communicators; creation waits for them, up to `timeout` (0: the
+  // plugin's default), which is also the default of each operation.
+  // DEADLINE_EXCEEDED names the ranks whose processes did not come.
+  Result<Communicator> CreateCommunicator(std::span<const int64_t> device_ids,
+                                          std::chrono::milliseconds timeout = {}) const;
+  // collectives: the element types its operations take.
+  Result<std::vector<ElementType>> CollectiveElementTypes() const;
 
   // phase_compile: the plugin's compile phases in order.
   Result<std::vector<CompilePhase>> CompilePhases() const;

@@ -3,6 +3,7 @@
 #ifndef BERTH_PLUGIN_CLIENT_HPP_
 #define BERTH_PLUGIN_CLIENT_HPP_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -11,6 +12,7 @@
 
 #include "berth/c_api.h"
 #include "berth/plugin/buffer.hpp"
+#include "berth/plugin/communicator.hpp"
 #include "berth/plugin/device.hpp"
 #include "berth/plugin/executable.hpp"
 #include "berth/plugin/extensions.hpp"
@@ -86,6 +88,13 @@ class Client {
   virtual std::span<const CompilePhase> CompilePhases() const { return {}; }
   virtual Result<std::string> RunCompilePhase(const CompilePhase& phase, const Program& input,
                                               const CompileOptions& options);
+  // collectives extension (since plugin SDK 1.6): a communicator over
+  // `device_ids` (rank r is device_ids[r]); the SDK has checked that the ids
+  // are devices of the client, without repeats, one of them addressable.
+  // Creation is collective across the processes holding the devices; a
+  // `timeout` of 0 means the plugin's default. Default: UNIMPLEMENTED.
+  virtual Result<std::unique_ptr<Communicator>> CreateCommunicator(
+      const std::vector<int64_t>& device_ids, std::chrono::milliseconds timeout);
 
   // Owned by the client, stable for its lifetime, ordered by id.
   std::span<Device* const> devices() const { return devices_; }

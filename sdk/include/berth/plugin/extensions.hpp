@@ -27,8 +27,10 @@
 #include <vector>
 
 #include "berth/c_api.h"
+#include "berth/element_type.hpp"
 #include "berth/ext/abi_version.h"
 #include "berth/ext/callback.h"
+#include "berth/ext/collectives.h"
 #include "berth/ext/custom_partitioner.h"
 #include "berth/ext/ffi.h"
 #include "berth/ext/live_objects.h"
@@ -194,6 +196,11 @@ BERTH_Extension_Base* PhaseCompileExtension();
 // (Plugin::CreateClient with a SliceTopology) and reports each device's
 // (Client::num_slices, Client::device_slices).
 BERTH_Extension_Base* MultiSliceExtension();
+// Since plugin SDK 1.6: communicators and collective operations on buffers
+// (Client::CreateCommunicator, berth/plugin/communicator.hpp) for the
+// element types listed here (the first call fixes them). The SDK checks every
+// call (ranks, devices, element types, dims) before the plugin sees it.
+BERTH_Extension_Base* CollectivesExtension(std::span<const ElementType> element_types);
 // The live_objects extension (LiveObjects() of berth/plugin/live_objects.hpp).
 // MakeApi links it at the end of every SDK plugin's chain; plugins need not
 // list it.

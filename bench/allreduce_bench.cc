@@ -1,6 +1,8 @@
 // All-reduce of 16 MiB of f32 across 2 processes on 127.0.0.1.
 //   BM_AllReduce/berth   a 2-replica stablehlo.all_reduce through the cpu
 //                        plugin (Execute + await; Gloo underneath)
+//   BM_AllReduce/communicator  the same sum through a communicator of the
+//                        collectives extension (Communicator::AllReduce + await)
 //   BM_AllReduce/gloo    gloo::allreduce called directly (the baseline)
 // This process is node 0 of a job whose coordinator it hosts; node 1 is
 // berth_bench_allreduce_peer, started on first use and stopped at exit.
@@ -87,7 +89,7 @@ void BM_AllReduce(benchmark::State& state, const std::string& mode) {
   }
   Status status;
   for (auto _ : state) {
-    status = mode == "gloo" ? job.node->RunGloo(1) : job.node->RunBerth(1);
+    status = job.node->Run(mode, 1);
     if (!status.ok()) {
       state.SkipWithError(status.ToString().c_str());
       break;
@@ -97,6 +99,9 @@ void BM_AllReduce(benchmark::State& state, const std::string& mode) {
 }
 
 BENCHMARK_CAPTURE(BM_AllReduce, berth, std::string("berth"))->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AllReduce, communicator, std::string("communicator"))
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_AllReduce, gloo, std::string("gloo"))->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -44,6 +44,10 @@ Result<std::unique_ptr<AllReduceNode>> AllReduceNode::Create(const JobConfig& co
   BERTH_ASSIGN_OR_RETURN(Buffer input, client.BufferFromHost(zeros.data(), ElementType::kF32, dims,
                                                              client.addressable_devices().front()));
   node->input_.emplace(std::move(input));
+  std::vector<int64_t> ids;
+  for (const Device& device : client.devices()) ids.push_back(device.id());
+  BERTH_ASSIGN_OR_RETURN(Communicator communicator, client.CreateCommunicator(ids));
+  node->communicator_.emplace(std::move(communicator));
 
   try {
     gloo::transport::tcp::attr attr;
@@ -63,6 +67,7 @@ Result<std::unique_ptr<AllReduceNode>> AllReduceNode::Create(const JobConfig& co
 
 AllReduceNode::~AllReduceNode() {
   gloo_context_.reset();
+  communicator_.reset();
   input_.reset();
   executable_.reset();
   fixture_.reset();
@@ -75,6 +80,22 @@ Status AllReduceNode::RunBerth(int64_t iterations) {
     BERTH_RETURN_IF_ERROR(result.completion.front().Await());
   }
   return OkStatus();
+}
+
+Status AllReduceNode::RunCommunicator(int64_t iterations) {
+  const int64_t rank = communicator_->local_ranks().front();
+  for (int64_t i = 0; i < iterations; ++i) {
+    BERTH_ASSIGN_OR_RETURN(CollectiveOutput out, communicator_->AllReduce(rank, *input_));
+    BERTH_RETURN_IF_ERROR(out.done.Await());
+  }
+  return OkStatus();
+}
+
+Status AllReduceNode::Run(const std::string& mode, int64_t iterations) {
+  if (mode == "gloo") return RunGloo(iterations);
+  if (mode == "communicator") return RunCommunicator(iterations);
+  if (mode == "berth") return RunBerth(iterations);
+  return InvalidArgumentError("unknown all-reduce mode '" + mode + "'");
 }
 
 Status AllReduceNode::RunGloo(int64_t iterations) {

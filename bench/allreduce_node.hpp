@@ -1,5 +1,6 @@
 // One process of the 2-process all-reduce benchmark (BM_AllReduce): a node of
-// a job with a cpu client running a 16 MiB f32 all-reduce program, and a
+// a job with a cpu client running a 16 MiB f32 all-reduce program, the same
+// all-reduce through a communicator of the collectives extension, and a
 // Gloo context for the baseline that calls Gloo's allreduce directly. The
 // benchmark process is node 0; berth_bench_allreduce_peer is node 1. They
 // agree on each round (mode and iteration count) through the job's
@@ -36,9 +37,12 @@ class AllReduceNode {
   Status RunBerth(int64_t iterations);
   // `iterations` calls of gloo::allreduce on a 16 MiB f32 buffer.
   Status RunGloo(int64_t iterations);
+  // `iterations` Communicator::AllReduce calls (+ await) on the client's device.
+  Status RunCommunicator(int64_t iterations);
+  // One of the three by name: "berth", "gloo" or "communicator".
+  Status Run(const std::string& mode, int64_t iterations);
 
-  // The store node 0 announces rounds in: "round/<k>" = "berth N",
-  // "gloo N" or "stop".
+  // The store node 0 announces rounds in: "round/<k>" = "MODE N" or "stop".
   const plugin::KeyValueStore& control() const { return *control_; }
 
  private:
@@ -51,6 +55,7 @@ class AllReduceNode {
   std::optional<plugin::KeyValueStore> gloo_kv_;
   std::unique_ptr<CpuClientFixture> fixture_;
   std::optional<Executable> executable_;
+  std::optional<Communicator> communicator_;
   std::optional<Buffer> input_;
   std::shared_ptr<gloo::Context> gloo_context_;
   std::vector<float> gloo_buffer_;

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     std::string mode = announced->substr(0, space);
     int64_t iterations = 0;
     std::from_chars(announced->data() + space + 1, announced->data() + announced->size(), iterations);
-    berth::Status status = mode == "gloo" ? (*node)->RunGloo(iterations) : (*node)->RunBerth(iterations);
+    berth::Status status = (*node)->Run(mode, iterations);
     if (!status.ok()) {
       std::fprintf(stderr, "allreduce peer: round %d: %s\n", round, status.ToString().c_str());
       return 1;

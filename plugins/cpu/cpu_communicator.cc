@@ -601,6 +601,7 @@ Result<std::unique_ptr<CpuCommunicator>> CpuCommunicator::Create(
     }
     placement.node_of_instance = state->node_of_rank;
     placement.gloo = state->gloo.get();
+    placement.group_prefix = state->name + "|";
     // Creation is collective: every member process says it is here, then
     // waits for the others.
     BERTH_RETURN_IF_ERROR(

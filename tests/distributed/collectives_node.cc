@@ -1,8 +1,11 @@
 // One node of a job using the collectives extension (distributed_job_test):
 // it joins the job from the environment (berth launch), makes a
 // communicator over every device of the job, and prints one JSON line.
-//   collectives_node every    every operation on every type, checked
-//                             against the reference (collective_checks.hpp)
+//   collectives_node every    a program's all-reduce over every device (its
+//                             collectives and the communicator's share the
+//                             job), then every operation on every type,
+//                             checked against the reference
+//                             (collective_checks.hpp)
 //   collectives_node missing  the last node never calls the first
 //                             all-reduce; the others report its error
 //   collectives_node abort    node 0 aborts while the others wait in an
@@ -63,6 +66,34 @@ berth::Result<std::vector<berth::Buffer>> ScalarInputs(const berth::Client& clie
   return inputs;
 }
 
+// The sum of the replica ids over a program of one replica per device of the
+// job, as this node's first device sees it.
+berth::Result<int64_t> ProgramAllReduce(const berth::Client& client) {
+  const std::string n = std::to_string(client.devices().size());
+  std::string group;
+  for (size_t r = 0; r < client.devices().size(); ++r) group += (r ? ", " : "") + std::to_string(r);
+  const std::string program = "module @sum attributes {mhlo.num_replicas = " + n + R"( : i32} {
+  func.func @main() -> tensor<ui32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %sum = "stablehlo.all_reduce"(%id) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[)" +
+                              group + "]]> : tensor<1x" + n +
+                              R"(xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %sum : tensor<ui32>
+  }
+})";
+  BERTH_ASSIGN_OR_RETURN(berth::Executable executable, client.Compile(program));
+  std::vector<std::vector<const berth::Buffer*>> no_arguments(client.addressable_devices().size());
+  BERTH_ASSIGN_OR_RETURN(berth::ExecuteResult result, executable.Execute(no_arguments));
+  for (const berth::Event& done : result.completion) BERTH_RETURN_IF_ERROR(done.Await());
+  uint32_t sum = 0;
+  BERTH_RETURN_IF_ERROR(result.outputs.at(0).at(0).ToHost(&sum, sizeof(sum)));
+  return static_cast<int64_t>(sum);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,6 +122,10 @@ int main(int argc, char** argv) {
     if (done["code"] != "OK") return Fail("warm-up", berth::InternalError(done.dump()));
   }
   if (mode == "every") {
+    berth::Result<int64_t> program_sum = ProgramAllReduce(client);
+    if (!program_sum.ok()) return Fail("program all-reduce", program_sum.status());
+    const int64_t n = static_cast<int64_t>(ids.size());
+    report["program_sum_ok"] = *program_sum == n * (n - 1) / 2;
     berth::testing::CollectiveCheckResult result =
         berth::testing::CheckEveryCollective(client, *comm, 2026);
     report["checked"] = result.checked;

@@ -531,7 +531,8 @@ TEST_F(JobTest, EveryNodeSeesTheSlicesOfEveryDevice) {
 
 // The collectives extension across processes (collectives_node.cc): every
 // operation on every type the cpu plugin lists, checked on every node
-// against the reference, with 2 processes of 2 devices, 3 of 1 and 4 of 1.
+// against the reference, with 2 processes of 2 devices, 3 of 1 and 4 of 1,
+// after a program's all-reduce in the same job (the two share no Gloo group).
 TEST_F(JobTest, CommunicatorOperationsAreRightOnEveryNode) {
   struct Case {
     int nodes;
@@ -549,6 +550,7 @@ TEST_F(JobTest, CommunicatorOperationsAreRightOnEveryNode) {
           << "node " << node << ": " << report;
       EXPECT_EQ(report["failures"], nlohmann::json::array())
           << "node " << node << " of " << c.nodes;
+      EXPECT_EQ(report["program_sum_ok"], true) << "node " << node << ": " << report;
     }
   }
 }

@@ -113,8 +113,9 @@ Status CollectiveGroup::GatherRemote(const std::string& key,
   size_t total = 0;
   for (size_t size : sizes) total += size;
   std::vector<std::byte> all(total);
-  BERTH_RETURN_IF_ERROR(placement_.gloo->AllGather(GroupName(nodes, participants), nodes,
-                                                   mine.data(), sizes, all.data(), timeout));
+  BERTH_RETURN_IF_ERROR(
+      placement_.gloo->AllGather(placement_.group_prefix + GroupName(nodes, participants), nodes,
+                                 mine.data(), sizes, all.data(), timeout));
   size_t offset = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     size_t cursor = offset;
@@ -166,9 +167,9 @@ Result<Tensor> CollectiveGroup::ReduceRemote(const std::string& key,
   }
   const size_t count = static_cast<size_t>(acc.num_elements());
   const size_t element_size = count == 0 ? 1 : acc.byte_size() / count;
-  BERTH_RETURN_IF_ERROR(placement_.gloo->AllReduce(GroupName(nodes, participants), nodes, in,
-                                                   acc.bytes(), count, element_size, reduce,
-                                                   timeout));
+  BERTH_RETURN_IF_ERROR(
+      placement_.gloo->AllReduce(placement_.group_prefix + GroupName(nodes, participants), nodes,
+                                 in, acc.bytes(), count, element_size, reduce, timeout));
   return acc;
 }
 

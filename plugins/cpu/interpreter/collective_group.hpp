@@ -31,6 +31,9 @@ struct InstancePlacement {
   // Node of each instance (by logical id); empty: every instance is local.
   std::vector<int> node_of_instance;
   GlooCollectives* gloo = nullptr;  // borrowed; null in a single process
+  // Put before the names of the Gloo groups (and so of their rendezvous
+  // keys): a communicator's own, so that its groups never meet a program's.
+  std::string group_prefix;
 };
 
 // Combines `x` into `acc` element by element (same type and shape).

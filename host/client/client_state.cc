@@ -243,6 +243,17 @@ std::string ClientState::CompilationKey(std::string_view code, const CompileOpti
   std::string devices;
   for (const DeviceRecord& device : this->devices) devices += std::to_string(device.id) + ",";
   key.Add("devices", devices);
+  // A plugin may compile the job's slices in (the cpu plugin's plans record
+  // them and refuse another layout): entries of other layouts never match.
+  if (multi_slice != nullptr) {
+    if (Result<SliceLayout> layout =
+            ext::multi_slice::DeviceSlices(*library, client, multi_slice, this->devices.size());
+        layout.ok()) {
+      std::string slices = std::to_string(layout->num_slices) + ":";
+      for (int32_t slice : layout->device_slices) slices += std::to_string(slice) + ",";
+      key.Add("slices", slices);
+    }
+  }
   for (const auto& module : attached_modules) key.Add("module " + module->name(), module->Attributes());
   {
     std::lock_guard lock(registrations_mutex);

@@ -175,6 +175,15 @@ nlohmann::json OptionsToJson(const LoweredProgram& program) {
 
 }  // namespace
 
+std::string SliceRecord::ToString() const {
+  return std::to_string(num_slices) + (num_slices == 1 ? " slice " : " slices ") +
+         nlohmann::json(device_slices).dump(-1);
+}
+
+SliceRecord SlicesOf(const CpuClient& client) {
+  return {client.num_slices(), client.device_slices()};
+}
+
 std::span<const plugin::CompilePhase> CpuCompilePhases() {
   static const std::vector<plugin::CompilePhase> phases = {
       {"verify", std::string(kStablehloFormat), std::string(kStablehloFormat), true},
@@ -187,6 +196,8 @@ std::span<const plugin::CompilePhase> CpuCompilePhases() {
 std::string EncodePlan(const LoweredProgram& program) {
   nlohmann::json header = PartitionedToJson(program.partitioned);
   header["options"] = OptionsToJson(program);
+  header["slices"] = {{"count", program.slices.num_slices},
+                      {"devices", program.slices.device_slices}};
   // Strings that are not UTF-8 (a source name) are written with U+FFFD.
   const std::string json = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   char size[9];
@@ -194,7 +205,8 @@ std::string EncodePlan(const LoweredProgram& program) {
   return std::string(kPlanMagic) + size + json + stablehlo::WriteBytecode(*program.partitioned.module);
 }
 
-Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileOptions& given) {
+Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileOptions& given,
+                                  const CpuClient& client) {
   auto bad = [](const std::string& why) { return InvalidArgumentError("cpu-plan: " + why); };
   if (!bytes.starts_with(kPlanMagic)) return bad("does not start with the cpu-plan magic (not a cpu-plan)");
   bytes.remove_prefix(kPlanMagic.size());
@@ -244,6 +256,27 @@ Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileO
   }
   if (fuse == o.end() || !fuse->is_boolean()) return bad("options.fuse_elementwise is not a bool");
   program.fuse_elementwise = fuse->get<bool>();
+  program.slices = SlicesOf(client);
+  if (auto slices = header.find("slices"); slices != header.end()) {
+    auto slice_count = slices->is_object() ? slices->find("count") : slices->end();
+    auto of_devices = slices->is_object() ? slices->find("devices") : slices->end();
+    if (slice_count == slices->end() || !slice_count->is_number_integer() ||
+        of_devices == slices->end() || !of_devices->is_array()) {
+      return bad("\"slices\" is not {\"count\": N, \"devices\": [...]}");
+    }
+    SliceRecord recorded_slices;
+    recorded_slices.num_slices = slice_count->get<int32_t>();
+    for (const nlohmann::json& slice : *of_devices) {
+      if (!slice.is_number_integer()) return bad("\"slices\".devices holds a non-integer");
+      recorded_slices.device_slices.push_back(slice.get<int32_t>());
+    }
+    if (!(recorded_slices == program.slices)) {
+      return FailedPreconditionError(
+          "the cpu-plan was compiled in a job of " + recorded_slices.ToString() +
+          " (each device's slice); this client's job has " + program.slices.ToString() +
+          ": compile the program again here");
+    }
+  }
 
   // What the load asks for must be what the plan was made for.
   auto differs = [&](const char* name, const std::string& was, const std::string& now) {
@@ -278,7 +311,7 @@ Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileO
 }
 
 Result<LoweredProgram> Lower(CpuClient& client, const plugin::Program& program, const plugin::CompileOptions& options) {
-  if (program.format == kPlanFormat) return DecodePlan(program.code, options);
+  if (program.format == kPlanFormat) return DecodePlan(program.code, options, client);
   if (program.format != kStablehloFormat && program.format != kPartitionedFormat) {
     return InvalidArgumentError("the cpu plugin compiles programs of format 'stablehlo', '" +
                                 std::string(kPartitionedFormat) + "' or '" + std::string(kPlanFormat) + "', not '" +
@@ -289,6 +322,7 @@ Result<LoweredProgram> Lower(CpuClient& client, const plugin::Program& program, 
   lowered.options = options;
   lowered.source_name = settings.source_name;
   lowered.fuse_elementwise = settings.fuse_elementwise;
+  lowered.slices = SlicesOf(client);
   if (program.format == kPartitionedFormat) {
     BERTH_ASSIGN_OR_RETURN(lowered.partitioned, ParsePartitioned(program.code, settings.source_name));
   } else {

@@ -47,11 +47,22 @@ struct PartitionedModule {
 
 // A program ready to load: the partitioned module and the options it was
 // compiled with.
+// The job's slices a program was compiled in (the multi_slice extension):
+// the count and each device's slice, in the client's device order.
+struct SliceRecord {
+  int32_t num_slices = 1;
+  std::vector<int32_t> device_slices;
+  bool operator==(const SliceRecord&) const = default;
+  std::string ToString() const;  // "2 slices [0, 0, 1, 1]"
+};
+SliceRecord SlicesOf(const CpuClient& client);
+
 struct LoweredProgram {
   PartitionedModule partitioned;
   plugin::CompileOptions options;
   std::string source_name;  // for diagnostics
   bool fuse_elementwise = true;
+  SliceRecord slices;
 };
 
 // Runs the phases from `program`'s format to the end (a cpu-plan is only
@@ -68,9 +79,12 @@ Result<std::string> RunCpuPhase(CpuClient& client, const plugin::CompilePhase& p
 // them back: INVALID_ARGUMENT for bytes that are not a whole cpu-plan.
 // `options` given to Decode are checked against those recorded: a count,
 // assignment or entry that differs is INVALID_ARGUMENT; defaults take the
-// recorded ones.
+// recorded ones. A plan records the slices of the job it was compiled in;
+// `client`'s job must have the same (FAILED_PRECONDITION naming both; plans
+// written before slices were recorded load anywhere).
 std::string EncodePlan(const LoweredProgram& program);
-Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileOptions& options);
+Result<LoweredProgram> DecodePlan(std::string_view bytes, const plugin::CompileOptions& options,
+                                  const CpuClient& client);
 
 }  // namespace berth::cpu
 

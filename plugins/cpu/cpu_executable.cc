@@ -132,7 +132,8 @@ Result<plugin::SerializedExecutable> CpuExecutable::Serialize() const {
 Result<std::unique_ptr<CpuExecutable>> CpuExecutable::Deserialize(CpuClient& client, std::string_view payload,
                                                                   plugin::AbiVersion version) {
   if (version.minor >= 1) {
-    BERTH_ASSIGN_OR_RETURN(LoweredProgram lowered, DecodePlan(payload, plugin::CompileOptions{}));
+    BERTH_ASSIGN_OR_RETURN(LoweredProgram lowered,
+                           DecodePlan(payload, plugin::CompileOptions{}, client));
     return Load(client, std::move(lowered));
   }
   // Executable ABI 1.0: the program's source and its compile options, as

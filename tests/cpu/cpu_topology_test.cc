@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "cpu/cpu_client.hpp"
 #include "cpu/cpu_topology.hpp"
 
 namespace berth::cpu {
@@ -119,6 +120,44 @@ TEST(CpuTopologyTest, DamagedEntriesNeverCrash) {
     EXPECT_EQ(topology->slices[1], 1) << entry;
   }
   EXPECT_GT(read, 0);  // some damage lands in the host name and is read
+}
+
+// A cpu executable records the slices of the job it was compiled in: loaded
+// in a job of another layout, it is refused naming both; in the same layout
+// it loads.
+TEST(CpuTopologyTest, ExecutableOfOneSliceLayoutIsRefusedUnderAnother) {
+  FakeStore store(
+      std::map<std::string, std::string>{{"topology/1", "devices=1 slice=1/2 host=10.0.0.2"}});
+  NamedValueMap two_nodes = {
+      {"device_count", int64_t{1}}, {"node_id", int64_t{0}}, {"num_nodes", int64_t{2}}};
+  Result<std::unique_ptr<CpuClient>> sliced =
+      CpuClient::Create(two_nodes, store.store(), plugin::SliceTopology{2, 0});
+  ASSERT_TRUE(sliced.ok()) << sliced.status().ToString();
+  FakeStore one_slice_store(
+      std::map<std::string, std::string>{{"topology/1", "devices=1 slice=0/1 host=10.0.0.2"}});
+  Result<std::unique_ptr<CpuClient>> unsliced =
+      CpuClient::Create(two_nodes, one_slice_store.store(), plugin::SliceTopology{1, 0});
+  ASSERT_TRUE(unsliced.ok()) << unsliced.status().ToString();
+  const std::string code =
+      "func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+      "  %y = stablehlo.add %x, %x : tensor<3xf32>\n  return %y : tensor<3xf32>\n}\n";
+  plugin::Program program{"stablehlo", code};
+  Result<std::unique_ptr<plugin::LoadedExecutable>> compiled = (*sliced)->Compile(program, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  Result<plugin::SerializedExecutable> payload = (*compiled)->Serialize();
+  ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+  Result<std::unique_ptr<plugin::LoadedExecutable>> elsewhere =
+      (*unsliced)->DeserializeAndLoad(payload->payload, payload->version);
+  EXPECT_EQ(elsewhere.status().code(), StatusCode::kFailedPrecondition)
+      << elsewhere.status().ToString();
+  EXPECT_THAT(
+      elsewhere.status().message(),
+      HasSubstr("compiled in a job of 2 slices [0,1] (each device's slice); this client's job has "
+                "1 slice [0,0]"));
+  EXPECT_TRUE((*sliced)->DeserializeAndLoad(payload->payload, payload->version).ok());
+  // A cpu-plan given to Compile is checked the same way.
+  plugin::Program plan{"cpu-plan", payload->payload};
+  EXPECT_EQ((*unsliced)->Compile(plan, {}).status().code(), StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -231,9 +231,14 @@ struct CpuCommunicator::State {
         const size_t colon = entry.find(':');
         if (colon == std::string::npos) continue;
         try {
-          counts[std::stoll(entry.substr(0, colon))] = std::stoll(entry.substr(colon + 1));
+          const int64_t rank = std::stoll(entry.substr(0, colon));
+          // A node reports its own ranks only; anything else (or malformed)
+          // counts as no report.
+          if (rank >= 0 && static_cast<size_t>(rank) < node_of_rank.size() &&
+              node_of_rank[static_cast<size_t>(rank)] == node) {
+            counts[rank] = std::stoll(entry.substr(colon + 1));
+          }
         } catch (const std::exception&) {
-          // A malformed entry counts as no report.
         }
       }
     }

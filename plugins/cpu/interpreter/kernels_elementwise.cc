@@ -114,6 +114,10 @@ bool IsFusibleElementwise(const Operation& op) {
 }
 
 Result<ElementwiseNode> MakeElementwiseNode(const Operation& op) {
+  // Errors name the op with its location; that text is built only for an op
+  // that fails (for every op it was a tenth of loading a large plan).
+  Result<ElementwiseNode> node = MakeNode(op, op.name());
+  if (node.ok()) return node;
   return MakeNode(op, op.location().ToString() + ": '" + std::string(op.name()) + "'");
 }
 

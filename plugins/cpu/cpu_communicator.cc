@@ -111,6 +111,7 @@ struct CpuCommunicator::State {
   CpuClient* client = nullptr;
   std::string name;  // the same in every member process
   std::vector<int64_t> device_ids;
+  std::vector<int64_t> all_ranks;
   std::vector<int> node_of_rank;
   int self_node = 0;
   std::chrono::milliseconds timeout{0};
@@ -138,7 +139,6 @@ struct CpuCommunicator::State {
   };
   std::vector<Sender> senders;
 
-  bool spans() const { return gloo != nullptr; }
   std::string Key(const std::string& what) const { return "collectives/" + name + "/" + what; }
   std::string RankName(int64_t rank) const {
     const int node = node_of_rank[static_cast<size_t>(rank)];
@@ -146,11 +146,8 @@ struct CpuCommunicator::State {
            std::to_string(device_ids[static_cast<size_t>(rank)]) + " on " +
            client->topology().NodeName(node) + ")";
   }
-  std::vector<int64_t> AllRanks() const {
-    std::vector<int64_t> ranks(device_ids.size());
-    for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<int64_t>(r);
-    return ranks;
-  }
+  // 0 .. ranks-1: every operation's participants.
+  const std::vector<int64_t>& AllRanks() const { return all_ranks; }
 
   // Fails what is pending and what comes later with `reason`; mutex held.
   void BreakLocked(const Status& reason) {
@@ -589,6 +586,7 @@ Result<std::unique_ptr<CpuCommunicator>> CpuCommunicator::Create(
     list += std::to_string(id) + ",";
   }
   const size_t ranks = device_ids.size();
+  for (size_t r = 0; r < ranks; ++r) state->all_ranks.push_back(static_cast<int64_t>(r));
   state->issued.assign(ranks, 0);
   state->started.assign(ranks, 0);
   const uint64_t hash = Fnv1a(list);

@@ -24,6 +24,7 @@
 #include "berth/job.hpp"
 #include "collective_checks.hpp"
 #include "job_node.hpp"
+#include "replica_programs.hpp"
 
 namespace {
 
@@ -69,22 +70,9 @@ berth::Result<std::vector<berth::Buffer>> ScalarInputs(const berth::Client& clie
 // The sum of the replica ids over a program of one replica per device of the
 // job, as this node's first device sees it.
 berth::Result<int64_t> ProgramAllReduce(const berth::Client& client) {
-  const std::string n = std::to_string(client.devices().size());
-  std::string group;
-  for (size_t r = 0; r < client.devices().size(); ++r) group += (r ? ", " : "") + std::to_string(r);
-  const std::string program = "module @sum attributes {mhlo.num_replicas = " + n + R"( : i32} {
-  func.func @main() -> tensor<ui32> {
-    %id = stablehlo.replica_id : tensor<ui32>
-    %sum = "stablehlo.all_reduce"(%id) ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[)" +
-                              group + "]]> : tensor<1x" + n +
-                              R"(xi64>} : (tensor<ui32>) -> tensor<ui32>
-    return %sum : tensor<ui32>
-  }
-})";
+  const int n = static_cast<int>(client.devices().size());
+  const std::string program =
+      berth::testing::ReplicaProgram(berth::testing::SumOverReplicas("sum", "id", n), "sum", n);
   BERTH_ASSIGN_OR_RETURN(berth::Executable executable, client.Compile(program));
   std::vector<std::vector<const berth::Buffer*>> no_arguments(client.addressable_devices().size());
   BERTH_ASSIGN_OR_RETURN(berth::ExecuteResult result, executable.Execute(no_arguments));

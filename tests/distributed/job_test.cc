@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "berth/job.hpp"
+#include "replica_programs.hpp"
 #include "test_util.hpp"
 
 extern char** environ;
@@ -27,32 +28,12 @@ extern char** environ;
 namespace berth {
 namespace {
 
+using testing::ReplicaProgram;
+using testing::SumOverReplicas;
+
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
-
-// `%RESULT = all_reduce(%OPERAND)` summing over replicas 0 .. REPLICAS-1.
-std::string SumOverReplicas(const std::string& result, const std::string& operand,
-                            int replicas = 3) {
-  std::string group;
-  for (int r = 0; r < replicas; ++r) group += (r ? ", " : "") + std::to_string(r);
-  return "    %" + result + " = \"stablehlo.all_reduce\"(%" + operand + R"() ({
-      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
-        %s = stablehlo.add %a, %b : tensor<ui32>
-        stablehlo.return %s : tensor<ui32>
-    }) {replica_groups = dense<[[)" + group + "]]> : tensor<1x" + std::to_string(replicas) +
-         "xi64>} : (tensor<ui32>) -> tensor<ui32>\n";
-}
-
-// A REPLICAS-replica program returning %RETURNED after `body`.
-std::string ReplicaProgram(const std::string& body, const std::string& returned,
-                           int replicas = 3) {
-  return "module @job attributes {mhlo.num_replicas = " + std::to_string(replicas) +
-         " : i32} {\n"
-         "  func.func @main() -> tensor<ui32> {\n"
-         "    %id = stablehlo.replica_id : tensor<ui32>\n" +
-         body + "    return %" + returned + " : tensor<ui32>\n  }\n}\n";
-}
 
 // Sums the replica ids of 3 replicas: 0 + 1 + 2 = 3 everywhere.
 const std::string kAllReduce3 = ReplicaProgram(SumOverReplicas("sum", "id"), "sum");

@@ -6,6 +6,7 @@
 // alone.
 #include <algorithm>
 #include <bit>
+#include <complex>
 #include <numeric>
 #include <random>
 
@@ -166,16 +167,19 @@ func.func @main(%a: tensor<1000xf32>, %b: tensor<1000xf32>) -> tensor<1000xf32> 
   }
 }
 
-TEST_P(ChloOpsTest, BroadcastComplexIsUnimplemented) {
-  Result<std::vector<Literal>> out = Compute(R"(
-func.func @main(%a: tensor<2xf32>) -> tensor<2xcomplex<f32>> {
-  %0 = chlo.broadcast_complex %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f32>>
-  return %0 : tensor<2xcomplex<f32>>
+TEST_P(ChloOpsTest, BroadcastComplexMakesComplexNumbersOfBroadcastParts) {
+  Result<std::vector<Literal>> out =
+      Compute(R"(
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xcomplex<f32>> {
+  %0 = "chlo.broadcast_complex"(%a, %b) {broadcast_dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xcomplex<f32>>
+  return %0 : tensor<2x3xcomplex<f32>>
 }
-)", {Vec<float>({1, 2})});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented) << out.status().ToString();
-  EXPECT_THAT(out.status().message(), HasSubstr("complex<f32> is not supported by the cpu plugin"));
+)",
+              {Literal::Of<float>({1, 2, 3, 4, 5, 6}, {2, 3}), Vec<float>({-1, -2, -3})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  using c64 = std::complex<float>;
+  EXPECT_EQ(out->at(0).Values<c64>(),
+            (std::vector<c64>{{1, -1}, {2, -2}, {3, -3}, {4, -1}, {5, -2}, {6, -3}}));
 }
 
 // totalOrder of float keys: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.

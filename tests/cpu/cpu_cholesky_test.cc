@@ -215,15 +215,5 @@ func.func @main(%a: tensor<3x3xf64>) -> tensor<3x3xf64> {
   EXPECT_EQ(upper->at(0).Values<double>(), (std::vector<double>{1, 2, 3, 0, 4, 5, 0, 0, 6}));
 }
 
-TEST(CpuCholeskyTest, ComplexIsUnimplemented) {
-  Status s = testing::CpuRunner::Get().Run(R"(
-func.func @main(%a: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
-  %0 = stablehlo.cholesky %a, lower = true : tensor<2x2xcomplex<f32>>
-  return %0 : tensor<2x2xcomplex<f32>>
-}
-)", {}).status();
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
-}
-
 }  // namespace
 }  // namespace berth::testing

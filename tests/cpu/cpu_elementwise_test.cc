@@ -511,21 +511,6 @@ func.func @main(%x: TI32>, %y: TF32>, %lo: tensor<f32>, %hi: tensor<f32>) -> TF3
   }
 }
 
-TEST_P(ElementwiseShapeTest, ComplexOperandsAreUnimplemented) {
-  const std::string program = R"(
-func.func @main() -> tensor<f32> {
-  %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>
-  %1 = stablehlo.add %0, %0 : tensor<complex<f32>>
-  %2 = stablehlo.convert %1 : (tensor<complex<f32>>) -> tensor<f32>
-  return %2 : tensor<f32>
-}
-)";
-  Result<std::vector<Literal>> out = Compute(program, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(out.status().message(), HasSubstr("complex<f32> is not supported by the cpu plugin"));
-}
-
 TEST_P(ElementwiseShapeTest, Float8OperandsAreUnimplemented) {
   const std::string program = R"(
 func.func @main() -> tensor<2xf32> {

@@ -7,6 +7,7 @@
 #ifndef BERTH_TESTS_SUPPORT_PROGRAM_RUNNER_HPP_
 #define BERTH_TESTS_SUPPORT_PROGRAM_RUNNER_HPP_
 
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +35,10 @@ constexpr ElementType ElementTypeOf() {
   else if constexpr (std::is_same_v<T, uint64_t>) return ElementType::kU64;
   else if constexpr (std::is_same_v<T, float>) return ElementType::kF32;
   else if constexpr (std::is_same_v<T, double>) return ElementType::kF64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return ElementType::kC64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return ElementType::kC128;
   else static_assert(sizeof(T) == 0, "no element type for T");
 }
 

@@ -9,17 +9,23 @@ bool IsSupportedElementType(E type) {
     case E::kI1: case E::kSI8: case E::kSI16: case E::kSI32: case E::kSI64:
     case E::kUI8: case E::kUI16: case E::kUI32: case E::kUI64:
     case E::kF16: case E::kBF16: case E::kF32: case E::kF64:
-      return true;
+    case E::kComplex64:
+    case E::kComplex128: return true;
     default:
       return false;
   }
 }
 
 Status UnsupportedElementType(E type, std::string_view what) {
-  return UnimplementedError(std::string(what) + ": element type " +
-                            std::string(stablehlo::ElementTypeName(type)) +
-                            " is not supported by the cpu plugin (supported: i1, i8, i16, i32, "
-                            "i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64)");
+  if (stablehlo::IsComplex(type)) {
+    return UnimplementedError(std::string(what) + " does not compute with " +
+                              std::string(stablehlo::ElementTypeName(type)) +
+                              " on the cpu plugin (complex numbers: see plugins/cpu/README.md)");
+  }
+  return UnimplementedError(
+      std::string(what) + ": element type " + std::string(stablehlo::ElementTypeName(type)) +
+      " is not supported by the cpu plugin (supported: i1, i8, i16, i32, "
+      "i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, complex<f32>, complex<f64>)");
 }
 
 berth::ElementType ToBufferType(E type) {

@@ -5,6 +5,11 @@
 //     ... T is bool, int8_t ... uint64_t, Eigen::half, Eigen::bfloat16, float, double
 //   });
 //
+// Complex numbers (complex<f32>, complex<f64>: std::complex<float|double>,
+// real part first) are supported element types too, but only the kernels
+// that compute with them dispatch on them (DispatchComplexType); elsewhere
+// DispatchElementType answers UNIMPLEMENTED naming the op and the type.
+//
 // i1 is `bool` (storage holds only 0 and 1; host buffers are normalised on
 // entry), f16 is Eigen::half and bf16 is Eigen::bfloat16 (arithmetic in
 // float, rounded to nearest even on store).
@@ -12,6 +17,7 @@
 #define BERTH_PLUGINS_CPU_INTERPRETER_ELEMENT_TYPES_HPP_
 
 #include <Eigen/Core>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +31,8 @@ namespace berth::cpu {
 
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
 
 template <typename T>
 inline constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> ||
@@ -33,12 +41,15 @@ template <typename T>
 inline constexpr bool kIsBool = std::is_same_v<T, bool>;
 template <typename T>
 inline constexpr bool kIsInteger = std::is_integral_v<T> && !kIsBool<T>;
+template <typename T>
+inline constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 // Whether the CPU backend computes with this element type.
 bool IsSupportedElementType(stablehlo::ElementType type);
 
 // UNIMPLEMENTED: "<what>: element type f8E4M3FN is not supported by the cpu
-// plugin (supported: i1, i8 ... f64)".
+// plugin (supported: i1, i8 ... f64, complex)"; for a complex type, "<what>
+// does not compute with complex<f32> on the cpu plugin".
 Status UnsupportedElementType(stablehlo::ElementType type, std::string_view what);
 
 // The ABI's element type for a program type (kInvalid when there is none).
@@ -67,6 +78,28 @@ auto DispatchElementType(stablehlo::ElementType type, std::string_view what, F&&
     case E::kF64: return f.template operator()<double>();
     default: return UnsupportedElementType(type, what);
   }
+}
+
+// Calls `f.template operator()<T>()` with T complex64 or complex128;
+// UNIMPLEMENTED for every other type.
+template <typename F>
+auto DispatchComplexType(stablehlo::ElementType type, std::string_view what, F&& f)
+    -> decltype(f.template operator()<complex64>()) {
+  using E = stablehlo::ElementType;
+  switch (type) {
+    case E::kComplex64: return f.template operator()<complex64>();
+    case E::kComplex128: return f.template operator()<complex128>();
+    default: return UnsupportedElementType(type, what);
+  }
+}
+
+// DispatchElementType for kernels that compute with complex numbers too: T
+// is also complex64 or complex128.
+template <typename F>
+auto DispatchElementTypeOrComplex(stablehlo::ElementType type, std::string_view what, F&& f)
+    -> decltype(f.template operator()<float>()) {
+  if (stablehlo::IsComplex(type)) return DispatchComplexType(type, what, f);
+  return DispatchElementType(type, what, f);
 }
 
 }  // namespace berth::cpu

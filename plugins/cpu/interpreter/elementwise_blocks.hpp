@@ -272,6 +272,13 @@ MakeBlockFn FindBitsBlock(stablehlo::OpKind kind);        // kernels_elementwise
 MakeBlockFn FindCompareBlock(stablehlo::OpKind kind);     // kernels_elementwise_compare.cc
 MakeBlockFn FindConvertBlock(const stablehlo::Operation& op);  // kernels_convert.cc
 MakeBlockFn FindSpecialBlock(stablehlo::OpKind kind);     // kernels_elementwise_special.cc
+// Complex numbers' ops, and complex/real/imag/conj on any type
+// (kernels_elementwise_complex.cc); FindMaker asks it first.
+MakeBlockFn FindComplexBlock(const stablehlo::Operation& op);
+
+// The StableHLO op whose block function computes a chlo.broadcast_* op
+// (`kind` itself for every other op; kernels_elementwise_special.cc).
+stablehlo::OpKind BroadcastBase(stablehlo::OpKind kind);
 
 }  // namespace berth::cpu::elementwise
 

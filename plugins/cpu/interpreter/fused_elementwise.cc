@@ -9,10 +9,10 @@ namespace berth::cpu {
 namespace {
 
 // Elements per block: every node but the root writes one block of at most
-// 8-byte values to scratch, so a chain of 32 nodes needs 512 KiB; the usual
-// short chain stays in L1/L2 while the block moves through it.
+// 16-byte values (complex<f64>) to scratch, so a chain of 32 nodes needs
+// 1 MiB; the usual short chain stays in L1/L2 while the block moves through it.
 constexpr int64_t kBlock = 2048;
-constexpr size_t kScratchStride = static_cast<size_t>(kBlock) * 8;
+constexpr size_t kScratchStride = static_cast<size_t>(kBlock) * 16;
 // Below this many elements a chain runs on the calling thread.
 constexpr int64_t kMinParallelElements = 1 << 15;
 // Each parallel task takes at least this many elements (a multiple of

@@ -146,6 +146,7 @@ void RegisterChloKernels(KernelRegistry& registry);       // kernels_chlo.cc
 void RegisterCholeskyKernel(KernelRegistry& registry);    // kernels_cholesky.cc
 void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
 void RegisterRaggedDotKernel(KernelRegistry& registry);   // kernels_ragged_dot.cc
+void RegisterFftKernel(KernelRegistry& registry);         // kernels_fft.cc
 
 }  // namespace berth::cpu
 

@@ -32,6 +32,7 @@ struct AllKernels {
     RegisterCholeskyKernel(registry);
     RegisterRngKernels(registry);
     RegisterRaggedDotKernel(registry);
+    RegisterFftKernel(registry);
   }
   KernelRegistry registry;
 };

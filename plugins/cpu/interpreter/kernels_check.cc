@@ -38,7 +38,10 @@ std::string IndexString(int64_t flat, const std::vector<int64_t>& dims) {
 template <typename T>
 std::string ValueString(T value) {
   std::ostringstream out;
-  if constexpr (std::is_same_v<T, bool>) out << (value ? "true" : "false");
+  if constexpr (kIsComplex<T>)
+    out << '(' << value.real() << ", " << value.imag() << ')';
+  else if constexpr (std::is_same_v<T, bool>)
+    out << (value ? "true" : "false");
   else if constexpr (kIsFloat<T>) out << static_cast<double>(value);
   else if constexpr (std::is_signed_v<T>) out << static_cast<int64_t>(value);
   else out << static_cast<uint64_t>(value);
@@ -66,6 +69,14 @@ int64_t OrderedBits(T value) {
 
 Status CheckTensors(const Tensor& actual, const void* expected, const CheckSpec& spec) {
   if (!actual.is_tensor()) return InvalidArgumentError("check of a non-tensor value");
+  if (stablehlo::IsComplex(actual.type())) {
+    // Each part is checked as a float; element [i, j] part k is [i, j, k].
+    std::vector<int64_t> dims = actual.dims();
+    dims.push_back(2);
+    return CheckTensors(
+        Tensor::Wrap(stablehlo::ComplexComponentType(actual.type()), dims, actual.storage()),
+        expected, spec);
+  }
   return DispatchElementType(actual.type(), "check", [&]<typename T>() -> Status {
     const T* a = actual.data<T>();
     const T* e = static_cast<const T*>(expected);
@@ -190,7 +201,7 @@ Status Probe(KernelCall& call) {
 // as nested [..] lists.
 void AppendElements(const Tensor& t, size_t d, int64_t* next, std::string& out) {
   if (d == t.dims().size()) {
-    (void)DispatchElementType(t.type(), "interpreter.print", [&]<typename T>() -> Status {
+    (void)DispatchElementTypeOrComplex(t.type(), "interpreter.print", [&]<typename T>() -> Status {
       out += ValueString(t.data<T>()[(*next)++]);
       return OkStatus();
     });

@@ -1,6 +1,6 @@
 // Conversions as block functions: convert (every pair of supported types,
-// see ConvertValue), reduce_precision, and bitcast_convert between types of
-// the same bit width (a copy, fusible). Compiled once per ISA variant
+// see ConvertValue; complex numbers below), reduce_precision, and
+// bitcast_convert between types of the same bit width (a copy, fusible). Compiled once per ISA variant
 // (isa/isa.hpp); bitcast_convert between widths is a kernel of its own
 // (kernels_bitcast_convert.cc).
 #include "interpreter/elementwise_blocks.hpp"
@@ -13,10 +13,29 @@ namespace {
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
+// convert with complex numbers: a real value becomes the real part (the
+// imaginary part +0); a complex number becomes a real type through its real
+// part (the imaginary part is dropped, as XLA does); between complex types
+// each part converts as a float does.
+template <typename To, typename From>
+To ConvertWithComplex(From value) {
+  if constexpr (kIsComplex<To> && kIsComplex<From>) {
+    using R = typename To::value_type;
+    return To(static_cast<R>(value.real()), static_cast<R>(value.imag()));
+  } else if constexpr (kIsComplex<To>) {
+    using R = typename To::value_type;
+    return To(ConvertValue<R, From>(value), R(0));
+  } else if constexpr (kIsComplex<From>) {
+    return ConvertValue<To, typename From::value_type>(value.real());
+  } else {
+    return ConvertValue<To, From>(value);
+  }
+}
+
 template <typename From, typename To>
 struct ConvertBlock {
   static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    MapUnary<From, To>(args, out, n, ConvertValue<To, From>);
+    MapUnary<From, To>(args, out, n, ConvertWithComplex<To, From>);
   }
 };
 
@@ -86,10 +105,10 @@ Status MakeReducePrecision(const Operation& op, std::string_view what, Elementwi
                                                   what);
 }
 
-template <typename T>
+template <size_t kBytes>
 struct CopyBlock {
   static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    std::memcpy(out, args[0], static_cast<size_t>(n) * sizeof(T));
+    std::memcpy(out, args[0], static_cast<size_t>(n) * kBytes);
   }
 };
 
@@ -99,7 +118,15 @@ bool SameBitWidth(const Operation& op) {
 }
 
 Status MakeBitcast(const Operation&, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<CopyBlock, kAllOk>(node, node.out_type, what);
+  switch (stablehlo::StorageBytes(node.out_type)) {
+    case 1: node.fn = &CopyBlock<1>::Run; break;
+    case 2: node.fn = &CopyBlock<2>::Run; break;
+    case 4: node.fn = &CopyBlock<4>::Run; break;
+    case 8: node.fn = &CopyBlock<8>::Run; break;
+    case 16: node.fn = &CopyBlock<16>::Run; break;
+    default: return UnsupportedElementType(node.out_type, what);
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -107,8 +134,8 @@ Status MakeBitcast(const Operation&, std::string_view what, ElementwiseNode& nod
 BlockFn ConvertFn(stablehlo::ElementType from, stablehlo::ElementType to) {
   ElementwiseNode node;
   node.out_type = to;
-  Status status = DispatchElementType(from, "convert", [&]<typename From>() -> Status {
-    return DispatchElementType(to, "convert", [&]<typename To>() -> Status {
+  Status status = DispatchElementTypeOrComplex(from, "convert", [&]<typename From>() -> Status {
+    return DispatchElementTypeOrComplex(to, "convert", [&]<typename To>() -> Status {
       node.fn = &ConvertBlock<From, To>::Run;
       return OkStatus();
     });

@@ -13,7 +13,11 @@
 //   widened and the result rounded once;
 // - integers: exact, wrapping in the result type (operands are converted to
 //   it first, which keeps the product modulo 2^bits);
-// - i1: or over and, per the spec.
+// - i1: or over and, per the spec;
+// - complex (an operand or the result complex): complex<f64> when one of
+//   them is complex<f64> or f64, else complex<f32>; per element one sum
+//   over k in order of (ar br - ai bi) + i (ar bi + ai br), each product and
+//   sum rounded (no Annex G recovery of infinities, as XLA's CPU backend).
 // precision_config and algorithm are accepted and ignored: the CPU always
 // computes at full precision of the types above.
 #include <algorithm>
@@ -154,6 +158,35 @@ void ExactDot(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k,
               });
 }
 
+// Complex products; operands canonical and not transposed.
+template <typename T>
+void ComplexDot(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n,
+                ThreadPool* pool) {
+  using R = typename T::value_type;
+  int64_t work_per_row = std::max<int64_t>(1, k * n);
+  ParallelFor(pool, batch * m, std::max<int64_t>(1, (1 << 14) / work_per_row),
+              [&](int64_t begin, int64_t end) {
+                std::vector<R> re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
+                for (int64_t row = begin; row < end; ++row) {
+                  const T* arow = a + row * k;
+                  const T* bmat = b + (row / m) * k * n;
+                  std::fill(re.begin(), re.end(), R(0));
+                  std::fill(im.begin(), im.end(), R(0));
+                  for (int64_t kk = 0; kk < k; ++kk) {
+                    const R ar = arow[kk].real(), ai = arow[kk].imag();
+                    const T* brow = bmat + kk * n;
+                    for (int64_t j = 0; j < n; ++j) {
+                      const R br = brow[j].real(), bi = brow[j].imag();
+                      re[j] += ar * br - ai * bi;
+                      im[j] += ar * bi + ai * br;
+                    }
+                  }
+                  T* crow = c + row * n;
+                  for (int64_t j = 0; j < n; ++j) crow[j] = T(re[j], im[j]);
+                }
+              });
+}
+
 Status Dot(KernelCall& call, const DotDims& dims) {
   const Tensor& lhs = call.operands[0];
   const Tensor& rhs = call.operands[1];
@@ -193,14 +226,19 @@ Status Dot(KernelCall& call, const DotDims& dims) {
                                               compute, is_float, pool));
   BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(compute, out_dims));
   if (out.num_elements() > 0) {
-    Status status = DispatchElementType(compute, call.op.name(), [&]<typename T>() -> Status {
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        return FloatDot<T>(a, b, out, batch, m, k, n, pool);
-      } else if constexpr (!kIsFloat<T>) {
-        ExactDot<T>(a.tensor.data<T>(), b.tensor.data<T>(), out.data<T>(), batch, m, k, n, pool);
-      }
-      return OkStatus();
-    });
+    Status status =
+        DispatchElementTypeOrComplex(compute, call.op.name(), [&]<typename T>() -> Status {
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            return FloatDot<T>(a, b, out, batch, m, k, n, pool);
+          } else if constexpr (kIsComplex<T>) {
+            ComplexDot<T>(a.tensor.data<T>(), b.tensor.data<T>(), out.data<T>(), batch, m, k, n,
+                          pool);
+          } else if constexpr (!kIsFloat<T>) {
+            ExactDot<T>(a.tensor.data<T>(), b.tensor.data<T>(), out.data<T>(), batch, m, k, n,
+                        pool);
+          }
+          return OkStatus();
+        });
     BERTH_RETURN_IF_ERROR(status);
   }
   BERTH_ASSIGN_OR_RETURN(Tensor result, ConvertTensor(out, result_type, pool));
@@ -256,7 +294,15 @@ Result<ElementType> ProductComputeType(const KernelCall& call) {
   for (ElementType t : {lhs, rhs, result}) {
     if (!IsSupportedElementType(t)) return UnsupportedElementType(t, call.op.name());
   }
+  using stablehlo::IsComplex;
   using stablehlo::IsFloat;
+  if (IsComplex(lhs) || IsComplex(rhs) || IsComplex(result)) {
+    bool wide = false;
+    for (ElementType t : {lhs, rhs, result}) {
+      wide = wide || t == ElementType::kComplex128 || t == ElementType::kF64;
+    }
+    return wide ? ElementType::kComplex128 : ElementType::kComplex64;
+  }
   if (IsFloat(lhs) || IsFloat(rhs) || IsFloat(result)) {
     bool wide = lhs == ElementType::kF64 || rhs == ElementType::kF64 || result == ElementType::kF64;
     return wide ? ElementType::kF64 : ElementType::kF32;

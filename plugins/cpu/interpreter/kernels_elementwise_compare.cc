@@ -8,6 +8,9 @@
 //   - TOTALORDER: IEEE totalOrder on the bits: -NaN < -Inf < ... < -0 < +0 <
 //     ... < +Inf < +NaN, NaNs ordered by payload; EQ means identical bits.
 //   - SIGNED / UNSIGNED: integers (and i1, false < true) compared as that.
+//   - complex numbers: lexicographic on (real, imaginary), each part as a
+//     float of its type (FLOAT or TOTALORDER): EQ when both parts are
+//     equal, so a NaN part makes EQ false.
 // select's pred and clamp's bounds may be rank 0 (one value for all).
 #include "interpreter/elementwise_blocks.hpp"
 
@@ -48,12 +51,31 @@ bool Compare(K a, K b) {
   else return a < b;
 }
 
+// a kDir b for complex numbers, lexicographic on (real, imaginary).
+template <ComparisonDirection kDir, typename K>
+bool ComparePairs(K ar, K ai, K br, K bi) {
+  if constexpr (kDir == ComparisonDirection::kEq)
+    return ar == br && ai == bi;
+  else if constexpr (kDir == ComparisonDirection::kNe)
+    return !(ar == br && ai == bi);
+  else
+    return ar == br ? Compare<kDir>(ai, bi) : Compare<kDir>(ar, br);
+}
+
 template <typename T, ComparisonDirection kDir, Order kOrder>
 struct CompareBlock {
   static void Run(const ElementwiseNode&, const void* const* args, void* out, int64_t n) {
-    MapBinary<T, bool>(args, out, n, [](T a, T b) {
-      return Compare<kDir>(OrderKey<T, kOrder>(a), OrderKey<T, kOrder>(b));
-    });
+    if constexpr (kIsComplex<T>) {
+      using R = typename T::value_type;
+      MapBinary<T, bool>(args, out, n, [](T a, T b) {
+        return ComparePairs<kDir>(OrderKey<R, kOrder>(a.real()), OrderKey<R, kOrder>(a.imag()),
+                                  OrderKey<R, kOrder>(b.real()), OrderKey<R, kOrder>(b.imag()));
+      });
+    } else {
+      MapBinary<T, bool>(args, out, n, [](T a, T b) {
+        return Compare<kDir>(OrderKey<T, kOrder>(a), OrderKey<T, kOrder>(b));
+      });
+    }
   }
 };
 
@@ -77,9 +99,9 @@ Status MakeCompare(const Operation& op, std::string_view what, ElementwiseNode& 
   node.int_param0 = static_cast<int64_t>(*direction);
   node.int_param1 = static_cast<int64_t>(type);
   stablehlo::ElementType element = op.operand(0)->type().element_type();
-  return DispatchElementType(element, what, [&]<typename T>() -> Status {
+  auto choose = [&]<typename T>() -> Status {
     bool fits = true;
-    if constexpr (kIsFloat<T>) {
+    if constexpr (kIsFloat<T> || kIsComplex<T>) {
       if (type == ComparisonType::kTotalOrder) {
         node.fn = CompareFn<T, Order::kTotal>(*direction);
       } else {
@@ -107,7 +129,8 @@ Status MakeCompare(const Operation& op, std::string_view what, ElementwiseNode& 
           " does not fit element type " + std::string(stablehlo::ElementTypeName(element)));
     }
     return OkStatus();
-  });
+  };
+  return DispatchElementTypeOrComplex(element, what, choose);
 }
 
 template <typename T>
@@ -126,11 +149,12 @@ struct SelectBlock {
 };
 
 Status MakeSelect(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return DispatchElementType(op.operand(1)->type().element_type(), what,
-                             [&]<typename T>() -> Status {
-                               node.fn = &SelectBlock<T>::Run;
-                               return OkStatus();
-                             });
+  stablehlo::ElementType type = op.operand(1)->type().element_type();
+  auto choose = [&]<typename T>() -> Status {
+    node.fn = &SelectBlock<T>::Run;
+    return OkStatus();
+  };
+  return DispatchElementTypeOrComplex(type, what, choose);
 }
 
 // max(operand, lo) then min(., hi), with maximum's and minimum's semantics

@@ -210,33 +210,6 @@ Status MakeFloat(const Operation& op, std::string_view what, ElementwiseNode& no
   return SetBlock<Block, kFloatOk>(node, op.operand(0)->type().element_type(), what);
 }
 
-// The StableHLO op whose block function computes a chlo.broadcast_* op.
-OpKind BroadcastBase(OpKind kind) {
-  switch (kind) {
-    case OpKind::kChloBroadcastAdd: return OpKind::kAdd;
-    case OpKind::kChloBroadcastSubtract: return OpKind::kSubtract;
-    case OpKind::kChloBroadcastMultiply: return OpKind::kMultiply;
-    case OpKind::kChloBroadcastDivide: return OpKind::kDivide;
-    case OpKind::kChloBroadcastRemainder: return OpKind::kRemainder;
-    case OpKind::kChloBroadcastPower: return OpKind::kPower;
-    case OpKind::kChloBroadcastMax: return OpKind::kMaximum;
-    case OpKind::kChloBroadcastMin: return OpKind::kMinimum;
-    case OpKind::kChloBroadcastAtan2: return OpKind::kAtan2;
-    case OpKind::kChloBroadcastAnd: return OpKind::kAnd;
-    case OpKind::kChloBroadcastOr: return OpKind::kOr;
-    case OpKind::kChloBroadcastXor: return OpKind::kXor;
-    case OpKind::kChloBroadcastShiftLeft: return OpKind::kShiftLeft;
-    case OpKind::kChloBroadcastShiftRightArithmetic: return OpKind::kShiftRightArithmetic;
-    case OpKind::kChloBroadcastShiftRightLogical: return OpKind::kShiftRightLogical;
-    case OpKind::kChloBroadcastCompare: return OpKind::kCompare;
-    case OpKind::kChloBroadcastSelect: return OpKind::kSelect;
-    case OpKind::kChloBroadcastNextAfter: return OpKind::kChloNextAfter;
-    case OpKind::kChloBroadcastPolygamma: return OpKind::kChloPolygamma;
-    case OpKind::kChloBroadcastZeta: return OpKind::kChloZeta;
-    default: return kind;  // broadcast_complex: complex numbers are not supported
-  }
-}
-
 MakeBlockFn FindChloBlock(OpKind kind) {
   switch (kind) {
     case OpKind::kChloErf: return MakeFloat<UnaryMath<Erf>::Block>;
@@ -267,6 +240,33 @@ MakeBlockFn FindChloBlock(OpKind kind) {
 }
 
 }  // namespace
+
+OpKind BroadcastBase(OpKind kind) {
+  switch (kind) {
+    case OpKind::kChloBroadcastAdd: return OpKind::kAdd;
+    case OpKind::kChloBroadcastSubtract: return OpKind::kSubtract;
+    case OpKind::kChloBroadcastMultiply: return OpKind::kMultiply;
+    case OpKind::kChloBroadcastDivide: return OpKind::kDivide;
+    case OpKind::kChloBroadcastRemainder: return OpKind::kRemainder;
+    case OpKind::kChloBroadcastPower: return OpKind::kPower;
+    case OpKind::kChloBroadcastMax: return OpKind::kMaximum;
+    case OpKind::kChloBroadcastMin: return OpKind::kMinimum;
+    case OpKind::kChloBroadcastAtan2: return OpKind::kAtan2;
+    case OpKind::kChloBroadcastAnd: return OpKind::kAnd;
+    case OpKind::kChloBroadcastOr: return OpKind::kOr;
+    case OpKind::kChloBroadcastXor: return OpKind::kXor;
+    case OpKind::kChloBroadcastShiftLeft: return OpKind::kShiftLeft;
+    case OpKind::kChloBroadcastShiftRightArithmetic: return OpKind::kShiftRightArithmetic;
+    case OpKind::kChloBroadcastShiftRightLogical: return OpKind::kShiftRightLogical;
+    case OpKind::kChloBroadcastCompare: return OpKind::kCompare;
+    case OpKind::kChloBroadcastSelect: return OpKind::kSelect;
+    case OpKind::kChloBroadcastNextAfter: return OpKind::kChloNextAfter;
+    case OpKind::kChloBroadcastPolygamma: return OpKind::kChloPolygamma;
+    case OpKind::kChloBroadcastZeta: return OpKind::kChloZeta;
+    case OpKind::kChloBroadcastComplex: return OpKind::kComplex;
+    default: return kind;
+  }
+}
 
 MakeBlockFn FindSpecialBlock(OpKind kind) {
   OpKind base = BroadcastBase(kind);

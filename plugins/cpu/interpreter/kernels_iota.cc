@@ -27,13 +27,18 @@ Status FillIota(KernelCall& call, std::vector<int64_t> dims) {
     return OkStatus();
   }
   const int64_t outer = total / (count * inner);
-  BERTH_RETURN_IF_ERROR(DispatchElementType(type, "iota", [&]<typename T>() -> Status {
+  BERTH_RETURN_IF_ERROR(DispatchElementTypeOrComplex(type, "iota", [&]<typename T>() -> Status {
     T* o = out.data<T>();
     // Rows of `inner` equal values; row r (of outer * count) holds r % count.
     ParallelFor(call.ctx.pool(), outer * count, std::max<int64_t>(1, (1 << 16) / inner),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t row = begin; row < end; ++row) {
-                    T value = elementwise::ConvertValue<T>(row % count);
+                    T value;
+                    if constexpr (kIsComplex<T>) {
+                      value = T(elementwise::ConvertValue<typename T::value_type>(row % count));
+                    } else {
+                      value = elementwise::ConvertValue<T>(row % count);
+                    }
                     std::fill_n(o + row * inner, inner, value);
                   }
                 });

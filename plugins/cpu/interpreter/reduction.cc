@@ -53,6 +53,8 @@ Reducer DetectReducer(const stablehlo::Region& region) {
       op.result(0)->type() != type) {
     return Reducer::kNone;
   }
+  // Complex numbers run the body: the typed loops compute real types only.
+  if (stablehlo::IsComplex(type.element_type())) return Reducer::kNone;
   bool is_float = stablehlo::IsFloat(type.element_type());
   switch (op.kind()) {
     case OpKind::kAdd: return Reducer::kAdd;

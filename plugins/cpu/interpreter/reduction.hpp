@@ -41,7 +41,9 @@ void RegisterConvolutionKernels(KernelRegistry& registry);
 // The type dot_general, dot and convolution (`call`, operands lhs and rhs)
 // compute their products in: f64 when an operand or the result is f64, else
 // f32 when any is a float; i1 when all three are i1, si64 for an i1 result
-// of integers; else the result's type. UNIMPLEMENTED when the plugin lacks
+// of integers; complex<f64> when one is complex and one complex<f64> or f64,
+// else complex<f32> when one is complex; else the result's type (complex
+// products: dot_general and dot only). UNIMPLEMENTED when the plugin lacks
 // one of the three types.
 Result<ElementType> ProductComputeType(const KernelCall& call);
 void RegisterBatchNormKernels(KernelRegistry& registry);

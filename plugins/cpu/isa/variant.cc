@@ -9,6 +9,7 @@ namespace berth::cpu::elementwise {
 
 MakeBlockFn FindMaker(const stablehlo::Operation& op) {
   stablehlo::OpKind kind = op.kind();
+  if (MakeBlockFn make = FindComplexBlock(op)) return make;
   if (MakeBlockFn make = FindArithmeticBlock(kind)) return make;
   if (MakeBlockFn make = FindMathBlock(kind)) return make;
   if (MakeBlockFn make = FindBitsBlock(kind)) return make;

@@ -15,6 +15,8 @@
 #include "cpu_executable.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/custom_call.hpp"
+#include "interpreter/element_types.hpp"
+#include "interpreter/narrow_types.hpp"
 #include "isa/isa.hpp"
 
 namespace berth::cpu {
@@ -259,6 +261,12 @@ Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(
     for (size_t i = 0; i < byte_size; ++i) {
       storage->data()[i] = storage->data()[i] != std::byte{0} ? std::byte{1} : std::byte{0};
     }
+  }
+  // Narrow integers are sign- or zero-extended from their low bits.
+  stablehlo::ElementType program_type;
+  if (FromBufferType(args.type, &program_type) && IsNarrowInteger(program_type)) {
+    NormalizeNarrowIntegers(program_type, reinterpret_cast<uint8_t*>(storage->data()),
+                            static_cast<int64_t>(byte_size));
   }
   result.buffer = std::make_unique<CpuBuffer>(
       args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,

@@ -77,6 +77,17 @@ TEST_F(CpuBufferTest, EveryElementTypeRoundTrips) {
     if (info.type == ElementType::kPred) {  // predicates are stored as 0 or 1
       for (std::byte& b : data) b = static_cast<std::byte>(static_cast<int>(b) & 1);
     }
+    // Sub-byte integers are stored sign- or zero-extended from their low bits.
+    if (info.type == ElementType::kS4 || info.type == ElementType::kS2) {
+      const int shift = info.type == ElementType::kS4 ? 4 : 6;
+      for (std::byte& b : data) {
+        b = static_cast<std::byte>(static_cast<int8_t>(static_cast<uint8_t>(b) << shift) >> shift);
+      }
+    }
+    if (info.type == ElementType::kU4 || info.type == ElementType::kU2) {
+      const int mask = info.type == ElementType::kU4 ? 0xF : 0x3;
+      for (std::byte& b : data) b = static_cast<std::byte>(static_cast<int>(b) & mask);
+    }
     Result<Buffer> buffer =
         client.BufferFromHost(data.data(), info.type, dims, client.addressable_devices()[1]);
     ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
@@ -92,6 +103,26 @@ TEST_F(CpuBufferTest, EveryElementTypeRoundTrips) {
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(*back, data);
   }
+}
+
+TEST_F(CpuBufferTest, SubByteIntegersKeepTheirLowBitsExtended) {
+  Client client = MakeClient();
+  const std::byte data[4] = {std::byte{0x0F}, std::byte{0xF7}, std::byte{0x38}, std::byte{0x02}};
+  const int64_t dims[1] = {4};
+  auto stored = [&](ElementType type) {
+    Result<Buffer> buffer =
+        client.BufferFromHost(data, type, dims, client.addressable_devices()[0]);
+    EXPECT_TRUE(buffer.ok()) << buffer.status().ToString();
+    Result<std::vector<std::byte>> back = buffer.ok() ? buffer->ToHostBytes() : buffer.status();
+    return back.ok() ? *back : std::vector<std::byte>{};
+  };
+  // i4: 0xF is -1, 0x7 is 7, 0x8 is -8; ui4: the low four bits; i2: 0b11 is -1.
+  EXPECT_EQ(stored(ElementType::kS4), (std::vector<std::byte>{std::byte{0xFF}, std::byte{0x07},
+                                                              std::byte{0xF8}, std::byte{0x02}}));
+  EXPECT_EQ(stored(ElementType::kU4), (std::vector<std::byte>{std::byte{0x0F}, std::byte{0x07},
+                                                              std::byte{0x08}, std::byte{0x02}}));
+  EXPECT_EQ(stored(ElementType::kS2), (std::vector<std::byte>{std::byte{0xFF}, std::byte{0xFF},
+                                                              std::byte{0x00}, std::byte{0xFE}}));
 }
 
 TEST_F(CpuBufferTest, NonZeroPredicateBytesAreStoredAsOne) {

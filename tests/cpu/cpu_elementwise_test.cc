@@ -511,19 +511,5 @@ func.func @main(%x: TI32>, %y: TF32>, %lo: tensor<f32>, %hi: tensor<f32>) -> TF3
   }
 }
 
-TEST_P(ElementwiseShapeTest, Float8OperandsAreUnimplemented) {
-  const std::string program = R"(
-func.func @main() -> tensor<2xf32> {
-  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf8E4M3FN>
-  %1 = stablehlo.convert %0 : (tensor<2xf8E4M3FN>) -> tensor<2xf32>
-  return %1 : tensor<2xf32>
-}
-)";
-  Result<std::vector<Literal>> out = Compute(program, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(out.status().message(), HasSubstr("f8E4M3FN is not supported by the cpu plugin"));
-}
-
 }  // namespace
 }  // namespace berth::testing

@@ -379,6 +379,10 @@ void ExpectEveryVariantGivesTheSameBits(const stablehlo::Operation& op,
     node.op = &op;
     node.num_args = static_cast<int>(op.num_operands());
     node.out_type = out_type;
+    node.compute_out = out_type;
+    for (size_t i = 0; i < op.num_operands() && i < 3; ++i) {
+      node.arg_type[i] = node.compute_arg[i] = op.operand(i)->type().element_type();
+    }
     ASSERT_TRUE(make(op, op.name(), node).ok()) << op.name();
     const void* args[2] = {a.data(), b.data()};
     std::vector<std::byte> out(count * out_size);

@@ -43,7 +43,7 @@ inline std::string MlirType(ElementType type) {
     case ElementType::kF64: return "f64";
     case ElementType::kC64: return "complex<f32>";
     case ElementType::kC128: return "complex<f64>";
-    default: return "?";
+    default: return std::string(ElementTypeName(type));  // i4, f8E4M3FN, ...: the same names
   }
 }
 

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "interpreter/element_types.hpp"
+#include "interpreter/narrow_types.hpp"
 
 namespace berth::cpu {
 
@@ -66,20 +67,22 @@ Result<std::vector<int64_t>> ReadIndices(const Tensor& tensor, std::string_view 
                                 tensor.TypeString());
   }
   std::vector<int64_t> out(static_cast<size_t>(tensor.num_elements()));
-  Status status = DispatchElementType(tensor.type(), what, [&]<typename T>() -> Status {
-    if constexpr (kIsInteger<T>) {
-      const T* data = tensor.data<T>();
-      for (size_t i = 0; i < out.size(); ++i) out[i] = ToIndex(data[i]);
-    }
-    return OkStatus();
-  });
+  // A narrow integer's byte, read as int8/uint8, is its value.
+  Status status =
+      DispatchElementType(WideComputeType(tensor.type()), what, [&]<typename T>() -> Status {
+        if constexpr (kIsInteger<T>) {
+          const T* data = tensor.data<T>();
+          for (size_t i = 0; i < out.size(); ++i) out[i] = ToIndex(data[i]);
+        }
+        return OkStatus();
+      });
   BERTH_RETURN_IF_ERROR(status);
   return out;
 }
 
 int64_t IndexAt(const Tensor& tensor, int64_t i) {
   int64_t value = 0;
-  (void)DispatchElementType(tensor.type(), "index", [&]<typename T>() -> Status {
+  (void)DispatchElementType(WideComputeType(tensor.type()), "index", [&]<typename T>() -> Status {
     if constexpr (kIsInteger<T>) value = ToIndex(tensor.data<T>()[i]);
     return OkStatus();
   });

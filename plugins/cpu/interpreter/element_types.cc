@@ -1,5 +1,7 @@
 #include "interpreter/element_types.hpp"
 
+#include "interpreter/narrow_types.hpp"
+
 namespace berth::cpu {
 
 using E = stablehlo::ElementType;
@@ -11,21 +13,23 @@ bool IsSupportedElementType(E type) {
     case E::kF16: case E::kBF16: case E::kF32: case E::kF64:
     case E::kComplex64:
     case E::kComplex128: return true;
-    default:
-      return false;
+    default: return IsNarrowType(type);
   }
 }
 
 Status UnsupportedElementType(E type, std::string_view what) {
-  if (stablehlo::IsComplex(type)) {
+  if (IsSupportedElementType(type)) {
+    // Complex numbers and narrow types: held everywhere, computed by some
+    // kernels (DispatchElementType has no C++ type for them).
     return UnimplementedError(std::string(what) + " does not compute with " +
                               std::string(stablehlo::ElementTypeName(type)) +
-                              " on the cpu plugin (complex numbers: see plugins/cpu/README.md)");
+                              " on the cpu plugin (see plugins/cpu/README.md)");
   }
-  return UnimplementedError(
-      std::string(what) + ": element type " + std::string(stablehlo::ElementTypeName(type)) +
-      " is not supported by the cpu plugin (supported: i1, i8, i16, i32, "
-      "i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, complex<f32>, complex<f64>)");
+  return UnimplementedError(std::string(what) + ": element type " +
+                            std::string(stablehlo::ElementTypeName(type)) +
+                            " is not supported by the cpu plugin (supported: i1, i2, i4, i8, i16, "
+                            "i32, i64, the unsigned ones, the f4/f6/f8 formats, f16, bf16, f32, "
+                            "f64, complex<f32>, complex<f64>)");
 }
 
 berth::ElementType ToBufferType(E type) {

@@ -15,6 +15,7 @@
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
 #include "interpreter/kernel.hpp"
+#include "interpreter/narrow_types.hpp"
 #include "interpreter/tensor.hpp"
 
 namespace berth::cpu {
@@ -32,7 +33,18 @@ struct ElementwiseNode {
   BlockFn fn = nullptr;
   int num_args = 0;
   std::array<bool, 3> scalar_arg{};   // operand is rank 0, broadcast (clamp)
-  ElementType out_type = ElementType::kF32;
+  ElementType out_type = ElementType::kF32;  // the result's element type
+  std::array<ElementType, 3> arg_type{};     // each operand's element type
+  // What the block function computes with: the types above, except for
+  // narrow types (narrow_types.hpp), which the step decodes into
+  // compute_arg before and encodes from compute_out after the block
+  // function (`widened`; `decode_bits`: operands as their bit patterns,
+  // `encode`: how a narrow integer result is made).
+  std::array<ElementType, 3> compute_arg{};
+  ElementType compute_out = ElementType::kF32;
+  bool widened = false;
+  bool decode_bits = false;
+  NarrowEncode encode = NarrowEncode::kWrap;
   // Parameters some ops need, read once at plan time.
   int64_t int_param0 = 0;  // e.g. reduce_precision exponent bits, compare direction
   int64_t int_param1 = 0;  // e.g. reduce_precision mantissa bits, compare type

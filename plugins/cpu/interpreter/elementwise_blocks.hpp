@@ -258,11 +258,11 @@ Status SetBlock(ElementwiseNode& node, stablehlo::ElementType type, std::string_
   });
 }
 
-// SetBlock for the element type of the op's first operand.
+// SetBlock for the type the op's first operand computes in.
 template <template <typename> class Block, unsigned kCategories>
-Status SetBlockForOperandType(const stablehlo::Operation& op, std::string_view what,
+Status SetBlockForOperandType(const stablehlo::Operation&, std::string_view what,
                               ElementwiseNode& node) {
-  return SetBlock<Block, kCategories>(node, op.operand(0)->type().element_type(), what);
+  return SetBlock<Block, kCategories>(node, node.compute_arg[0], what);
 }
 
 // Each themed file says which ops it computes (NULL: not its op).

@@ -19,6 +19,33 @@ constexpr int64_t kMinParallelElements = 1 << 15;
 // kBlock, so tasks start on block boundaries).
 constexpr int64_t kMinTaskElements = kBlock * 16;
 
+// Runs a node whose operands or result are narrow (narrow_types.hpp):
+// decodes the narrow operands into `wide` (four blocks: three operands and
+// the result), runs the block function in the compute types and encodes
+// the result into `target`.
+void RunWidened(const ElementwiseNode& node, const void* const* args, void* target, int64_t n,
+                std::byte* wide) {
+  const void* computed_args[3] = {args[0], args[1], args[2]};
+  for (int a = 0; a < node.num_args; ++a) {
+    const size_t i = static_cast<size_t>(a);
+    if (node.arg_type[i] == node.compute_arg[i]) continue;
+    std::byte* decoded = wide + i * kScratchStride;
+    DecodeNarrow(node.arg_type[i], static_cast<const uint8_t*>(args[a]), node.compute_arg[i],
+                 decoded, node.scalar_arg[i] ? 1 : n, node.decode_bits);
+    computed_args[a] = decoded;
+  }
+  if (node.compute_out == node.out_type) {
+    node.fn(node, computed_args, target, n);
+    // bitcast_convert into a narrow integer: re-extend its bits.
+    NormalizeNarrowIntegers(node.out_type, static_cast<uint8_t*>(target), n);
+    return;
+  }
+  std::byte* result = wide + 3 * kScratchStride;
+  node.fn(node, computed_args, result, n);
+  EncodeNarrow(node.compute_out, result, node.out_type, static_cast<uint8_t*>(target), n,
+               node.encode);
+}
+
 bool HasDynamicDim(const std::vector<int64_t>& dims) {
   return std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == stablehlo::kDynamic; });
 }
@@ -73,10 +100,16 @@ Result<Tensor> FusedElementwise::Run(std::span<const Tensor> inputs, ThreadPool*
   const size_t out_size = stablehlo::StorageBytes(root.out_type);
   const size_t num_nodes = nodes_.size();
 
+  const bool any_widened =
+      std::any_of(nodes_.begin(), nodes_.end(), [](const Node& node) { return node.node.widened; });
+
   auto run_range = [&](int64_t begin, int64_t end) {
     // Scratch for every node but the root, which writes to the output.
     std::unique_ptr<std::byte[]> scratch;
     if (num_nodes > 1) scratch.reset(new std::byte[kScratchStride * (num_nodes - 1)]);
+    // The decoded operands and the result of a widened node.
+    std::unique_ptr<std::byte[]> wide;
+    if (any_widened) wide.reset(new std::byte[kScratchStride * 4]);
     for (int64_t start = begin; start < end; start += kBlock) {
       const int64_t n = std::min(kBlock, end - start);
       for (size_t k = 0; k < num_nodes; ++k) {
@@ -95,7 +128,11 @@ Result<Tensor> FusedElementwise::Run(std::span<const Tensor> inputs, ThreadPool*
         void* target = k + 1 == num_nodes
                            ? static_cast<void*>(out.bytes() + static_cast<size_t>(start) * out_size)
                            : static_cast<void*>(scratch.get() + k * kScratchStride);
-        node.node.fn(node.node, args, target, n);
+        if (node.node.widened) {
+          RunWidened(node.node, args, target, n, wide.get());
+        } else {
+          node.node.fn(node.node, args, target, n);
+        }
       }
     }
   };

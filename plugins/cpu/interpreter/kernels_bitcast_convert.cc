@@ -4,6 +4,7 @@
 // those pack or unpack bits, least significant first, bytes little-endian.
 // (Between equal widths it is a fusible copy, kernels_convert.cc.)
 #include <algorithm>
+#include <cstring>
 
 #include "interpreter/elementwise_blocks.hpp"
 #include "interpreter/parallel.hpp"
@@ -38,6 +39,21 @@ Status BitcastConvert(KernelCall& call) {
   if (!IsSupportedElementType(out_type)) return UnsupportedElementType(out_type, "result");
   const int in_bits = stablehlo::BitWidth(in_type);
   const int out_bits = stablehlo::BitWidth(out_type);
+  if ((IsNarrowType(in_type) || IsNarrowType(out_type)) && in_bits != out_bits) {
+    // Sub-byte elements are one per byte here; packing them is not done.
+    return UnimplementedError(
+        "bitcast_convert between " + std::string(stablehlo::ElementTypeName(in_type)) + " and " +
+        std::string(stablehlo::ElementTypeName(out_type)) +
+        " (narrow types of different widths) is not supported by the cpu plugin");
+  }
+  if (IsNarrowInteger(out_type)) {
+    // The same bits, re-extended as the result type stores them.
+    BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(out_type, operand.dims()));
+    std::memcpy(out.bytes(), operand.bytes(), operand.byte_size());
+    NormalizeNarrowIntegers(out_type, reinterpret_cast<uint8_t*>(out.bytes()), out.num_elements());
+    call.results.push_back(std::move(out));
+    return OkStatus();
+  }
   BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> dims, BitcastDims(call.op, operand, in_bits, out_bits));
   if (in_bits != 1 && out_bits != 1) {
     // Same bytes, other type and dims.

@@ -14,7 +14,9 @@
 #include "interpreter/collective_group.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/kernel.hpp"
+#include "interpreter/narrow_types.hpp"
 #include "interpreter/plan.hpp"
+#include "interpreter/tensor_util.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -69,6 +71,15 @@ int64_t OrderedBits(T value) {
 
 Status CheckTensors(const Tensor& actual, const void* expected, const CheckSpec& spec) {
   if (!actual.is_tensor()) return InvalidArgumentError("check of a non-tensor value");
+  if (IsNarrowType(actual.type())) {
+    // As the values they stand for (floats exactly in f32, integers as bytes).
+    const ElementType wide = WideComputeType(actual.type());
+    BERTH_ASSIGN_OR_RETURN(Tensor expected_tensor, Tensor::Allocate(actual.type(), actual.dims()));
+    std::memcpy(expected_tensor.bytes(), expected, actual.byte_size());
+    BERTH_ASSIGN_OR_RETURN(Tensor a, ConvertTensor(actual, wide, nullptr));
+    BERTH_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(expected_tensor, wide, nullptr));
+    return CheckTensors(a, e.bytes(), spec);
+  }
   if (stablehlo::IsComplex(actual.type())) {
     // Each part is checked as a float; element [i, j] part k is [i, j, k].
     std::vector<int64_t> dims = actual.dims();
@@ -226,7 +237,10 @@ Status Print(KernelCall& call) {
     }
     line += ' ';
     int64_t next = 0;
-    AppendElements(value, 0, &next, line);
+    // Narrow types print as the values they stand for.
+    BERTH_ASSIGN_OR_RETURN(Tensor shown,
+                           ConvertTensor(value, WideComputeType(value.type()), nullptr));
+    AppendElements(shown, 0, &next, line);
   }
   plugin::Log(BERTH_LogLevel_Info, line);
   return OkStatus();

@@ -40,10 +40,11 @@ struct ConvertBlock {
 };
 
 Status MakeConvert(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  stablehlo::ElementType from = op.operand(0)->type().element_type();
-  node.fn = ConvertFn(from, node.out_type);
+  (void)op;
+  stablehlo::ElementType from = node.compute_arg[0];
+  node.fn = ConvertFn(from, node.compute_out);
   if (node.fn == nullptr) {
-    return UnsupportedElementType(IsSupportedElementType(from) ? node.out_type : from, what);
+    return UnsupportedElementType(IsSupportedElementType(from) ? node.compute_out : from, what);
   }
   return OkStatus();
 }
@@ -101,8 +102,7 @@ Status MakeReducePrecision(const Operation& op, std::string_view what, Elementwi
   // Beyond the widest format nothing changes; keeps the shifts in range.
   node.int_param0 = std::min<int64_t>(*exponent_bits, 64);
   node.int_param1 = std::min<int64_t>(*mantissa_bits, 64);
-  return SetBlock<ReducePrecisionBlock, kFloatOk>(node, op.operand(0)->type().element_type(),
-                                                  what);
+  return SetBlock<ReducePrecisionBlock, kFloatOk>(node, node.compute_arg[0], what);
 }
 
 template <size_t kBytes>

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "interpreter/narrow_types.hpp"
 #include "interpreter/parallel.hpp"
 #include "interpreter/reduction.hpp"
 #include "isa/isa.hpp"
@@ -311,7 +312,8 @@ Result<ElementType> ProductComputeType(const KernelCall& call) {
     bool all_bool = lhs == ElementType::kI1 && rhs == ElementType::kI1;
     return all_bool ? ElementType::kI1 : ElementType::kSI64;
   }
-  return result;
+  // A narrow integer result: its byte type wraps as the products must.
+  return WideComputeType(result);
 }
 
 void RegisterDotKernels(KernelRegistry& registry) {

@@ -31,6 +31,51 @@ elementwise::MakeBlockFn FindMaker(const Operation& op) {
   return isa::Active().find_elementwise(op);
 }
 
+// The types the block function of `op` computes with (ElementwiseNode):
+// narrow operands and results are decoded into and encoded from wider ones.
+void ChooseComputeTypes(const Operation& op, ElementwiseNode& node) {
+  for (int i = 0; i < node.num_args; ++i) {
+    node.compute_arg[static_cast<size_t>(i)] =
+        WideComputeType(node.arg_type[static_cast<size_t>(i)]);
+  }
+  node.compute_out = WideComputeType(node.out_type);
+  const bool narrow_int_out = IsNarrowInteger(node.out_type);
+  switch (op.kind()) {
+    case OpKind::kBitcastConvert:
+      // Bits as they are; a narrow integer result is re-extended.
+      node.compute_arg = node.arg_type;
+      node.compute_out = node.out_type;
+      node.widened = narrow_int_out;
+      return;
+    case OpKind::kConvert:
+      // To a float format: from f64, one rounding. To a narrow integer
+      // from a float: saturating, as convert is for wider integers.
+      if (IsNarrowType(node.out_type) && !narrow_int_out) node.compute_out = ElementType::kF64;
+      if (narrow_int_out && stablehlo::IsFloat(node.arg_type[0]))
+        node.encode = NarrowEncode::kSaturate;
+      break;
+    case OpKind::kPopcnt:
+    case OpKind::kCountLeadingZeros:
+    case OpKind::kShiftRightLogical:
+    case OpKind::kChloBroadcastShiftRightLogical:
+      // On the bit pattern: a signed narrow integer's bits zero-extended.
+      if (IsNarrowInteger(node.arg_type[0])) {
+        node.decode_bits = true;
+        for (int i = 0; i < node.num_args; ++i)
+          node.compute_arg[static_cast<size_t>(i)] = ElementType::kUI8;
+        node.compute_out = ElementType::kUI8;
+        if (op.kind() == OpKind::kCountLeadingZeros) node.encode = NarrowEncode::kLeadingZeros;
+      }
+      break;
+    default: break;
+  }
+  node.widened = node.compute_out != node.out_type;
+  for (int i = 0; i < node.num_args; ++i) {
+    node.widened = node.widened || node.compute_arg[static_cast<size_t>(i)] !=
+                                       node.arg_type[static_cast<size_t>(i)];
+  }
+}
+
 Result<ElementwiseNode> MakeNode(const Operation& op, std::string_view what) {
   elementwise::MakeBlockFn make = FindMaker(op);
   if (make == nullptr || op.num_results() != 1 || op.num_operands() > 3) {
@@ -52,8 +97,10 @@ Result<ElementwiseNode> MakeNode(const Operation& op, std::string_view what) {
     if (!IsSupportedElementType(type.element_type())) {
       return UnsupportedElementType(type.element_type(), what);
     }
+    node.arg_type[i] = type.element_type();
     node.scalar_arg[i] = type.rank() == 0 && result.rank() > 0;
   }
+  ChooseComputeTypes(op, node);
   BERTH_RETURN_IF_ERROR(make(op, what, node));
   return node;
 }

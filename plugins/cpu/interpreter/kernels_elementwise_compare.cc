@@ -98,7 +98,7 @@ Status MakeCompare(const Operation& op, std::string_view what, ElementwiseNode& 
   ComparisonType type = op.compare_type().value_or(ComparisonType::kNoType);
   node.int_param0 = static_cast<int64_t>(*direction);
   node.int_param1 = static_cast<int64_t>(type);
-  stablehlo::ElementType element = op.operand(0)->type().element_type();
+  stablehlo::ElementType element = node.compute_arg[0];
   auto choose = [&]<typename T>() -> Status {
     bool fits = true;
     if constexpr (kIsFloat<T> || kIsComplex<T>) {
@@ -149,7 +149,7 @@ struct SelectBlock {
 };
 
 Status MakeSelect(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  stablehlo::ElementType type = op.operand(1)->type().element_type();
+  stablehlo::ElementType type = node.compute_arg[1];
   auto choose = [&]<typename T>() -> Status {
     node.fn = &SelectBlock<T>::Run;
     return OkStatus();
@@ -201,7 +201,7 @@ struct ClampBlock {
 };
 
 Status MakeClamp(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<ClampBlock, kAllOk>(node, op.operand(1)->type().element_type(), what);
+  return SetBlock<ClampBlock, kAllOk>(node, node.compute_arg[1], what);
 }
 
 }  // namespace

@@ -209,8 +209,8 @@ struct FloatZero {
 
 // Sets node.fn to Block::Run<T> for the op's complex operand type.
 template <typename Block>
-Status SetComplex(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  stablehlo::ElementType type = op.operand(0)->type().element_type();
+Status SetComplex(const Operation&, std::string_view what, ElementwiseNode& node) {
+  stablehlo::ElementType type = node.compute_arg[0];
   return DispatchComplexType(type, what, [&]<typename T>() -> Status {
     node.fn = &Block::template Run<T>;
     return OkStatus();
@@ -221,7 +221,7 @@ Status SetComplex(const Operation& op, std::string_view what, ElementwiseNode& n
 // float operands `FloatBlock`.
 template <typename ComplexBlock, template <typename> class FloatBlock>
 Status MakeComponentOp(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  stablehlo::ElementType type = op.operand(0)->type().element_type();
+  stablehlo::ElementType type = node.compute_arg[0];
   if (stablehlo::IsComplex(type)) return SetComplex<ComplexBlock>(op, what, node);
   return SetBlock<FloatBlock, kFloatOk>(node, type, what);
 }

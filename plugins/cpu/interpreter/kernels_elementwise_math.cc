@@ -110,7 +110,7 @@ struct IsFiniteBlock {
 
 template <template <typename> class Block>
 Status MakeFloat(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<Block, kFloatOk>(node, op.operand(0)->type().element_type(), what);
+  return SetBlock<Block, kFloatOk>(node, node.compute_arg[0], what);
 }
 
 template <typename F>

@@ -207,7 +207,7 @@ struct MulhiBlock {
 
 template <template <typename> class Block>
 Status MakeFloat(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  return SetBlock<Block, kFloatOk>(node, op.operand(0)->type().element_type(), what);
+  return SetBlock<Block, kFloatOk>(node, node.compute_arg[0], what);
 }
 
 MakeBlockFn FindChloBlock(OpKind kind) {

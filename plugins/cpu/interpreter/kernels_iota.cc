@@ -5,6 +5,7 @@
 
 #include "interpreter/elementwise_blocks.hpp"
 #include "interpreter/parallel.hpp"
+#include "interpreter/tensor_util.hpp"
 
 namespace berth::cpu {
 namespace {
@@ -27,6 +28,22 @@ Status FillIota(KernelCall& call, std::vector<int64_t> dims) {
     return OkStatus();
   }
   const int64_t outer = total / (count * inner);
+  if (IsNarrowType(type)) {
+    // Counted in i64 (or f64), then converted: integers wrap, floats round.
+    BERTH_ASSIGN_OR_RETURN(
+        Tensor wide,
+        Tensor::Allocate(stablehlo::IsFloat(type) ? ElementType::kF64 : ElementType::kSI64,
+                         out.dims()));
+    BERTH_RETURN_IF_ERROR(DispatchElementType(wide.type(), "iota", [&]<typename T>() -> Status {
+      T* o = wide.data<T>();
+      for (int64_t row = 0; row < outer * count; ++row)
+        std::fill_n(o + row * inner, inner, static_cast<T>(row % count));
+      return OkStatus();
+    }));
+    BERTH_ASSIGN_OR_RETURN(Tensor narrow, ConvertTensor(wide, type, call.ctx.pool()));
+    call.results.push_back(std::move(narrow));
+    return OkStatus();
+  }
   BERTH_RETURN_IF_ERROR(DispatchElementTypeOrComplex(type, "iota", [&]<typename T>() -> Status {
     T* o = out.data<T>();
     // Rows of `inner` equal values; row r (of outer * count) holds r % count.

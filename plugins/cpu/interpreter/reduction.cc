@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "interpreter/element_types.hpp"
+#include "interpreter/narrow_types.hpp"
 #include "interpreter/parallel.hpp"
 
 namespace berth::cpu {
@@ -53,8 +54,11 @@ Reducer DetectReducer(const stablehlo::Region& region) {
       op.result(0)->type() != type) {
     return Reducer::kNone;
   }
-  // Complex numbers run the body: the typed loops compute real types only.
-  if (stablehlo::IsComplex(type.element_type())) return Reducer::kNone;
+  // Complex numbers and narrow types run the body: the typed loops compute
+  // the other types only.
+  if (stablehlo::IsComplex(type.element_type()) || IsNarrowType(type.element_type())) {
+    return Reducer::kNone;
+  }
   bool is_float = stablehlo::IsFloat(type.element_type());
   switch (op.kind()) {
     case OpKind::kAdd: return Reducer::kAdd;

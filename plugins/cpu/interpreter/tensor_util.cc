@@ -5,6 +5,7 @@
 #include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
 #include "interpreter/elementwise.hpp"
+#include "interpreter/narrow_types.hpp"
 #include "interpreter/parallel.hpp"
 #include "interpreter/strided_copy.hpp"
 #include "isa/isa.hpp"
@@ -28,8 +29,32 @@ Status StoreScalar(const Tensor& scalar, Tensor& out, int64_t offset) {
   return OkStatus();
 }
 
+namespace {
+
+// ConvertTensor when `t` or `to` is narrow: decode, convert, encode.
+Result<Tensor> ConvertNarrow(const Tensor& t, ElementType to, ThreadPool* pool) {
+  Tensor wide = t;
+  if (IsNarrowType(t.type())) {
+    BERTH_ASSIGN_OR_RETURN(wide, Tensor::Allocate(WideComputeType(t.type()), t.dims()));
+    DecodeNarrow(t.type(), reinterpret_cast<const uint8_t*>(t.bytes()), wide.type(), wide.bytes(),
+                 t.num_elements());
+  }
+  if (!IsNarrowType(to)) return ConvertTensor(wide, to, pool);
+  // Float formats from f64 (one rounding); integers wrap, or saturate from floats.
+  const ElementType compute = IsNarrowInteger(to) ? WideComputeType(to) : ElementType::kF64;
+  BERTH_ASSIGN_OR_RETURN(Tensor computed, ConvertTensor(wide, compute, pool));
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(to, t.dims()));
+  EncodeNarrow(compute, computed.bytes(), to, reinterpret_cast<uint8_t*>(out.bytes()),
+               t.num_elements(),
+               stablehlo::IsFloat(t.type()) ? NarrowEncode::kSaturate : NarrowEncode::kWrap);
+  return out;
+}
+
+}  // namespace
+
 Result<Tensor> ConvertTensor(const Tensor& t, ElementType to, ThreadPool* pool) {
   if (t.type() == to) return t;
+  if (IsNarrowType(t.type()) || IsNarrowType(to)) return ConvertNarrow(t, to, pool);
   // stablehlo.convert's block function, in the selected ISA variant.
   BlockFn convert = isa::Active().convert(t.type(), to);
   if (convert == nullptr) {

@@ -31,6 +31,36 @@ void CollectiveGroup::Abort(const Status& reason) {
   changed_.notify_all();
 }
 
+bool CollectiveGroup::IsLocal() const {
+  for (int64_t i = 0; i < num_instances(); ++i) {
+    if (NodeOf(i) != placement_.self_node) return false;
+  }
+  return true;
+}
+
+void CollectiveGroup::Put(const std::string& queue, Tensor value) {
+  {
+    std::lock_guard lock(mutex_);
+    queues_[queue].push_back(std::move(value));
+  }
+  changed_.notify_all();
+}
+
+Result<Tensor> CollectiveGroup::Take(const std::string& queue, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  std::deque<Tensor>& values = queues_[queue];
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool ready = changed_.wait_until(lock, deadline, [&] { return aborted_ || !values.empty(); });
+  if (aborted_) return abort_reason_;
+  if (!ready) {
+    return DeadlineExceededError("nothing came on " + queue + " within " +
+                                 std::to_string(timeout.count()) + " ms");
+  }
+  Tensor value = std::move(values.front());
+  values.pop_front();
+  return value;
+}
+
 int CollectiveGroup::NodeOf(int64_t instance) const {
   if (placement_.node_of_instance.empty()) return placement_.self_node;
   return placement_.node_of_instance.at(static_cast<size_t>(instance));

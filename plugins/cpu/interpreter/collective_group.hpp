@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -66,6 +67,22 @@ class CollectiveGroup {
 
   // True when some of `participants` run in another process.
   bool SpansProcesses(const std::vector<int64_t>& participants) const;
+  // True when every instance runs in this process.
+  bool IsLocal() const;
+
+  // Queues of values by name (send/recv channels; the host queues infeed
+  // and outfeed): Put appends, Take removes the oldest, waiting for one up
+  // to `timeout` (DEADLINE_EXCEEDED naming the queue) or the abort reason.
+  // In this process only.
+  void Put(const std::string& queue, Tensor value);
+  Result<Tensor> Take(const std::string& queue, std::chrono::milliseconds timeout);
+
+  // Whether the group holds host queues: interpreter.run_parallel's, which
+  // feeds infeed (its `infeed` functions) and keeps what outfeed and host
+  // sends give. A launch's group has none: the plugin has no host transfer
+  // API.
+  bool has_host_queues() const { return has_host_queues_; }
+  void EnableHostQueues() { has_host_queues_ = true; }
 
   // The elementwise reduction of every participant's `value` (for reductions
   // Gloo can run: `combine` locally, `reduce` on raw elements across
@@ -112,6 +129,8 @@ class CollectiveGroup {
   std::vector<ExecContext*> instances_;
   InstancePlacement placement_;
   std::map<std::string, Meeting> meetings_;
+  std::map<std::string, std::deque<Tensor>> queues_;
+  bool has_host_queues_ = false;
   bool aborted_ = false;
   Status abort_reason_;
 };

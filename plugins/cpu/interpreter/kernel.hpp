@@ -147,6 +147,7 @@ void RegisterCholeskyKernel(KernelRegistry& registry);    // kernels_cholesky.cc
 void RegisterRngKernels(KernelRegistry& registry);        // kernels_rng.cc
 void RegisterRaggedDotKernel(KernelRegistry& registry);   // kernels_ragged_dot.cc
 void RegisterFftKernel(KernelRegistry& registry);         // kernels_fft.cc
+void RegisterTransferKernels(KernelRegistry& registry);   // kernels_transfer.cc
 
 }  // namespace berth::cpu
 

@@ -33,6 +33,7 @@ struct AllKernels {
     RegisterRngKernels(registry);
     RegisterRaggedDotKernel(registry);
     RegisterFftKernel(registry);
+    RegisterTransferKernels(registry);
   }
   KernelRegistry registry;
 };

@@ -248,7 +248,9 @@ Status Print(KernelCall& call) {
 
 // interpreter.run_parallel: runs a replicas x partitions grid of functions
 // concurrently (each with its own collectives rendezvous) and returns their
-// results in grid order; operands are handed out in the same order.
+// results in grid order; operands are handed out in the same order. The
+// `infeed` functions (none: no operands) give the values infeed takes, one
+// call each, in order (kernels_transfer.cc).
 Status RunParallel(KernelCall& call) {
   const auto* programs = call.op.attr_as<stablehlo::ArrayAttr>("programs");
   if (programs == nullptr || programs->size() == 0) {
@@ -282,6 +284,17 @@ Status RunParallel(KernelCall& call) {
     }
   }
   CollectiveGroup group(grid);
+  // The host's queues: infeed's filled from the `infeed` functions, in order.
+  group.EnableHostQueues();
+  if (const auto* feeds = call.op.attr_as<stablehlo::ArrayAttr>("infeed")) {
+    for (const stablehlo::Attribute* feed : feeds->elements()) {
+      const auto* symbol = feed->dyn_cast<stablehlo::SymbolRefAttr>();
+      if (symbol == nullptr) return InvalidArgumentError("'infeed' holds a non-symbol");
+      BERTH_ASSIGN_OR_RETURN(std::vector<Tensor> values,
+                             call.ctx.CallFunction(std::string(symbol->name()), {}));
+      group.Put("infeed", Tensor::Tuple(std::move(values)));
+    }
+  }
   std::vector<Result<std::vector<Tensor>>> results(static_cast<size_t>(grid),
                                                    Result<std::vector<Tensor>>(CancelledError("not run")));
   std::vector<std::thread> threads;

@@ -1,7 +1,7 @@
 // Collective ops across the instances of one launch (in this process and,
 // in a multi-process job, the others through CollectiveGroup):
 // replica_id, partition_id, all_reduce, all_gather, reduce_scatter,
-// all_to_all, collective_permute, collective_broadcast. Process groups follow
+// all_to_all, collective_permute, collective_broadcast, collective_reduce. Process groups follow
 // the StableHLO spec's strategies (cross_replica, cross_partition,
 // cross_replica_and_partition, flattened_ids).
 #include <cstring>
@@ -277,6 +277,21 @@ Status AllReduce(KernelCall& call) {
   });
 }
 
+// collective_reduce: the reduction reaches the group's first member (its
+// root); the others get zeros.
+Status CollectiveReduce(KernelCall& call) {
+  const DeviceContext& d = call.ctx.device();
+  const int64_t self = Logical(d, d.replica_id, d.partition_id);
+  return CombineInGroup(
+      call, [&](const GroupOperands& group, const std::vector<Tensor>& parts) -> Result<Tensor> {
+        BERTH_ASSIGN_OR_RETURN(Tensor reduced, Reduce(call, parts));
+        if (group.members.front() == self) return reduced;
+        BERTH_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(reduced.type(), reduced.dims()));
+        if (zeros.byte_size() > 0) std::memset(zeros.bytes(), 0, zeros.byte_size());
+        return zeros;
+      });
+}
+
 Status AllGather(KernelCall& call) {
   int64_t dim = call.op.GetInt("all_gather_dim").value_or(0);
   return CombineInGroup(call, [&](const GroupOperands&, const std::vector<Tensor>& parts) {
@@ -410,7 +425,8 @@ void RegisterCollectiveKernels(KernelRegistry& registry) {
                      {OpKind::kReduceScatter, ReduceScatter},
                      {OpKind::kAllToAll, AllToAll},
                      {OpKind::kCollectivePermute, CollectivePermute},
-                     {OpKind::kCollectiveBroadcast, CollectiveBroadcast}});
+                     {OpKind::kCollectiveBroadcast, CollectiveBroadcast},
+                     {OpKind::kCollectiveReduce, CollectiveReduce}});
 }
 
 }  // namespace berth::cpu

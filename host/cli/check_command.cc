@@ -1,4 +1,11 @@
 // berth check FILE... [--plugin NAME] [--json] [--parse-only]
+//
+// Runs every case of StableHLO interpreter test files: with the arguments
+// the file's RUN line gives (`--interpret --args="[...]"`), and, for a case
+// whose entry returns values and that has CHECK lines, matching those lines
+// against the results printed as the reference interpreter prints them
+// (interpreter_test_file.*). interpreter.print's lines go to the host's log
+// and are not matched.
 #include <fstream>
 #include <map>
 #include <iostream>
@@ -6,6 +13,8 @@
 
 #include "berth/stablehlo/parser.hpp"
 #include "cli/command.hpp"
+#include "cli/host_array.hpp"
+#include "cli/interpreter_test_file.hpp"
 #include "cli/session.hpp"
 
 namespace berth::cli {
@@ -75,6 +84,7 @@ int RunCheck(const std::vector<std::string>& args, Context& context) {
     std::stringstream contents;
     contents << in.rdbuf();
     const std::string text = contents.str();
+    Result<std::vector<HostArray>> run_args = RunLineArgs(text);
     for (const stablehlo::TestChunk& chunk : stablehlo::SplitTestFile(text)) {
       CaseResult result{file, chunk.index, chunk.first_line, "pass", ""};
       stablehlo::ParseOptions parse_options;
@@ -84,11 +94,22 @@ int RunCheck(const std::vector<std::string>& args, Context& context) {
       Status status = module.status();
       // A case without functions (comments only) has nothing to run.
       const bool runnable = module.ok() && !module->functions().empty();
+      if (status.ok() && !parse_only && runnable) status = run_args.status();
       if (status.ok() && !parse_only && runnable) {
         // Pad with newlines so the plugin's diagnostics name lines of the file.
         std::string padded(static_cast<size_t>(chunk.first_line - 1), '\n');
         padded += chunk.text;
-        status = session->Run(padded, file, "", {}).status();
+        Result<RunOutput> output = session->Run(padded, file, "", *run_args);
+        status = output.status();
+        std::vector<CheckLine> checks = CheckLines(chunk.text, chunk.first_line);
+        if (output.ok() && !output->results.empty() && !output->results.front().empty() &&
+            !checks.empty()) {
+          std::string printed;
+          for (const HostArray& value : output->results.front()) {
+            printed += FormatInterpreterResult(value) + "\n";
+          }
+          status = MatchCheckLines(checks, printed);
+        }
       }
       if (!status.ok()) {
         result.status = module.ok() ? Classify(status) : "error";

@@ -2,9 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "berth/shape.hpp"
@@ -41,13 +43,25 @@ float BFloatToFloat(uint16_t bits) {
 
 // Element i as a double (floats), or as int64/uint64 for integers.
 struct Element {
-  enum Kind { kBool, kSigned, kUnsigned, kFloat, kOther } kind = kOther;
+  enum Kind { kBool, kSigned, kUnsigned, kFloat, kComplex, kOther } kind = kOther;
   int64_t s = 0;
   uint64_t u = 0;
-  double f = 0;
-  uint64_t bits = 0;  // raw bits for non-finite floats
-  int bit_width = 0;
+  double f = 0;       // a float, or a complex number's real part
+  double imag = 0;    // a complex number's imaginary part
+  uint64_t bits = 0;  // raw bits for non-finite floats (and the imaginary part's)
+  uint64_t imag_bits = 0;
+  int bit_width = 0;  // of a float or of each part
 };
+
+// The program's element type of the same name (the float formats, for
+// stablehlo::DecodeFloat).
+std::optional<stablehlo::ElementType> ProgramType(ElementType type) {
+  for (int i = 0; i <= static_cast<int>(stablehlo::ElementType::kComplex128); ++i) {
+    auto candidate = static_cast<stablehlo::ElementType>(i);
+    if (stablehlo::ElementTypeName(candidate) == ElementTypeName(type)) return candidate;
+  }
+  return std::nullopt;
+}
 
 template <typename T>
 T Load(const std::byte* p) {
@@ -84,7 +98,35 @@ Element ElementAt(const HostArray& a, int64_t i) {
     case ElementType::kF64:
       e.kind = Element::kFloat; e.bits = Load<uint64_t>(p); e.bit_width = 64;
       e.f = Load<double>(p); break;
-    default: e.kind = Element::kOther; break;
+    case ElementType::kC64:
+      e.kind = Element::kComplex;
+      e.bit_width = 32;
+      e.bits = Load<uint32_t>(p);
+      e.imag_bits = Load<uint32_t>(p + 4);
+      e.f = Load<float>(p);
+      e.imag = Load<float>(p + 4);
+      break;
+    case ElementType::kC128:
+      e.kind = Element::kComplex;
+      e.bit_width = 64;
+      e.bits = Load<uint64_t>(p);
+      e.imag_bits = Load<uint64_t>(p + 8);
+      e.f = Load<double>(p);
+      e.imag = Load<double>(p + 8);
+      break;
+    default: {
+      // The f8, f6 and f4 formats: one pattern per byte, exact in a double.
+      std::optional<stablehlo::ElementType> program = ProgramType(a.type);
+      if (program && stablehlo::IsFloat(*program) && size == 1) {
+        e.kind = Element::kFloat;
+        e.bits = Load<uint8_t>(p);
+        e.bit_width = 8;
+        e.f = stablehlo::DecodeFloat(*program, e.bits);
+      } else {
+        e.kind = Element::kOther;
+      }
+      break;
+    }
   }
   return e;
 }
@@ -106,15 +148,71 @@ std::string HexBits(uint64_t bits, int width) {
   return buffer;
 }
 
+std::string FloatOrBits(double value, uint64_t bits, int bit_width) {
+  Element part;
+  part.f = value;
+  part.bit_width = bit_width;
+  return std::isfinite(value) ? FloatText(part) : HexBits(bits, bit_width);
+}
+
 std::string ElementText(const Element& e) {
   switch (e.kind) {
     case Element::kBool: return e.u ? "true" : "false";
     case Element::kSigned: return std::to_string(e.s);
     case Element::kUnsigned: return std::to_string(e.u);
-    case Element::kFloat: return std::isfinite(e.f) ? FloatText(e) : HexBits(e.bits, e.bit_width);
+    case Element::kFloat: return FloatOrBits(e.f, e.bits, e.bit_width);
+    case Element::kComplex:
+      return "(" + FloatOrBits(e.f, e.bits, e.bit_width) + ", " +
+             FloatOrBits(e.imag, e.imag_bits, e.bit_width) + ")";
     case Element::kOther: return "?";
   }
   return "?";
+}
+
+// A float as the reference interpreter prints it: "1.000000e+00", "nan",
+// "inf", "-inf".
+std::string InterpreterFloat(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.6e", value);
+  return buffer;
+}
+
+std::string InterpreterElement(const Element& e) {
+  switch (e.kind) {
+    case Element::kFloat: return InterpreterFloat(e.f);
+    case Element::kComplex:
+      return "[" + InterpreterFloat(e.f) + ", " + InterpreterFloat(e.imag) + "]";
+    default: return ElementText(e);
+  }
+}
+
+// Dimension `d` onwards from element `next`, indented by `indent` spaces:
+// the innermost dimension (or an empty one) on one line, others one line per
+// element.
+void AppendInterpreterNested(const HostArray& a, size_t d, int indent, int64_t& next,
+                             std::string& out) {
+  if (d + 1 == a.dims.size() || a.dims[d] == 0) {
+    out += '[';
+    if (a.dims[d] > 0) {
+      int64_t count = 1;
+      for (size_t k = d; k < a.dims.size(); ++k) count *= a.dims[k];
+      for (int64_t i = 0; i < count; ++i) {
+        if (i) out += ", ";
+        out += InterpreterElement(ElementAt(a, next++));
+      }
+    }
+    out += ']';
+    return;
+  }
+  out += "[\n";
+  for (int64_t i = 0; i < a.dims[d]; ++i) {
+    if (i) out += ",\n";
+    out += std::string(static_cast<size_t>(indent + 2), ' ');
+    AppendInterpreterNested(a, d + 1, indent + 2, next, out);
+  }
+  out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "]";
 }
 
 // Appends elements [offset, offset + count of dims[d..]) as nested lists.
@@ -173,6 +271,15 @@ Result<HostArray> ParseMlirLiteral(std::string_view text) {
   return array;
 }
 
+std::string FormatInterpreterResult(const HostArray& array) {
+  std::string out = TypeText(array) + " {";
+  int64_t next = 0;
+  if (array.dims.empty()) return out + InterpreterElement(ElementAt(array, next)) + "}";
+  out += "\n  ";
+  AppendInterpreterNested(array, 0, 2, next, out);
+  return out + "\n}";
+}
+
 std::string FormatMlirLiteral(const HostArray& array) {
   std::string out = "dense<";
   int64_t next = 0;
@@ -184,6 +291,17 @@ std::string FormatMlirLiteral(const HostArray& array) {
   return out + "> : " + TypeText(array);
 }
 
+namespace {
+
+// A float in JSON: a number, or "nan", "inf", "-inf".
+nlohmann::json JsonFloat(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+}  // namespace
+
 nlohmann::json ArrayToJson(const HostArray& array) {
   nlohmann::json data = nlohmann::json::array();
   int64_t count = ElementCount(array.dims);
@@ -193,11 +311,8 @@ nlohmann::json ArrayToJson(const HostArray& array) {
       case Element::kBool: data.push_back(e.u != 0); break;
       case Element::kSigned: data.push_back(e.s); break;
       case Element::kUnsigned: data.push_back(e.u); break;
-      case Element::kFloat:
-        if (std::isnan(e.f)) data.push_back("nan");
-        else if (std::isinf(e.f)) data.push_back(e.f > 0 ? "inf" : "-inf");
-        else data.push_back(e.f);
-        break;
+      case Element::kFloat: data.push_back(JsonFloat(e.f)); break;
+      case Element::kComplex: data.push_back({JsonFloat(e.f), JsonFloat(e.imag)}); break;
       case Element::kOther: data.push_back(nullptr); break;
     }
   }

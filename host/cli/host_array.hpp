@@ -33,8 +33,15 @@ Result<HostArray> ParseMlirLiteral(std::string_view text);
 // non-finite floats are written as hex bit patterns.
 std::string FormatMlirLiteral(const HostArray& array);
 
+// The array as the StableHLO reference interpreter prints a result
+// ("tensor<2x2xi8> {\n  [\n    [1, 2],\n    [3, 4]\n  ]\n}", floats as
+// 1.000000e+00, complex numbers as [re, im]), which interpreter tests'
+// CHECK lines match.
+std::string FormatInterpreterResult(const HostArray& array);
+
 // {"dtype": "f32", "shape": [2, 3], "data": [...]} with the data flat in
-// row-major order; NaN and infinities as the strings "nan", "inf", "-inf".
+// row-major order; NaN and infinities as the strings "nan", "inf", "-inf";
+// a complex number as [re, im]; the f8/f6/f4 formats as their values.
 nlohmann::json ArrayToJson(const HostArray& array);
 
 // NumPy .npy files (format 1.0/2.0/3.0, little-endian or single-byte dtypes,

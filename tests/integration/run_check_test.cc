@@ -155,6 +155,72 @@ TEST_F(RunCheckTest, ParseOnlyPassesEveryParsableCase) {
   EXPECT_EQ(report["summary"]["error"], 1);
 }
 
+// A file as the interpreter suite writes one: arguments on its RUN line,
+// results matched by CHECK lines in the reference interpreter's format.
+std::string ArgsFile(const std::string& args, const std::string& row) {
+  return "// RUN: stablehlo-translate %s --interpret --args=\"" + args +
+         "\" | FileCheck %s\n"
+         "// RUN: not stablehlo-translate %s --interpret --args=\"not_array\"\n"
+         R"(
+func.func @main(%a: tensor<2x2xi32>, %b: tensor<2x2xi32>) -> (tensor<2x2xi32>, tensor<f32>) {
+  %0 = stablehlo.add %a, %b : tensor<2x2xi32>
+  %1 = stablehlo.constant dense<2.5> : tensor<f32>
+  return %0, %1 : tensor<2x2xi32>, tensor<f32>
+}
+
+// CHECK:      tensor<2x2xi32> {
+// CHECK-NEXT:   [
+// CHECK-NEXT:     [11, 22],
+// CHECK-NEXT:     )" +
+         row + R"(
+// CHECK-NEXT:   ]
+// CHECK-NEXT: }
+// CHECK-NEXT: tensor<f32> {2.500000e+00}
+)";
+}
+
+TEST_F(RunCheckTest, CheckRunsWithTheRunLinesArgumentsAndMatchesCheckLines) {
+  const std::string args =
+      "[dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>, dense<[[10, 20], [30, 40]]> : tensor<2x2xi32>]";
+  std::string good = dir_.Write("good.mlir", ArgsFile(args, "[33, 44]")).string();
+  testing::CommandResult result = RunCommand(Berth("check " + ShellQuote(good)));
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("1 passed, 0 failed"));
+
+  // A result that differs from its CHECK line fails, naming the line.
+  std::string wrong = dir_.Write("wrong.mlir", ArgsFile(args, "[33, 45]")).string();
+  result = RunCommand(Berth("check --json " + ShellQuote(wrong)));
+  EXPECT_EQ(result.exit_code, 1);
+  nlohmann::json report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["cases"][0]["status"], "fail");
+  EXPECT_THAT(report["cases"][0]["message"].get<std::string>(), HasSubstr("CHECK-NEXT at line 13"));
+  EXPECT_THAT(report["cases"][0]["message"].get<std::string>(), HasSubstr("[33, 44]"));
+
+  // An argument that is not a dense literal is an error naming it.
+  std::string bad = dir_.Write("bad.mlir", ArgsFile("[4.0 : f32]", "[33, 44]")).string();
+  result = RunCommand(Berth("check --json " + ShellQuote(bad)));
+  EXPECT_EQ(result.exit_code, 1);
+  report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["cases"][0]["status"], "error");
+  EXPECT_THAT(report["cases"][0]["message"].get<std::string>(),
+              HasSubstr("'4.0 : f32' is not a dense literal"));
+}
+
+TEST_F(RunCheckTest, RunPrintsComplexAndNarrowFloatResultsAsLiterals) {
+  std::string program = dir_.Write("complex.mlir", R"(
+func.func @main() -> (tensor<2xcomplex<f32>>, tensor<3xf8E4M3FN>) {
+  %0 = stablehlo.constant dense<[(1.5, -2.0), (0.0, 3.25)]> : tensor<2xcomplex<f32>>
+  %1 = stablehlo.constant dense<[1.0, -0.5, 448.0]> : tensor<3xf8E4M3FN>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<3xf8E4M3FN>
+}
+)")
+                            .string();
+  testing::CommandResult result = RunCommand(Berth("run " + ShellQuote(program)));
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_EQ(result.out, "dense<[(1.5, -2.0), (0.0, 3.25)]> : tensor<2xcomplex<f32>>\n"
+                        "dense<[1.0, -0.5, 448.0]> : tensor<3xf8E4M3FN>\n");
+}
+
 TEST_F(RunCheckTest, CheckExitsZeroWhenAllPass) {
   std::string file = std::string(BERTH_SOURCE_ROOT) + "/../shared/conformance/stablehlo/check.mlir";
   if (!std::ifstream(file)) GTEST_SKIP() << "no conformance sample";

@@ -70,6 +70,17 @@ T Load(const std::byte* p) {
   return value;
 }
 
+// A complex number of parts P (bits B) at `p` into `e`.
+template <typename P, typename B>
+void LoadComplex(const std::byte* p, Element& e) {
+  e.kind = Element::kComplex;
+  e.bit_width = static_cast<int>(sizeof(P) * 8);
+  e.bits = Load<B>(p);
+  e.imag_bits = Load<B>(p + sizeof(P));
+  e.f = Load<P>(p);
+  e.imag = Load<P>(p + sizeof(P));
+}
+
 Element ElementAt(const HostArray& a, int64_t i) {
   const size_t size = ElementTypeByteSize(a.type);
   const std::byte* p = a.bytes.data() + static_cast<size_t>(i) * size;
@@ -98,22 +109,8 @@ Element ElementAt(const HostArray& a, int64_t i) {
     case ElementType::kF64:
       e.kind = Element::kFloat; e.bits = Load<uint64_t>(p); e.bit_width = 64;
       e.f = Load<double>(p); break;
-    case ElementType::kC64:
-      e.kind = Element::kComplex;
-      e.bit_width = 32;
-      e.bits = Load<uint32_t>(p);
-      e.imag_bits = Load<uint32_t>(p + 4);
-      e.f = Load<float>(p);
-      e.imag = Load<float>(p + 4);
-      break;
-    case ElementType::kC128:
-      e.kind = Element::kComplex;
-      e.bit_width = 64;
-      e.bits = Load<uint64_t>(p);
-      e.imag_bits = Load<uint64_t>(p + 8);
-      e.f = Load<double>(p);
-      e.imag = Load<double>(p + 8);
-      break;
+    case ElementType::kC64: LoadComplex<float, uint32_t>(p, e); break;
+    case ElementType::kC128: LoadComplex<double, uint64_t>(p, e); break;
     default: {
       // The f8, f6 and f4 formats: one pattern per byte, exact in a double.
       std::optional<stablehlo::ElementType> program = ProgramType(a.type);

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "interpreter/data_movement.hpp"
@@ -166,48 +167,40 @@ void TransformAlong(const std::complex<R>* src, std::complex<R>* dst,
   });
 }
 
-// RFFT along the innermost dimension (of length n = dims.back()): `src`
-// real with `dims`, `dst` complex with n / 2 + 1 in that dimension.
-template <typename R>
-void RealForward(const R* src, std::complex<R>* dst, const std::vector<int64_t>& dims,
-                 ThreadPool* pool) {
+// RFFT (kInverse false) or IRFFT along the innermost dimension, of length
+// n = dims.back() on the real side and n / 2 + 1 on the complex one: RFFT
+// reads real `src` with `dims` and writes the half spectrum; IRFFT reads
+// the half spectrum and writes real values scaled by 1 / n, ignoring the
+// imaginary parts a real signal cannot have (the first value's, and the
+// last one's for even n).
+template <typename R, bool kInverse>
+void RealAlongInnermost(const void* src, void* dst, const std::vector<int64_t>& dims,
+                        ThreadPool* pool) {
+  using C = std::complex<R>;
+  using In = std::conditional_t<kInverse, C, R>;
+  using Out = std::conditional_t<kInverse, R, C>;
   const Lines lines(dims, dims.size() - 1);
   const int64_t half = lines.n / 2 + 1;
   if (lines.count == 0 || lines.n == 0) return;
+  const int64_t in_length = kInverse ? half : lines.n;
+  const int64_t out_length = kInverse ? lines.n : half;
   ParallelFor(pool, lines.count, lines.MinLinesPerTask(), [&](int64_t begin, int64_t end) {
     BorrowedFft<R> borrowed(lines.n, true);
     Eigen::FFT<R>& fft = *borrowed;
     for (int64_t line = begin; line < end; ++line) {
-      const R* from = src + line * lines.n;
-      std::complex<R>* to = dst + line * half;
-      if (lines.n == 1)
-        to[0] = std::complex<R>(from[0], R(0));
-      else
-        fft.fwd(to, from, lines.n);
-    }
-  });
-}
-
-// IRFFT along the innermost dimension: `src` complex with n / 2 + 1 there,
-// `dst` real with `dims` (n = dims.back()), scaled by 1 / n. The imaginary
-// parts the real signal cannot have (the first value's, and the last one's
-// for even n) are ignored.
-template <typename R>
-void RealInverse(const std::complex<R>* src, R* dst, const std::vector<int64_t>& dims,
-                 ThreadPool* pool) {
-  const Lines lines(dims, dims.size() - 1);
-  const int64_t half = lines.n / 2 + 1;
-  if (lines.count == 0 || lines.n == 0) return;
-  ParallelFor(pool, lines.count, lines.MinLinesPerTask(), [&](int64_t begin, int64_t end) {
-    BorrowedFft<R> borrowed(lines.n, true);
-    Eigen::FFT<R>& fft = *borrowed;
-    for (int64_t line = begin; line < end; ++line) {
-      const std::complex<R>* from = src + line * half;
-      R* to = dst + line * lines.n;
-      if (lines.n == 1)
-        to[0] = from[0].real();
-      else
-        fft.inv(to, from, lines.n);
+      const In* from = static_cast<const In*>(src) + line * in_length;
+      Out* to = static_cast<Out*>(dst) + line * out_length;
+      if constexpr (kInverse) {
+        if (lines.n == 1)
+          to[0] = from[0].real();
+        else
+          fft.inv(to, from, lines.n);
+      } else {
+        if (lines.n == 1)
+          to[0] = C(from[0], R(0));
+        else
+          fft.fwd(to, from, lines.n);
+      }
     }
   });
 }
@@ -280,7 +273,7 @@ Status RunFft(FftType type, const Tensor& operand, Tensor& out, size_t k, Thread
       return OkStatus();
     }
     case FftType::kRfft:
-      RealForward<R>(operand.data<R>(), out.data<C>(), operand.dims(), pool);
+      RealAlongInnermost<R, false>(operand.data<R>(), out.data<C>(), operand.dims(), pool);
       for (size_t i = 1; i < k; ++i) {
         TransformAlong<R>(out.data<C>(), out.data<C>(), out.dims(), rank - 1 - i, false, pool);
       }
@@ -296,7 +289,7 @@ Status RunFft(FftType type, const Tensor& operand, Tensor& out, size_t k, Thread
           src = spectrum.data<C>();
         }
       }
-      RealInverse<R>(spectrum.data<C>(), out.data<R>(), out.dims(), pool);
+      RealAlongInnermost<R, true>(spectrum.data<C>(), out.data<R>(), out.dims(), pool);
       return OkStatus();
     }
   }

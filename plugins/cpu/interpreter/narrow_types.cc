@@ -47,58 +47,50 @@ const std::array<double, 256>& DecodeTable(ElementType type) {
   return tables[index];
 }
 
-// Reads element `i` of `in` (type `from`: an integer of at most 64 bits,
-// f32 or f64) as an int64 (integers, wrapped for ui64) or a double.
+// Calls `f.template operator()<T>()` with T the C++ type of `type`: an
+// integer of at most 64 bits, i1, f32 or f64 (the types narrow values are
+// decoded into and encoded from); nothing for another type.
 template <typename F>
-void ForEachSource(ElementType from, const void* in, int64_t n, F&& f) {
-  auto each = [&]<typename T>() {
-    const T* values = static_cast<const T*>(in);
-    for (int64_t i = 0; i < n; ++i) f(i, values[i]);
-  };
-  switch (from) {
-    case E::kSI8: each.template operator()<int8_t>(); break;
-    case E::kSI16: each.template operator()<int16_t>(); break;
-    case E::kSI32: each.template operator()<int32_t>(); break;
-    case E::kSI64: each.template operator()<int64_t>(); break;
-    case E::kUI8: each.template operator()<uint8_t>(); break;
-    case E::kUI16: each.template operator()<uint16_t>(); break;
-    case E::kUI32: each.template operator()<uint32_t>(); break;
-    case E::kUI64: each.template operator()<uint64_t>(); break;
-    case E::kI1: each.template operator()<bool>(); break;
-    case E::kF32: each.template operator()<float>(); break;
-    case E::kF64: each.template operator()<double>(); break;
+void DispatchPlain(ElementType type, F&& f) {
+  switch (type) {
+    case E::kSI8: f.template operator()<int8_t>(); break;
+    case E::kSI16: f.template operator()<int16_t>(); break;
+    case E::kSI32: f.template operator()<int32_t>(); break;
+    case E::kSI64: f.template operator()<int64_t>(); break;
+    case E::kUI8: f.template operator()<uint8_t>(); break;
+    case E::kUI16: f.template operator()<uint16_t>(); break;
+    case E::kUI32: f.template operator()<uint32_t>(); break;
+    case E::kUI64: f.template operator()<uint64_t>(); break;
+    case E::kI1: f.template operator()<bool>(); break;
+    case E::kF32: f.template operator()<float>(); break;
+    case E::kF64: f.template operator()<double>(); break;
     default: break;
   }
 }
 
-// Writes `values(i)` converted to `to` (an integer of at most 64 bits, i1,
-// f32 or f64) for i < n.
+// Calls `f(i, value)` for each element of `in` (type `from`).
+template <typename F>
+void ForEachSource(ElementType from, const void* in, int64_t n, F&& f) {
+  DispatchPlain(from, [&]<typename T>() {
+    const T* values = static_cast<const T*>(in);
+    for (int64_t i = 0; i < n; ++i) f(i, values[i]);
+  });
+}
+
+// Writes `value(i)` converted to `to` for i < n.
 template <typename F>
 void StoreAs(ElementType to, void* out, int64_t n, F&& value) {
-  auto each = [&]<typename T>() {
+  DispatchPlain(to, [&]<typename T>() {
     T* o = static_cast<T*>(out);
     for (int64_t i = 0; i < n; ++i) {
       auto v = value(i);
-      if constexpr (std::is_same_v<T, bool>)
+      if constexpr (std::is_same_v<T, bool>) {
         o[i] = v != 0;
-      else
+      } else {
         o[i] = static_cast<T>(v);
+      }
     }
-  };
-  switch (to) {
-    case E::kSI8: each.template operator()<int8_t>(); break;
-    case E::kSI16: each.template operator()<int16_t>(); break;
-    case E::kSI32: each.template operator()<int32_t>(); break;
-    case E::kSI64: each.template operator()<int64_t>(); break;
-    case E::kUI8: each.template operator()<uint8_t>(); break;
-    case E::kUI16: each.template operator()<uint16_t>(); break;
-    case E::kUI32: each.template operator()<uint32_t>(); break;
-    case E::kUI64: each.template operator()<uint64_t>(); break;
-    case E::kI1: each.template operator()<bool>(); break;
-    case E::kF32: each.template operator()<float>(); break;
-    case E::kF64: each.template operator()<double>(); break;
-    default: break;
-  }
+  });
 }
 
 // `value` brought to narrow integer type `to` by wrapping.

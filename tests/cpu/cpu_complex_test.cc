@@ -402,6 +402,36 @@ func.func @main(%a: tensor<3x1000xcomplex<f64>>) -> tensor<3xcomplex<f64>> {
   }
 }
 
+// Sums of complex numbers run part by part on the float loops: over
+// several dimensions, from a non-zero init, keeping -0.
+TEST(CpuComplexKernelsTest, ReduceSumsPartsOverAnyDimensionsFromTheInit) {
+  std::vector<c64> in = RandomComplex<c64>(3 * 5 * 37, 33, -1, 1);
+  std::vector<Literal> out = RunProgram(R"(
+func.func @main(%a: tensor<3x5x37xcomplex<f32>>) -> (tensor<5xcomplex<f32>>, tensor<complex<f32>>) {
+  %init = stablehlo.constant dense<(1.0, -2.0)> : tensor<complex<f32>>
+  %0 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [0, 2] : (tensor<3x5x37xcomplex<f32>>, tensor<complex<f32>>) -> tensor<5xcomplex<f32>>
+  %nz = stablehlo.constant dense<(-0.0, -0.0)> : tensor<2xcomplex<f32>>
+  %z = stablehlo.constant dense<(-0.0, 0.0)> : tensor<complex<f32>>
+  %1 = stablehlo.reduce(%nz init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+  return %0, %1 : tensor<5xcomplex<f32>>, tensor<complex<f32>>
+}
+)",
+                                        {Literal::Of(in, {3, 5, 37})});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<c64> got = out[0].Values<c64>();
+  ASSERT_EQ(got.size(), 5u);
+  for (int64_t j = 0; j < 5; ++j) {
+    cld want(1, -2);
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t k = 0; k < 37; ++k) want += Wide(in[static_cast<size_t>((i * 5 + j) * 37 + k)]);
+    }
+    EXPECT_TRUE(Near(got[static_cast<size_t>(j)], want, 1e-5L)) << j;
+  }
+  c64 zero = out[1].Values<c64>().at(0);
+  EXPECT_EQ(Bits(zero.real()), Bits(-0.0f));  // -0 + -0 + -0
+  EXPECT_EQ(Bits(zero.imag()), Bits(0.0f));   // +0 + -0 + -0
+}
+
 TEST(CpuComplexKernelsTest, IotaConstantsAndDataMovementKeepBothParts) {
   std::vector<Literal> out =
       RunProgram(R"(

@@ -60,6 +60,41 @@ Status GenericReduce(KernelCall& call, std::span<const Tensor> inputs,
   return OkStatus();
 }
 
+// A sum of complex numbers: the real and imaginary parts are sums of
+// their own, so the typed float loops add each part (the input seen as
+// parts, a trailing dimension of 2 that is kept), starting from -0 (the
+// identity of +, signed zeros included); the init value is added last.
+Status SumComplexByParts(KernelCall& call, const Tensor& in, const Tensor& init,
+                         const std::vector<char>& reduced, Tensor& out) {
+  const ElementType part = stablehlo::ComplexComponentType(in.type());
+  std::vector<int64_t> dims = in.dims();
+  dims.push_back(2);
+  std::vector<char> reduced_parts = reduced;
+  reduced_parts.push_back(0);
+  const double negative_zero = -0.0;
+  const float negative_zero_f = -0.0f;
+  isa::ReduceLoop loop;
+  loop.reducer = Reducer::kAdd;
+  loop.type = part;
+  loop.in = in.bytes();
+  loop.out = out.bytes();
+  loop.init = part == ElementType::kF64 ? static_cast<const void*>(&negative_zero)
+                                        : static_cast<const void*>(&negative_zero_f);
+  loop.dims = dims;
+  loop.reduced = reduced_parts;
+  BERTH_RETURN_IF_ERROR(isa::Active().reduce(loop, call.ctx.pool()));
+  auto add_init = [&]<typename T>() {
+    const T start = init.data<T>()[0];
+    T* values = out.data<T>();
+    for (int64_t i = 0; i < out.num_elements(); ++i) values[i] = start + values[i];
+  };
+  if (part == ElementType::kF64)
+    add_init.template operator()<complex128>();
+  else
+    add_init.template operator()<complex64>();
+  return OkStatus();
+}
+
 Status Reduce(KernelCall& call) {
   const stablehlo::Operation& op = call.op;
   const size_t n = call.operands.size() / 2;
@@ -98,7 +133,9 @@ Status Reduce(KernelCall& call) {
     BERTH_ASSIGN_OR_RETURN(outs[i], Tensor::Allocate(type, out_dims));
   }
   Reducer reducer = n == 1 ? DetectReducer(op.region(0)) : Reducer::kNone;
-  if (reducer != Reducer::kNone) {
+  if (n == 1 && IsComplexAddition(op.region(0))) {
+    BERTH_RETURN_IF_ERROR(SumComplexByParts(call, inputs[0], call.operands[1], reduced, outs[0]));
+  } else if (reducer != Reducer::kNone) {
     // The typed loops of the selected ISA variant (isa/reduce_loops.hpp).
     isa::ReduceLoop loop;
     loop.reducer = reducer;

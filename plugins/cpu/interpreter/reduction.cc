@@ -33,6 +33,24 @@ Status CombineArrays(std::string_view op, ElementType type, Reducer reducer, voi
   });
 }
 
+bool IsComplexAddition(const stablehlo::Region& region) {
+  if (region.empty() || region.blocks().size() != 1) return false;
+  const stablehlo::Block& block = region.entry_block();
+  std::span<stablehlo::Operation* const> ops = block.operations();
+  if (block.num_arguments() != 2 || ops.size() != 2 || ops[0]->kind() != OpKind::kAdd ||
+      ops[1]->num_operands() != 1 || ops[1]->operand(0) != ops[0]->result(0)) {
+    return false;
+  }
+  const stablehlo::Operation& add = *ops[0];
+  stablehlo::Value* a = block.argument(0);
+  stablehlo::Value* b = block.argument(1);
+  stablehlo::Type type = a->type();
+  return ((add.operand(0) == a && add.operand(1) == b) ||
+          (add.operand(0) == b && add.operand(1) == a)) &&
+         type.IsTensor() && type.rank() == 0 && stablehlo::IsComplex(type.element_type()) &&
+         b->type() == type && add.result(0)->type() == type;
+}
+
 Reducer DetectReducer(const stablehlo::Region& region) {
   if (region.empty() || region.blocks().size() != 1) return Reducer::kNone;
   const stablehlo::Block& block = region.entry_block();
@@ -48,14 +66,15 @@ Reducer DetectReducer(const stablehlo::Region& region) {
   }
   stablehlo::Value* a = block.argument(0);
   stablehlo::Value* b = block.argument(1);
-  bool args = (op.operand(0) == a && op.operand(1) == b) || (op.operand(0) == b && op.operand(1) == a);
+  bool args =
+      (op.operand(0) == a && op.operand(1) == b) || (op.operand(0) == b && op.operand(1) == a);
   stablehlo::Type type = a->type();
   if (!args || !type.IsTensor() || type.rank() != 0 || b->type() != type ||
       op.result(0)->type() != type) {
     return Reducer::kNone;
   }
   // Complex numbers and narrow types run the body: the typed loops compute
-  // the other types only.
+  // the other types only (kernels_reduce.cc sums complex numbers by parts).
   if (stablehlo::IsComplex(type.element_type()) || IsNarrowType(type.element_type())) {
     return Reducer::kNone;
   }

@@ -55,6 +55,9 @@ enum class Reducer : uint8_t { kNone, kAdd, kMultiply, kMaximum, kMinimum, kAnd,
 // Looks at region `region` of a reduce-like op whose body takes two rank-0
 // arguments of one element type.
 Reducer DetectReducer(const stablehlo::Region& region);
+// Whether the body is `return add(arg0, arg1)` on complex numbers, which
+// reduce sums part by part with the typed loops.
+bool IsComplexAddition(const stablehlo::Region& region);
 
 namespace detail {
 

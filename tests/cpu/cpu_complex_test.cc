@@ -496,14 +496,97 @@ TEST(CpuComplexKernelsTest, TriangularSolveSatisfiesTheSystem) {
   }
 }
 
-TEST(CpuComplexKernelsTest, OpsWithoutComplexSupportSayUnimplemented) {
-  Status status = RunExpectingError(R"(
+// cholesky of Hermitian positive definite matrices: L L^H (lower) and
+// U^H U (upper) give the matrix back, computed here in long double; the
+// other triangle is zero; a matrix that is not positive definite is NaN.
+TEST(CpuComplexKernelsTest, CholeskyFactorsHermitianMatrices) {
+  const int64_t n = 7;
+  std::vector<c128> b = RandomComplex<c128>(static_cast<size_t>(n * n), 51, -1, 1);
+  std::vector<c128> a(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      c128 sum = i == j ? c128(n, 0) : c128(0, 0);
+      for (int64_t k = 0; k < n; ++k)
+        sum += b[static_cast<size_t>(i * n + k)] * std::conj(b[static_cast<size_t>(j * n + k)]);
+      a[static_cast<size_t>(i * n + j)] = sum;
+    }
+  }
+  for (bool lower : {true, false}) {
+    std::string program =
+        std::string(
+            "func.func @main(%a: tensor<7x7xcomplex<f64>>) -> tensor<7x7xcomplex<f64>> {\n") +
+        "  %0 = stablehlo.cholesky %a, lower = " + (lower ? "true" : "false") +
+        " : tensor<7x7xcomplex<f64>>\n  return %0 : tensor<7x7xcomplex<f64>>\n}\n";
+    std::vector<Literal> out = RunProgram(program, {Literal::Of(a, {n, n})});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<c128> f = out[0].Values<c128>();
+    // L[i][j] (lower) or conj(U[j][i]) (upper), zero above the diagonal.
+    auto l = [&](int64_t i, int64_t j) -> cld {
+      c128 v =
+          lower ? f[static_cast<size_t>(i * n + j)] : std::conj(f[static_cast<size_t>(j * n + i)]);
+      return Wide(v);
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (j > i) {
+          EXPECT_EQ(lower ? f[static_cast<size_t>(i * n + j)] : f[static_cast<size_t>(j * n + i)],
+                    c128(0, 0));
+        }
+        cld sum = 0;
+        for (int64_t k = 0; k < n; ++k) sum += l(i, k) * std::conj(l(j, k));
+        EXPECT_TRUE(Near(c128(static_cast<double>(sum.real()), static_cast<double>(sum.imag())),
+                         Wide(a[static_cast<size_t>(i * n + j)]), 1e-13L))
+            << (lower ? "lower" : "upper") << " " << i << ", " << j;
+      }
+    }
+  }
+  std::vector<Literal> bad =
+      RunProgram(R"(
 func.func @main(%a: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
   %0 = stablehlo.cholesky %a, lower = true : tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
 }
 )",
-                                    {Literal::Of<c64>({{4, 0}, {0, 0}, {0, 0}, {4, 0}}, {2, 2})});
+                 {Literal::Of<c64>({{-1, 0}, {0, 0}, {0, 0}, {4, 0}}, {2, 2})});
+  ASSERT_EQ(bad.size(), 1u);
+  for (c64 v : bad[0].Values<c64>()) EXPECT_TRUE(std::isnan(v.real()) && std::isnan(v.imag()));
+}
+
+// Kernels with a body run it for complex numbers: reduce_window sums,
+// sort orders by a comparator on complex keys.
+TEST(CpuComplexKernelsTest, WindowsAndSortRunTheirBodies) {
+  std::vector<Literal> out = RunProgram(R"(
+func.func @main(%a: tensor<4xcomplex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<4xcomplex<f32>>) {
+  %z = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>
+  %0 = "stablehlo.reduce_window"(%a, %z) ({
+    ^bb0(%x: tensor<complex<f32>>, %y: tensor<complex<f32>>):
+      %s = stablehlo.add %x, %y : tensor<complex<f32>>
+      stablehlo.return %s : tensor<complex<f32>>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2xcomplex<f32>>
+  %1 = "stablehlo.sort"(%a) ({
+    ^bb0(%x: tensor<complex<f32>>, %y: tensor<complex<f32>>):
+      %c = stablehlo.compare GT, %x, %y : (tensor<complex<f32>>, tensor<complex<f32>>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<4xcomplex<f32>>
+}
+)",
+                                        {Literal::Of<c64>({{1, 5}, {2, 0}, {1, -1}, {4, 2}}, {4})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].Values<c64>(), (std::vector<c64>{{3, 5}, {5, 1}}));
+  // Descending, lexicographic on (real, imaginary).
+  EXPECT_EQ(out[1].Values<c64>(), (std::vector<c64>{{4, 2}, {2, 0}, {1, 5}, {1, -1}}));
+}
+
+TEST(CpuComplexKernelsTest, OpsWithoutComplexSupportSayUnimplemented) {
+  Status status = RunExpectingError(R"(
+func.func @main(%a: tensor<1x4x1xcomplex<f32>>, %w: tensor<2x1x1xcomplex<f32>>) -> tensor<1x3x1xcomplex<f32>> {
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x1xcomplex<f32>>, tensor<2x1x1xcomplex<f32>>) -> tensor<1x3x1xcomplex<f32>>
+  return %0 : tensor<1x3x1xcomplex<f32>>
+}
+)",
+                                    {Literal::Of<c64>({{1, 0}, {2, 0}, {3, 0}, {4, 0}}, {1, 4, 1}),
+                                     Literal::Of<c64>({{1, 0}, {1, 0}}, {2, 1, 1})});
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented) << status.ToString();
   EXPECT_THAT(status.message(), HasSubstr("does not compute with complex<f32>"));
 }

@@ -17,6 +17,10 @@ bool IsSupportedElementType(E type) {
   }
 }
 
+bool IsSupportedByDispatch(E type) {
+  return IsSupportedElementType(type) && !stablehlo::IsComplex(type) && !IsNarrowType(type);
+}
+
 Status UnsupportedElementType(E type, std::string_view what) {
   if (IsSupportedElementType(type)) {
     // Complex numbers and narrow types: held everywhere, computed by some

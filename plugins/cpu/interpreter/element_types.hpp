@@ -46,6 +46,9 @@ inline constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_
 
 // Whether the CPU backend computes with this element type.
 bool IsSupportedElementType(stablehlo::ElementType type);
+// Whether DispatchElementType has a C++ type for it (complex numbers and
+// narrow types are supported but not dispatched).
+bool IsSupportedByDispatch(stablehlo::ElementType type);
 
 // UNIMPLEMENTED: "<what>: element type f8E4M3FN is not supported by the cpu
 // plugin (supported: i1, i8 ... f64, complex)"; for a complex type, "<what>

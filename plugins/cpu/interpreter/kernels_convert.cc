@@ -39,8 +39,7 @@ struct ConvertBlock {
   }
 };
 
-Status MakeConvert(const Operation& op, std::string_view what, ElementwiseNode& node) {
-  (void)op;
+Status MakeConvert(const Operation&, std::string_view what, ElementwiseNode& node) {
   stablehlo::ElementType from = node.compute_arg[0];
   node.fn = ConvertFn(from, node.compute_out);
   if (node.fn == nullptr) {

@@ -148,7 +148,7 @@ struct SelectBlock {
   }
 };
 
-Status MakeSelect(const Operation& op, std::string_view what, ElementwiseNode& node) {
+Status MakeSelect(const Operation&, std::string_view what, ElementwiseNode& node) {
   stablehlo::ElementType type = node.compute_arg[1];
   auto choose = [&]<typename T>() -> Status {
     node.fn = &SelectBlock<T>::Run;
@@ -200,7 +200,7 @@ struct ClampBlock {
   }
 };
 
-Status MakeClamp(const Operation& op, std::string_view what, ElementwiseNode& node) {
+Status MakeClamp(const Operation&, std::string_view what, ElementwiseNode& node) {
   return SetBlock<ClampBlock, kAllOk>(node, node.compute_arg[1], what);
 }
 

@@ -109,7 +109,7 @@ struct IsFiniteBlock {
 };
 
 template <template <typename> class Block>
-Status MakeFloat(const Operation& op, std::string_view what, ElementwiseNode& node) {
+Status MakeFloat(const Operation&, std::string_view what, ElementwiseNode& node) {
   return SetBlock<Block, kFloatOk>(node, node.compute_arg[0], what);
 }
 

@@ -261,6 +261,8 @@ Status Sort(KernelCall& call) {
     results.push_back(std::move(out));
   }
   std::optional<SimpleComparator> simple = AnalyzeComparator(call.op, call.operands);
+  // Complex and narrow keys have no native order here: the comparator runs.
+  if (simple && !IsSupportedByDispatch(call.operands[simple->operand].type())) simple.reset();
   if (simple) {
     BERTH_RETURN_IF_ERROR(SortNative(call, *simple, layout, results));
   } else {

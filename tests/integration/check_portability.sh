@@ -31,6 +31,8 @@ run() {
   "${prefix[@]}" "$berth" info cpu > "$out/info.txt" 2> /dev/null
   "${prefix[@]}" "$berth" run "$root/configs/examples/mlp.mlir" --arg "$mlp_arg" --json > "$out/mlp.json"
   "${prefix[@]}" "$berth" run "$root/tests/integration/data/portability.mlir" --json > "$out/kernels.json"
+  "${prefix[@]}" "$berth" run "$root/tests/integration/data/portability_complex.mlir" --json \
+    > "$out/complex.json"
   BERTH_ADD_PLUGIN_PATH="$ffi_manifest" \
     "${prefix[@]}" "$berth" run "$root/extensions/ffi/examples/example.mlir" --arg "$ffi_arg" \
     --json > "$out/ffi.json"
@@ -88,6 +90,6 @@ for file in "$tmp"/native/*.json; do
     fi
   done
 done
-[ "$files" -eq 6 ] || { echo "FAIL: only $files result files compared"; exit 1; }
+[ "$files" -eq 8 ] || { echo "FAIL: only $files result files compared"; exit 1; }
 [ "$failed" -eq 0 ] || exit 1
 echo "ok: the results of 3 programs identical on Nehalem and Haswell to the native run"

@@ -49,7 +49,7 @@ Status BitcastConvert(KernelCall& call) {
   if (IsNarrowInteger(out_type)) {
     // The same bits, re-extended as the result type stores them.
     BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(out_type, operand.dims()));
-    std::memcpy(out.bytes(), operand.bytes(), operand.byte_size());
+    if (operand.byte_size() > 0) std::memcpy(out.bytes(), operand.bytes(), operand.byte_size());
     NormalizeNarrowIntegers(out_type, reinterpret_cast<uint8_t*>(out.bytes()), out.num_elements());
     call.results.push_back(std::move(out));
     return OkStatus();

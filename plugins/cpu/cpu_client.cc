@@ -263,8 +263,10 @@ Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(
     }
   }
   // Narrow integers are sign- or zero-extended from their low bits.
+  using B = berth::ElementType;
   stablehlo::ElementType program_type;
-  if (FromBufferType(args.type, &program_type) && IsNarrowInteger(program_type)) {
+  if ((args.type == B::kS2 || args.type == B::kS4 || args.type == B::kU2 || args.type == B::kU4) &&
+      FromBufferType(args.type, &program_type)) {
     NormalizeNarrowIntegers(program_type, reinterpret_cast<uint8_t*>(storage->data()),
                             static_cast<int64_t>(byte_size));
   }

@@ -21,47 +21,39 @@ Status FillIota(KernelCall& call, std::vector<int64_t> dims) {
   int64_t inner = 1;
   for (size_t i = d + 1; i < dims.size(); ++i) inner *= dims[i];
   const int64_t count = dims[d];
-  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(type, std::move(dims)));
+  // Narrow types count in i64 (or f64) and are converted after: integers
+  // wrap, floats round.
+  const ElementType fill_type = !IsNarrowType(type)        ? type
+                                : stablehlo::IsFloat(type) ? ElementType::kF64
+                                                           : ElementType::kSI64;
+  BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(fill_type, std::move(dims)));
   const int64_t total = out.num_elements();
   if (total == 0) {
-    call.results.push_back(std::move(out));
+    BERTH_ASSIGN_OR_RETURN(Tensor empty, ConvertTensor(out, type, call.ctx.pool()));
+    call.results.push_back(std::move(empty));
     return OkStatus();
   }
   const int64_t outer = total / (count * inner);
-  if (IsNarrowType(type)) {
-    // Counted in i64 (or f64), then converted: integers wrap, floats round.
-    BERTH_ASSIGN_OR_RETURN(
-        Tensor wide,
-        Tensor::Allocate(stablehlo::IsFloat(type) ? ElementType::kF64 : ElementType::kSI64,
-                         out.dims()));
-    BERTH_RETURN_IF_ERROR(DispatchElementType(wide.type(), "iota", [&]<typename T>() -> Status {
-      T* o = wide.data<T>();
-      for (int64_t row = 0; row < outer * count; ++row)
-        std::fill_n(o + row * inner, inner, static_cast<T>(row % count));
-      return OkStatus();
-    }));
-    BERTH_ASSIGN_OR_RETURN(Tensor narrow, ConvertTensor(wide, type, call.ctx.pool()));
-    call.results.push_back(std::move(narrow));
-    return OkStatus();
-  }
-  BERTH_RETURN_IF_ERROR(DispatchElementTypeOrComplex(type, "iota", [&]<typename T>() -> Status {
-    T* o = out.data<T>();
-    // Rows of `inner` equal values; row r (of outer * count) holds r % count.
-    ParallelFor(call.ctx.pool(), outer * count, std::max<int64_t>(1, (1 << 16) / inner),
-                [&](int64_t begin, int64_t end) {
-                  for (int64_t row = begin; row < end; ++row) {
-                    T value;
-                    if constexpr (kIsComplex<T>) {
-                      value = T(elementwise::ConvertValue<typename T::value_type>(row % count));
-                    } else {
-                      value = elementwise::ConvertValue<T>(row % count);
-                    }
-                    std::fill_n(o + row * inner, inner, value);
-                  }
-                });
-    return OkStatus();
-  }));
-  call.results.push_back(std::move(out));
+  BERTH_RETURN_IF_ERROR(
+      DispatchElementTypeOrComplex(fill_type, "iota", [&]<typename T>() -> Status {
+        T* o = out.data<T>();
+        // Rows of `inner` equal values; row r (of outer * count) holds r % count.
+        ParallelFor(call.ctx.pool(), outer * count, std::max<int64_t>(1, (1 << 16) / inner),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t row = begin; row < end; ++row) {
+                        T value;
+                        if constexpr (kIsComplex<T>) {
+                          value = T(elementwise::ConvertValue<typename T::value_type>(row % count));
+                        } else {
+                          value = elementwise::ConvertValue<T>(row % count);
+                        }
+                        std::fill_n(o + row * inner, inner, value);
+                      }
+                    });
+        return OkStatus();
+      }));
+  BERTH_ASSIGN_OR_RETURN(Tensor result, ConvertTensor(out, type, call.ctx.pool()));
+  call.results.push_back(std::move(result));
   return OkStatus();
 }
 
@@ -82,23 +74,26 @@ Status DynamicIota(KernelCall& call) {
                                 "dimension of " + type.ToString());
   }
   std::vector<int64_t> dims(static_cast<size_t>(type.rank()));
-  BERTH_RETURN_IF_ERROR(DispatchElementType(shape.type(), "output_shape", [&]<typename T>() -> Status {
-    if constexpr (!kIsInteger<T>) {
-      return InvalidArgumentError("output_shape must be a tensor of integers, is " + shape.TypeString());
-    } else {
-      for (size_t i = 0; i < dims.size(); ++i) {
-        T size = shape.data<T>()[i];
-        int64_t static_size = type.dim(static_cast<int64_t>(i));
-        if (size < 0 || (static_size != stablehlo::kDynamic &&
-                         static_cast<uint64_t>(size) != static_cast<uint64_t>(static_size))) {
-          return InvalidArgumentError("output_shape[" + std::to_string(i) + "] = " +
-                                      std::to_string(size) + " does not fit " + type.ToString());
+  BERTH_RETURN_IF_ERROR(
+      DispatchElementType(shape.type(), "output_shape", [&]<typename T>() -> Status {
+        if constexpr (!kIsInteger<T>) {
+          return InvalidArgumentError("output_shape must be a tensor of integers, is " +
+                                      shape.TypeString());
+        } else {
+          for (size_t i = 0; i < dims.size(); ++i) {
+            T size = shape.data<T>()[i];
+            int64_t static_size = type.dim(static_cast<int64_t>(i));
+            if (size < 0 || (static_size != stablehlo::kDynamic &&
+                             static_cast<uint64_t>(size) != static_cast<uint64_t>(static_size))) {
+              return InvalidArgumentError("output_shape[" + std::to_string(i) +
+                                          "] = " + std::to_string(size) + " does not fit " +
+                                          type.ToString());
+            }
+            dims[i] = static_cast<int64_t>(size);
+          }
+          return OkStatus();
         }
-        dims[i] = static_cast<int64_t>(size);
-      }
-      return OkStatus();
-    }
-  }));
+      }));
   return FillIota(call, std::move(dims));
 }
 

@@ -53,7 +53,9 @@ TEST(NodeAddressTest, WithoutVariablesTheRouteToTheCoordinatorDecides) {
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_EQ(other->rfind("127.", 0), 0u) << *other;
   Result<std::string> v6 = LocalAddressTowards("[::1]:5000");
-  if (v6.ok()) EXPECT_EQ(*v6, "::1");  // hosts without IPv6 have no route
+  if (v6.ok()) {
+    EXPECT_EQ(*v6, "::1");  // hosts without IPv6 have no route
+  }
 }
 
 TEST(NodeAddressTest, ACoordinatorThatIsNotHostPortIsRefused) {

@@ -60,7 +60,9 @@ TEST(BytecodeTest, RefusesEveryTruncation) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     Result<Module> read = ReadBytecode(std::string_view(bytes).substr(0, n), "cut");
     EXPECT_FALSE(read.ok()) << "a prefix of " << n << " of " << bytes.size() << " bytes was read";
-    if (!read.ok()) EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument) << read.status().ToString();
+    if (!read.ok()) {
+      EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument) << read.status().ToString();
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "berth/stablehlo/parser.hpp"
+#include "berth/stablehlo/quantization.hpp"
 #include "cli/command.hpp"
 #include "cli/host_array.hpp"
 #include "cli/interpreter_test_file.hpp"
@@ -89,8 +90,8 @@ int RunCheck(const std::vector<std::string>& args, Context& context) {
       CaseResult result{file, chunk.index, chunk.first_line, "pass", ""};
       stablehlo::ParseOptions parse_options;
       parse_options.first_line = chunk.first_line;
-      parse_options.verify = true;
       Result<stablehlo::Module> module = stablehlo::ParseModule(chunk.text, file, parse_options);
+      if (module.ok()) module = stablehlo::VerifyLoweringQuantizedTypes(std::move(module).value());
       Status status = module.status();
       // A case without functions (comments only) has nothing to run.
       const bool runnable = module.ok() && !module->functions().empty();

@@ -12,6 +12,7 @@
 #include "berth/stablehlo/bytecode.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "berth/stablehlo/printer.hpp"
+#include "berth/stablehlo/quantization.hpp"
 #include "cpu_client.hpp"
 #include "cpu_executable.hpp"
 
@@ -41,9 +42,9 @@ Result<Settings> ReadSettings(const plugin::CompileOptions& options) {
 Result<std::unique_ptr<stablehlo::Module>> ParseVerified(std::string_view text, const std::string& source_name,
                                                          int first_line = 1) {
   stablehlo::ParseOptions parse_options;
-  parse_options.verify = true;
   parse_options.first_line = first_line;
   BERTH_ASSIGN_OR_RETURN(stablehlo::Module parsed, stablehlo::ParseModule(text, source_name, parse_options));
+  BERTH_ASSIGN_OR_RETURN(parsed, stablehlo::VerifyLoweringQuantizedTypes(std::move(parsed)));
   return std::make_unique<stablehlo::Module>(std::move(parsed));
 }
 

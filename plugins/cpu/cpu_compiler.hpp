@@ -1,7 +1,8 @@
 // The cpu plugin's compiler, in the phases the phase_compile extension runs
 // one at a time (berth/ext/phase_compile.h):
 //
-//   verify     stablehlo             -> stablehlo              parse and verify; the module printed
+//   verify     stablehlo             -> stablehlo              parse and verify (quantized types lowered,
+//                                                              berth/stablehlo/quantization.hpp); printed
 //   partition  stablehlo             -> stablehlo-partitioned  the SDK's SPMD partitioner: each device's
 //                                                              program, its layouts on the first line
 //   plan       stablehlo-partitioned -> cpu-plan               binary: the compile settings and the

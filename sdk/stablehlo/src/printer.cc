@@ -1,6 +1,7 @@
 // Printing modules, functions and ops (ops in the generic form).
 #include "berth/stablehlo/printer.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "src/printer_impl.hpp"
@@ -11,9 +12,30 @@ namespace {
 using detail::AppendAttrDict;
 using detail::AppendSymbol;
 
-class Printer {
+class Printer final : public OpPrinter {
  public:
   std::string out;
+
+  Printer() = default;
+  explicit Printer(const PrintHooks* hooks) : hooks_(hooks) {}
+
+  // The first error a hook returned.
+  const Status& error() const { return error_; }
+
+  // The op each line of `out` belongs to, from the marks set while printing.
+  std::vector<const Operation*> LineOps() const {
+    std::vector<const Operation*> lines;
+    size_t mark = 0;
+    const Operation* current = nullptr;
+    for (size_t pos = 0; pos < out.size(); pos = out.find('\n', pos) + 1) {
+      // The line belongs to the op last marked at or before its end.
+      const size_t end = std::min(out.find('\n', pos), out.size());
+      while (mark < marks_.size() && marks_[mark].first <= end) current = marks_[mark++].second;
+      lines.push_back(current);
+      if (end == out.size()) break;
+    }
+    return lines;
+  }
 
   void PrintModule(const Module& module) {
     out += "module";
@@ -52,6 +74,7 @@ class Printer {
 
   void PrintFunction(const Function& f, std::optional<std::string_view> name = std::nullopt,
                      std::optional<Visibility> visibility = std::nullopt) {
+    Mark(nullptr);
     names_.clear();
     next_value_ = 0;
     next_arg_ = 0;
@@ -70,7 +93,7 @@ class Printer {
         out += NameArg(v);
         out += ": ";
       }
-      out += args[i].ToString();
+      out += TypeText(args[i]);
       if (const DictionaryAttr* d = f.argument_attrs(i)) {
         out += ' ';
         AppendAttrDict(out, d->entries());
@@ -82,7 +105,7 @@ class Printer {
       out += " -> (";
       for (size_t i = 0; i < results.size(); ++i) {
         if (i) out += ", ";
-        out += results[i].ToString();
+        out += TypeText(results[i]);
         if (const DictionaryAttr* d = f.result_attrs(i)) {
           out += ' ';
           AppendAttrDict(out, d->entries());
@@ -104,6 +127,7 @@ class Printer {
       PrintOp(*op, 2);
       out += '\n';
     }
+    Mark(nullptr);
     Indent(1);
     out += "}\n";
   }
@@ -111,8 +135,22 @@ class Printer {
   void PrintOp(const Operation& op, int depth) { PrintOp(op, depth, nullptr); }
 
   // With `rewrite`, the op's own operand and result names and types give way
-  // to the rewrite's (see OpRewrite); its regions print as usual.
-  void PrintOp(const Operation& op, int depth, const OpRewrite* rewrite) {
+  // to the rewrite's (see OpRewrite); its regions print as usual. The hooks'
+  // `op` is asked first unless `hooked` (the hook itself printing the op).
+  void PrintOp(const Operation& op, int depth, const OpRewrite* rewrite, bool hooked = false) {
+    Mark(&op);
+    if (!hooked && hooks_ != nullptr && hooks_->op) {
+      // Hooks of ops inside the regions of an op a hook prints nest.
+      const int outer_depth = hook_depth_;
+      const bool outer_first = hook_first_line_;
+      hook_depth_ = depth;
+      hook_first_line_ = true;
+      Result<bool> taken = hooks_->op(op, *this);
+      hook_depth_ = outer_depth;
+      hook_first_line_ = outer_first;
+      if (!taken.ok() && error_.ok()) error_ = taken.status();
+      if (!taken.ok() || *taken) return;
+    }
     if (op.num_results() > 0) {
       std::string base = rewrite ? rewrite->result_name : NextValueName();
       out += base;
@@ -142,13 +180,14 @@ class Printer {
         PrintRegion(op.region(r), depth);
       }
       out += ')';
+      Mark(&op);
     }
     if (!op.attributes().empty()) {
       out += ' ';
       AppendAttrDict(out, op.attributes());
     }
     auto type_of = [&](const std::vector<std::string>* replaced, size_t i, const Value* v) {
-      return replaced && !replaced->empty() ? replaced->at(i) : v->type().ToString();
+      return replaced && !replaced->empty() ? replaced->at(i) : TypeText(v->type());
     };
     out += " : (";
     for (size_t i = 0; i < op.num_operands(); ++i) {
@@ -188,7 +227,7 @@ class Printer {
           const Value* v = block->argument(i);
           out += NameArg(v);
           out += ": ";
-          out += v->type().ToString();
+          out += TypeText(v->type());
         }
         out += "):\n";
       }
@@ -202,14 +241,49 @@ class Printer {
     out += '}';
   }
 
-  std::string NameOf(const Value* v) {
+  std::string NameOf(const Value* v) override {
     auto it = names_.find(v);
     if (it != names_.end()) return it->second;
     // Not printed yet (only when printing a single op): use the source name.
     return "%" + (v->name().empty() ? std::string("unknown") : std::string(v->name()));
   }
 
+  // ------------------------------------------------ OpPrinter (for hooks)
+  std::string NewName() override { return NextValueName(); }
+  void Rename(const Value* value, std::string name) override { names_[value] = std::move(name); }
+  void AddLine(std::string_view text) override {
+    StartHookLine();
+    out += text;
+  }
+  std::string PrintOpAs(const Operation& op, std::span<const std::string> operand_names,
+                        std::span<const std::string> operand_types,
+                        std::span<const std::string> result_types) override {
+    StartHookLine();
+    OpRewrite rewrite;
+    rewrite.operand_names.assign(operand_names.begin(), operand_names.end());
+    rewrite.operand_types.assign(operand_types.begin(), operand_types.end());
+    rewrite.result_types.assign(result_types.begin(), result_types.end());
+    rewrite.result_name = NextValueName();
+    PrintOp(op, hook_depth_, &rewrite, /*hooked=*/true);
+    return op.num_results() > 1 ? rewrite.result_name + "#0" : rewrite.result_name;
+  }
+  std::string TypeText(Type type) override {
+    return hooks_ != nullptr && hooks_->type_text ? hooks_->type_text(type) : type.ToString();
+  }
+
  private:
+  // A hook's second and later lines start on a line of their own.
+  void StartHookLine() {
+    if (!hook_first_line_) {
+      out += '\n';
+      Indent(hook_depth_);
+    }
+    hook_first_line_ = false;
+  }
+  void Mark(const Operation* op) {
+    if (hooks_ != nullptr && hooks_->line_ops != nullptr) marks_.emplace_back(out.size(), op);
+  }
+
   const std::string& NameArg(const Value* v) {
     return names_[v] = "%" + arg_prefix_ + std::to_string(next_arg_++);
   }
@@ -221,6 +295,11 @@ class Printer {
   int next_arg_ = 0;
   std::string value_prefix_;
   std::string arg_prefix_ = "arg";
+  const PrintHooks* hooks_ = nullptr;
+  Status error_;
+  int hook_depth_ = 0;
+  bool hook_first_line_ = true;
+  std::vector<std::pair<size_t, const Operation*>> marks_;  // (offset in out, op)
 };
 
 }  // namespace
@@ -228,6 +307,14 @@ class Printer {
 std::string Print(const Module& module) {
   Printer p;
   p.PrintModule(module);
+  return std::move(p.out);
+}
+
+Result<std::string> Print(const Module& module, const PrintHooks& hooks) {
+  Printer p(&hooks);
+  p.PrintModule(module);
+  if (!p.error().ok()) return p.error();
+  if (hooks.line_ops != nullptr) *hooks.line_ops = p.LineOps();
   return std::move(p.out);
 }
 

@@ -261,7 +261,8 @@ Status CheckValueType(const Operation& op, Type t, const char* what, size_t inde
       if (e <= ElementType::kComplex128) return OkStatus();  // the common case
       if (t.IsQuantized()) {
         return OpError(op, name() + " has quantized type " + Str(t) +
-                               "; quantized types are not supported");
+                               "; quantized types are not supported by Verify (lower them first: "
+                               "LowerQuantizedTypes)");
       }
       if (e == ElementType::kTF32 || (e == ElementType::kIndex && !AllowsIndexElements(op.kind()))) {
         return OpError(op, name() + " has element type " + std::string(ElementTypeName(e)) +
@@ -320,7 +321,8 @@ class Verifier {
     for (Type t : inputs) {
       if (t.IsTensor() && t.IsQuantized()) {
         return FunctionError(f, "has quantized argument type " + Str(t) +
-                                    "; quantized types are not supported");
+                                    "; quantized types are not supported by Verify (lower them "
+                                    "first: LowerQuantizedTypes)");
       }
     }
     BERTH_RETURN_IF_ERROR(VerifyBlock(entry, OpKind::kFuncReturn, nullptr));

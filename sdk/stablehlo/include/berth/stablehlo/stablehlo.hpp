@@ -8,6 +8,7 @@
 #include "berth/stablehlo/op_kind.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "berth/stablehlo/printer.hpp"
+#include "berth/stablehlo/quantization.hpp"
 #include "berth/stablehlo/types.hpp"
 #include "berth/stablehlo/verifier.hpp"
 

@@ -11,7 +11,8 @@ namespace berth::stablehlo {
 // OK, or INVALID_ARGUMENT for the first problem found:
 // "FILE:LINE:COL: error: 'stablehlo.add' op ...". Dynamic dimensions (`?`)
 // are accepted and checked as compatible with any size; quantized element
-// types are reported as unsupported.
+// types are reported as unsupported (LowerQuantizedTypes, quantization.hpp,
+// lowers them to ops this verifies).
 Status Verify(const Module& module);
 
 }  // namespace berth::stablehlo

@@ -29,5 +29,7 @@ Status Cholesky(const LapackCall& call) {
 
 template Status Cholesky<float>(const LapackCall&);
 template Status Cholesky<double>(const LapackCall&);
+template Status Cholesky<c64>(const LapackCall&);
+template Status Cholesky<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

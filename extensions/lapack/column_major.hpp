@@ -11,6 +11,7 @@
 #define BERTH_EXTENSIONS_LAPACK_COLUMN_MAJOR_HPP_
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -72,7 +73,7 @@ inline FortranShape FortranShapeOf(int64_t rows, int64_t cols) {
 // count of at least 1.
 template <typename T>
 lapack_int WorkspaceSize(T reported) {
-  return std::max<lapack_int>(static_cast<lapack_int>(reported), 1);
+  return std::max<lapack_int>(static_cast<lapack_int>(std::real(reported)), 1);
 }
 
 // Asks a routine for its optimal workspace: `query(optimal, lwork)` calls it

@@ -13,19 +13,7 @@
 #ifndef BERTH_EXTENSIONS_LAPACK_FORTRAN_HPP_
 #define BERTH_EXTENSIONS_LAPACK_FORTRAN_HPP_
 
-#include <complex>
-#include <cstddef>
-#include <cstdint>
-
-namespace berth::ext::lapack {
-
-using lapack_int = int32_t;
-using fortran_logical = int32_t;
-using fortran_length = size_t;
-using c64 = std::complex<float>;
-using c128 = std::complex<double>;
-
-}  // namespace berth::ext::lapack
+#include "lapack_types.hpp"
 
 extern "C" {
 using berth::ext::lapack::c128;
@@ -104,7 +92,10 @@ using berth::ext::lapack::lapack_int;
                 lapack_int* info, fortran_length jobvs_length, fortran_length sort_length);      \
   void P##hetrd_(const char* uplo, const lapack_int* n, T* a, const lapack_int* lda, R* d, R* e, \
                  T* tau, T* work, const lapack_int* lwork, lapack_int* info,                     \
-                 fortran_length uplo_length);
+                 fortran_length uplo_length);                                                    \
+  void P##geqp3_(const lapack_int* m, const lapack_int* n, T* a, const lapack_int* lda,          \
+                 lapack_int* jpvt, T* tau, T* work, const lapack_int* lwork, R* rwork,           \
+                 lapack_int* info);
 
 BERTH_LAPACK_DECLARE_REAL(s, float)
 BERTH_LAPACK_DECLARE_REAL(d, double)
@@ -122,16 +113,15 @@ namespace berth::ext::lapack {
 // and complex types share the names where LAPACK's arguments agree;
 // `orthogonal_qr` is orgqr or ungqr, `hermitian_eigen` syevd or heevd,
 // `tridiagonal_reduction` sytrd or hetrd. The rest differ (complex routines
-// take real workspace); `pivoted_qr` (geqp3) is declared for the real types
-// only. The module calls the real routines alone: Berth has no complex
-// tensors yet.
+// take real workspace); `pivoted_qr` is geqp3 (the complex one takes real
+// workspace too). The handlers branch on
+// kIsComplex<T> where the arguments differ.
 template <typename T>
 struct Routines;
 
 // Routines<T> for the LAPACK prefix P: the routines every type has, those
 // named apart for real and complex types (QR orgqr or ungqr, EIGEN syevd or
-// heevd, TRIDIAGONAL sytrd or hetrd), then EXTRA (the real types'
-// pivoted_qr).
+// heevd, TRIDIAGONAL sytrd or hetrd), then EXTRA (pivoted_qr).
 #define BERTH_LAPACK_ROUTINES(P, T, QR, EIGEN, TRIDIAGONAL, EXTRA)    \
   template <>                                                         \
   struct Routines<T> {                                                \
@@ -153,8 +143,8 @@ struct Routines;
 
 BERTH_LAPACK_ROUTINES(s, float, orgqr, syevd, sytrd, BERTH_LAPACK_PIVOTED_QR(s))
 BERTH_LAPACK_ROUTINES(d, double, orgqr, syevd, sytrd, BERTH_LAPACK_PIVOTED_QR(d))
-BERTH_LAPACK_ROUTINES(c, c64, ungqr, heevd, hetrd, )
-BERTH_LAPACK_ROUTINES(z, c128, ungqr, heevd, hetrd, )
+BERTH_LAPACK_ROUTINES(c, c64, ungqr, heevd, hetrd, BERTH_LAPACK_PIVOTED_QR(c))
+BERTH_LAPACK_ROUTINES(z, c128, ungqr, heevd, hetrd, BERTH_LAPACK_PIVOTED_QR(z))
 
 #undef BERTH_LAPACK_ROUTINES
 #undef BERTH_LAPACK_PIVOTED_QR

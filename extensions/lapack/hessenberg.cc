@@ -56,5 +56,7 @@ Status Hessenberg(const LapackCall& call) {
 
 template Status Hessenberg<float>(const LapackCall&);
 template Status Hessenberg<double>(const LapackCall&);
+template Status Hessenberg<c64>(const LapackCall&);
+template Status Hessenberg<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

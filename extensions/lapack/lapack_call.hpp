@@ -49,6 +49,10 @@ constexpr ElementType ElementTypeOf() {
     return ElementType::kF32;
   else if constexpr (std::is_same_v<T, double>)
     return ElementType::kF64;
+  else if constexpr (std::is_same_v<T, c64>)
+    return ElementType::kC64;
+  else if constexpr (std::is_same_v<T, c128>)
+    return ElementType::kC128;
   else if constexpr (std::is_same_v<T, lapack_int>)
     return ElementType::kS32;
   else

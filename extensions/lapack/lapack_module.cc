@@ -1,9 +1,7 @@
 // The LAPACK FFI module: the custom-call targets jaxlib's CPU lowering of
 // jnp.linalg / lax.linalg emits (lapack_<p><routine>_ffi), served by the
-// system's LAPACK and BLAS, exported through BERTH_Ffi_GetModule. The
-// targets of complex types and the real geev are registered too, so a
-// program calling them fails its compile with UNIMPLEMENTED naming the
-// target and the reason, rather than with "not registered".
+// system's LAPACK and BLAS, exported through BERTH_Ffi_GetModule, for the
+// four LAPACK types (s, d, c, z).
 #include <algorithm>
 #include <cstddef>
 #include <exception>
@@ -63,72 +61,65 @@ BERTH_Error_Code Run(BERTH_Ffi_CallFrame* frame) {
   }
 }
 
-// A target the module knows and cannot serve, for the reason given.
-template <const char* kReason>
-Status Unavailable(const LapackCall& call) {
-  return call.Error(StatusCode::kUnimplemented, kReason);
-}
-
-constexpr char kComplex[] =
-    "complex element types (c64, c128) are not supported: Berth has no complex tensors yet";
-constexpr char kComplexVectors[] =
-    "the real nonsymmetric eigensolver returns complex eigenvectors, and Berth has no complex "
-    "tensors yet";
-
 // clang-format off
-#define BERTH_LAPACK_REAL_TARGETS(P, T)                                                         \
+// The targets every type has (P its LAPACK prefix, T its element type).
+#define BERTH_LAPACK_COMMON_TARGETS(P, T)                                                       \
   {"lapack_" #P "getrf_ffi", Run<LuFactorization<T>,                                            \
       "(x) -> (lu, pivots, info)">, nullptr},                                                   \
   {"lapack_" #P "geqrf_ffi", Run<QrFactorization<T>,                                            \
       "(x) -> (qr, tau)">, nullptr},                                                            \
   {"lapack_" #P "geqp3_ffi", Run<PivotedQrFactorization<T>,                                     \
       "(x, pivots) -> (qr, pivots, tau)">, nullptr},                                            \
-  {"lapack_" #P "orgqr_ffi", Run<OrthogonalQr<T>,                                               \
-      "(qr, tau) -> (q)">, nullptr},                                                            \
   {"lapack_" #P "potrf_ffi", Run<Cholesky<T>,                                                   \
       "(x) -> (factor, info)">, nullptr},                                                       \
   {"lapack_" #P "trsm_ffi", Run<TriangularSolve<T>,                                             \
       "(a, b, alpha) -> (x)">, nullptr},                                                        \
   {"blas_" #P "trsm_ffi", Run<TriangularSolve<T>,                                               \
       "(a, b, alpha) -> (x)">, nullptr},                                                        \
-  {"lapack_" #P "syevd_ffi", Run<SymmetricEigen<T>,                                             \
-      "(x) -> (vectors, values, info)">, nullptr},                                              \
   {"lapack_" #P "gesdd_ffi", Run<SingularValueDecomposition<T>,                                 \
       "(x) -> (x_out, s, u, vt, info)">, nullptr},                                              \
   {"lapack_" #P "gehrd_ffi", Run<Hessenberg<T>,                                                 \
       "(x) -> (hessenberg, tau, info)">, nullptr},                                              \
-  {"lapack_" #P "gees_ffi", Run<Schur<T>,                                                       \
-      "(x) -> (schur_form, schur_vectors, eigvals_real, eigvals_imag, selected, info)">, nullptr},\
   {"lapack_" #P "gtsv_ffi", Run<TridiagonalSolve<T>,                                            \
-      "(dl, d, du, b) -> (dl, d, du, x, info)">, nullptr},                                      \
+      "(dl, d, du, b) -> (dl, d, du, x, info)">, nullptr}
+
+// The real types' targets (orgqr, syevd, sytrd; eigenvalues in two parts).
+#define BERTH_LAPACK_REAL_TARGETS(P, T)                                                         \
+  BERTH_LAPACK_COMMON_TARGETS(P, T),                                                            \
+  {"lapack_" #P "orgqr_ffi", Run<OrthogonalQr<T>,                                               \
+      "(qr, tau) -> (q)">, nullptr},                                                            \
+  {"lapack_" #P "syevd_ffi", Run<SymmetricEigen<T>,                                             \
+      "(x) -> (vectors, values, info)">, nullptr},                                              \
   {"lapack_" #P "sytrd_ffi", Run<TridiagonalReduction<T>,                                       \
       "(x) -> (x_out, diagonal, off_diagonal, tau, info)">, nullptr},                           \
-  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplexVectors>, "">, nullptr}
+  {"lapack_" #P "gees_ffi", Run<Schur<T>,                                                       \
+      "(x) -> (schur_form, schur_vectors, eigvals_real, eigvals_imag, selected, info)">, nullptr},\
+  {"lapack_" #P "geev_ffi", Run<GeneralEigen<T>,                                                \
+      "(x) -> (eigvals_real, eigvals_imag, eigvecs_left, eigvecs_right, info)">, nullptr}
 
-#define BERTH_LAPACK_COMPLEX_TARGETS(P)                                      \
-  {"lapack_" #P "getrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "geqrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "ungqr_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "potrf_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "trsm_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
-  {"blas_" #P "trsm_ffi", Run<Unavailable<kComplex>, "">, nullptr},              \
-  {"lapack_" #P "heevd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "gesdd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "gehrd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "gees_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
-  {"lapack_" #P "gtsv_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
-  {"lapack_" #P "geev_ffi", Run<Unavailable<kComplex>, "">, nullptr},            \
-  {"lapack_" #P "hetrd_ffi", Run<Unavailable<kComplex>, "">, nullptr},           \
-  {"lapack_" #P "geqp3_ffi", Run<Unavailable<kComplex>, "">, nullptr}
+// The complex types' targets (ungqr, heevd, hetrd; one complex eigvals).
+#define BERTH_LAPACK_COMPLEX_TARGETS(P, T)                                                      \
+  BERTH_LAPACK_COMMON_TARGETS(P, T),                                                            \
+  {"lapack_" #P "ungqr_ffi", Run<OrthogonalQr<T>,                                               \
+      "(qr, tau) -> (q)">, nullptr},                                                            \
+  {"lapack_" #P "heevd_ffi", Run<SymmetricEigen<T>,                                             \
+      "(x) -> (vectors, values, info)">, nullptr},                                              \
+  {"lapack_" #P "hetrd_ffi", Run<TridiagonalReduction<T>,                                       \
+      "(x) -> (x_out, diagonal, off_diagonal, tau, info)">, nullptr},                           \
+  {"lapack_" #P "gees_ffi", Run<Schur<T>,                                                       \
+      "(x) -> (schur_form, schur_vectors, eigvals, selected, info)">, nullptr},                 \
+  {"lapack_" #P "geev_ffi", Run<GeneralEigen<T>,                                                \
+      "(x) -> (eigvals, eigvecs_left, eigvecs_right, info)">, nullptr}
 // clang-format on
 
 const BERTH_Ffi_ModuleHandler kHandlers[] = {
     BERTH_LAPACK_REAL_TARGETS(s, float),
     BERTH_LAPACK_REAL_TARGETS(d, double),
-    BERTH_LAPACK_COMPLEX_TARGETS(c),
-    BERTH_LAPACK_COMPLEX_TARGETS(z),
+    BERTH_LAPACK_COMPLEX_TARGETS(c, c64),
+    BERTH_LAPACK_COMPLEX_TARGETS(z, c128),
 };
 
+#undef BERTH_LAPACK_COMMON_TARGETS
 #undef BERTH_LAPACK_REAL_TARGETS
 #undef BERTH_LAPACK_COMPLEX_TARGETS
 

@@ -31,5 +31,7 @@ Status LuFactorization(const LapackCall& call) {
 
 template Status LuFactorization<float>(const LapackCall&);
 template Status LuFactorization<double>(const LapackCall&);
+template Status LuFactorization<c64>(const LapackCall&);
+template Status LuFactorization<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

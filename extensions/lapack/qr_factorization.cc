@@ -1,3 +1,4 @@
+// For complex types Q is unitary (ungqr), Q^H Q = I.
 // ?geqrf: x = Q * R, Q kept as Householder reflectors below R's diagonal
 // and their scalars in tau; ?geqp3: the same with column pivoting, x * P =
 // Q * R, P given by 1-based pivots (|R|'s diagonal non-increasing); ?orgqr:
@@ -81,8 +82,17 @@ Status PivotedQrFactorization(const LapackCall& call) {
 
   auto [m, n, lda] = FortranShapeOf(x.rows, x.cols);
   lapack_int info = 0;
+  // The complex geqp3 also takes 2 n reals of workspace.
+  std::vector<Real<T>> rwork(kIsComplex<T> ? std::max<int64_t>(2 * x.cols, 1) : 0);
+  auto geqp3 = [&](T* a, lapack_int* jpvt, T* tau, T* work_data, const lapack_int* lwork) {
+    if constexpr (kIsComplex<T>) {
+      Routines<T>::pivoted_qr(&m, &n, a, &lda, jpvt, tau, work_data, lwork, rwork.data(), &info);
+    } else {
+      Routines<T>::pivoted_qr(&m, &n, a, &lda, jpvt, tau, work_data, lwork, &info);
+    }
+  };
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
-    Routines<T>::pivoted_qr(&m, &n, nullptr, &lda, nullptr, nullptr, optimal, query, &info);
+    geqp3(nullptr, nullptr, nullptr, optimal, query);
   });
   std::vector<T> work(lwork);
 
@@ -93,17 +103,22 @@ Status PivotedQrFactorization(const LapackCall& call) {
   T* tau = call.result<T>(2);
   InColumnMajor(call.operand<T>(0), call.result<T>(0), x.batch, x.rows, x.cols,
                 [&](T* a, int64_t i) {
-                  Routines<T>::pivoted_qr(&m, &n, a, &lda, pivots + i * x.cols,
-                                          tau + i * reflectors, work.data(), &lwork, &info);
+                  geqp3(a, pivots + i * x.cols, tau + i * reflectors, work.data(), &lwork);
                 });
   return OkStatus();
 }
 
 template Status QrFactorization<float>(const LapackCall&);
 template Status QrFactorization<double>(const LapackCall&);
+template Status QrFactorization<c64>(const LapackCall&);
+template Status QrFactorization<c128>(const LapackCall&);
 template Status OrthogonalQr<float>(const LapackCall&);
 template Status OrthogonalQr<double>(const LapackCall&);
+template Status OrthogonalQr<c64>(const LapackCall&);
+template Status OrthogonalQr<c128>(const LapackCall&);
 template Status PivotedQrFactorization<float>(const LapackCall&);
 template Status PivotedQrFactorization<double>(const LapackCall&);
+template Status PivotedQrFactorization<c64>(const LapackCall&);
+template Status PivotedQrFactorization<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

@@ -1,5 +1,5 @@
 // The handlers of the module's targets, one per LAPACK routine, for T =
-// float (the `s` targets) and double (`d`). The module's table names each
+// float (the `s` targets), double (`d`), c64 (`c`) and c128 (`z`). The module's table names each
 // routine's operands and results and checks their count; the routine checks
 // their types and dims and its attributes (at both stages; README.md lists
 // them) and, at EXECUTE, runs the routine on every matrix of the batch. A routine
@@ -35,7 +35,8 @@ Status Cholesky(const LapackCall& call);
 template <typename T>
 Status TriangularSolve(const LapackCall& call);
 
-// ?syevd {uplo, mode}: (x) -> (vectors, values, info). symmetric_eigen.cc
+// ?syevd / ?heevd {uplo, mode}: (x) -> (vectors, values (real), info).
+// symmetric_eigen.cc
 template <typename T>
 Status SymmetricEigen(const LapackCall& call);
 
@@ -48,7 +49,7 @@ template <typename T>
 Status Hessenberg(const LapackCall& call);
 
 // ?gees {mode, sort}: (x) -> (schur_form, schur_vectors, eigvals_real,
-// eigvals_imag, selected, info). schur.cc
+// eigvals_imag, selected, info); complex: one eigvals. schur.cc
 template <typename T>
 Status Schur(const LapackCall& call);
 
@@ -56,6 +57,13 @@ Status Schur(const LapackCall& call);
 // tridiagonal_reduction.cc
 template <typename T>
 Status TridiagonalReduction(const LapackCall& call);
+
+// ?geev {compute_left, compute_right}: real (x) -> (eigvals_real,
+// eigvals_imag, eigvecs_left, eigvecs_right, info), the vectors complex;
+// complex (x) -> (eigvals, eigvecs_left, eigvecs_right, info).
+// general_eigen.cc
+template <typename T>
+Status GeneralEigen(const LapackCall& call);
 
 // ?gtsv: (dl, d, du, b) -> (dl, d, du, x, info). tridiagonal_solve.cc
 template <typename T>

@@ -1,4 +1,5 @@
-// ?gesdd: x = U * diag(s) * V^T by divide and conquer; s descending. Mode
+// ?gesdd: x = U * diag(s) * V^T (V^H for complex x; s real either way) by
+// divide and conquer; s descending. Mode
 // 'A' gives all of U (m x m) and V^T (n x n), 'S' the first min(m, n)
 // columns of U and rows of V^T, 'N' the singular values only (u and vt are
 // then left zero, whatever their dims). Mode 'O' (U written over x) is
@@ -32,7 +33,7 @@ Status SingularValueDecomposition(const LapackCall& call) {
   }
   const int64_t k = std::min(x.rows, x.cols);
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "x_out", kType, x.With({x.rows, x.cols})));
-  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "s", kType, x.With({k})));
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "s", ElementTypeOf<Real<T>>(), x.With({k})));
   const bool vectors = mode != 'N';
   const int64_t u_cols = mode == 'A' ? x.rows : k;
   const int64_t vt_rows = mode == 'A' ? x.cols : k;
@@ -49,16 +50,32 @@ Status SingularValueDecomposition(const LapackCall& call) {
   lapack_int ldu = vectors ? LeadingDim(x.rows) : 1;
   lapack_int ldvt = vectors ? LeadingDim(vt_rows) : 1;
   lapack_int info = 0;
+  std::vector<lapack_int> iwork(std::max<int64_t>(8 * k, 1));
+  // The complex gesdd also takes real workspace, of the size LAPACK's
+  // documentation gives (the larger of its formulas across releases).
+  const int64_t longer = std::max(x.rows, x.cols);
+  std::vector<Real<T>> rwork(
+      !kIsComplex<T> ? 0
+                     : std::max<int64_t>(
+                           vectors ? k * std::max(5 * k + 7, 2 * longer + 2 * k + 1) : 7 * k, 1));
+  auto gesdd = [&](T* a, Real<T>* s_out, T* u_data, T* vt_data, T* work_data,
+                   const lapack_int* lwork, lapack_int* info_out) {
+    if constexpr (kIsComplex<T>) {
+      Routines<T>::gesdd(&mode, &m, &n, a, &lda, s_out, u_data, &ldu, vt_data, &ldvt, work_data,
+                         lwork, rwork.data(), iwork.data(), info_out, 1);
+    } else {
+      Routines<T>::gesdd(&mode, &m, &n, a, &lda, s_out, u_data, &ldu, vt_data, &ldvt, work_data,
+                         lwork, iwork.data(), info_out, 1);
+    }
+  };
   lapack_int lwork = QueryWorkspace<T>([&](T* optimal, const lapack_int* query) {
-    Routines<T>::gesdd(&mode, &m, &n, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt,
-                       optimal, query, nullptr, &info, 1);
+    gesdd(nullptr, nullptr, nullptr, nullptr, optimal, query, &info);
   });
   std::vector<T> work(lwork);
-  std::vector<lapack_int> iwork(std::max<int64_t>(8 * k, 1));
 
   const T* in = call.operand<T>(0);
   T* x_out = call.result<T>(0);
-  T* s = call.result<T>(1);
+  Real<T>* s = call.result<Real<T>>(1);
   T* u_out = call.result<T>(2);
   T* vt_out = call.result<T>(3);
   lapack_int* infos = call.result<lapack_int>(4);
@@ -73,8 +90,7 @@ Status SingularValueDecomposition(const LapackCall& call) {
     SetIdentity(vt_work, vt_rows, x.cols);
   }
   InColumnMajor(in, x_out, x.batch, x.rows, x.cols, [&](T* a, int64_t i) {
-    Routines<T>::gesdd(&mode, &m, &n, a, &lda, s + i * k, u_work.data(), &ldu, vt_work.data(),
-                       &ldvt, work.data(), &lwork, iwork.data(), &infos[i], 1);
+    gesdd(a, s + i * k, u_work.data(), vt_work.data(), work.data(), &lwork, &infos[i]);
     if (vectors) {
       FromColumnMajor(u_work.data(), x.rows, u_cols, u_out + i * u.matrix_size());
       FromColumnMajor(vt_work.data(), vt_rows, x.cols, vt_out + i * vt.matrix_size());
@@ -85,5 +101,7 @@ Status SingularValueDecomposition(const LapackCall& call) {
 
 template Status SingularValueDecomposition<float>(const LapackCall&);
 template Status SingularValueDecomposition<double>(const LapackCall&);
+template Status SingularValueDecomposition<c64>(const LapackCall&);
+template Status SingularValueDecomposition<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

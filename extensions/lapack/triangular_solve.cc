@@ -44,5 +44,7 @@ Status TriangularSolve(const LapackCall& call) {
 
 template Status TriangularSolve<float>(const LapackCall&);
 template Status TriangularSolve<double>(const LapackCall&);
+template Status TriangularSolve<c64>(const LapackCall&);
+template Status TriangularSolve<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

@@ -18,8 +18,10 @@ Status TridiagonalReduction(const LapackCall& call) {
   const int64_t n = x.rows;
   const int64_t off = std::max<int64_t>(n - 1, 0);
   BERTH_RETURN_IF_ERROR(call.ExpectResult(0, "x_out", kType, x.With({n, n})));
-  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "diagonal", kType, x.With({n})));
-  BERTH_RETURN_IF_ERROR(call.ExpectResult(2, "off_diagonal", kType, x.With({off})));
+  // Hermitian x (hetrd) reduces to a real tridiagonal matrix.
+  BERTH_RETURN_IF_ERROR(call.ExpectResult(1, "diagonal", ElementTypeOf<Real<T>>(), x.With({n})));
+  BERTH_RETURN_IF_ERROR(
+      call.ExpectResult(2, "off_diagonal", ElementTypeOf<Real<T>>(), x.With({off})));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(3, "tau", kType, x.With({off})));
   BERTH_RETURN_IF_ERROR(call.ExpectResult(4, "info", ElementType::kS32, x.batch_dims));
   if (call.preparing()) return OkStatus();
@@ -33,8 +35,8 @@ Status TridiagonalReduction(const LapackCall& call) {
   });
   std::vector<T> work(lwork);
 
-  T* diagonal = call.result<T>(1);
-  T* off_diagonal = call.result<T>(2);
+  Real<T>* diagonal = call.result<Real<T>>(1);
+  Real<T>* off_diagonal = call.result<Real<T>>(2);
   T* tau = call.result<T>(3);
   lapack_int* infos = call.result<lapack_int>(4);
   InColumnMajor(call.operand<T>(0), call.result<T>(0), x.batch, n, n, [&](T* a, int64_t i) {
@@ -47,5 +49,7 @@ Status TridiagonalReduction(const LapackCall& call) {
 
 template Status TridiagonalReduction<float>(const LapackCall&);
 template Status TridiagonalReduction<double>(const LapackCall&);
+template Status TridiagonalReduction<c64>(const LapackCall&);
+template Status TridiagonalReduction<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

@@ -49,5 +49,7 @@ Status TridiagonalSolve(const LapackCall& call) {
 
 template Status TridiagonalSolve<float>(const LapackCall&);
 template Status TridiagonalSolve<double>(const LapackCall&);
+template Status TridiagonalSolve<c64>(const LapackCall&);
+template Status TridiagonalSolve<c128>(const LapackCall&);
 
 }  // namespace berth::ext::lapack

@@ -1,9 +1,9 @@
 // The LAPACK module's factorizations end to end on the cpu plugin: LU
 // (lapack_?getrf_ffi), QR (lapack_?geqrf_ffi, or lapack_?geqp3_ffi with
-// column pivoting, then lapack_?orgqr_ffi, as JAX's qr lowering chains them)
+// column pivoting, then lapack_?orgqr_ffi / ungqr, as JAX's qr lowering chains them)
 // and Cholesky (lapack_?potrf_ffi), at every size
-// of kSizes and several batch shapes, each checked by rebuilding the input
-// from the factors.
+// of kSizes and several batch shapes, for f32, f64, complex<f32> and
+// complex<f64>, each checked by rebuilding the input from the factors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ namespace {
 
 template <typename T>
 class LapackFactorizationTest : public ::testing::Test {};
-TYPED_TEST_SUITE(LapackFactorizationTest, RealTypes);
+TYPED_TEST_SUITE(LapackFactorizationTest, LapackTypes);
 
 // lu = P * L * U after getrf's row swaps; returns the swapped rows of x.
 template <typename T>
@@ -60,7 +60,7 @@ void CheckLu(int64_t m, int64_t n, const std::vector<int64_t>& batch, uint32_t s
       }
       if (r < k) l[r * k + r] = T{1};
     }
-    std::vector<double> product = MatMul(l.data(), u.data(), m, k, n);
+    std::vector<Wide<T>> product = MatMul(l.data(), u.data(), m, k, n);
     std::vector<T> swapped = SwapRows(x.data() + b * m * n, pivots.data() + b * k, m, n, k);
     EXPECT_LE(MaxDifference(product.data(), swapped.data(), m * n),
               Tolerance<T>(std::max(m, n), FrobeniusNorm(swapped.data(), m * n)))
@@ -121,8 +121,8 @@ void CheckQr(int64_t m, int64_t n, const std::vector<int64_t>& batch, bool pivot
   }
   program += "  %reflectors = stablehlo.slice %qr#0 [" + slice_bounds + "] : (" +
              TensorType(x_value) + ") -> " + TensorType(q_value) + "\n";
-  program += JaxCustomCall("q", std::string("lapack_") + Prefix<T>() + "orgqr_ffi",
-                           {"reflectors", tau}, {q_value, tau_value}, {q_value}, "");
+  program += JaxCustomCall("q", Target<T>("orgqr", "ungqr"), {"reflectors", tau},
+                           {q_value, tau_value}, {q_value}, "");
   program += "  return %qr#0, %" + pivots + ", %q : " + TypeList({x_value, pivots_value, q_value}) +
              "\n}\n";
 
@@ -153,7 +153,7 @@ void CheckQr(int64_t m, int64_t n, const std::vector<int64_t>& batch, bool pivot
       }
     }
     const T* q_b = q.data() + b * m * k;
-    std::vector<double> product = MatMul(q_b, r.data(), m, k, n);
+    std::vector<Wide<T>> product = MatMul(q_b, r.data(), m, k, n);
     EXPECT_LE(MaxDifference(product.data(), permuted.data(), m * n),
               Tolerance<T>(std::max(m, n), FrobeniusNorm(permuted.data(), m * n)))
         << what << " matrix " << b << ": Q * R differs from x * P";
@@ -173,14 +173,14 @@ TYPED_TEST(LapackFactorizationTest, QrRebuildsTheInputWithOrthonormalQ) {
   }
 }
 
-// x = a * a^T + n * I, positive definite.
+// x = a * a^H + n * I, positive definite (Hermitian for complex T).
 template <typename T>
 std::vector<T> PositiveDefinite(int64_t n, int64_t count, uint32_t seed) {
   std::vector<T> a = RandomValues<T>(count * n * n, seed);
   std::vector<T> x(count * n * n);
   for (int64_t b = 0; b < count; ++b) {
-    std::vector<T> at = Transpose(a.data() + b * n * n, n, n);
-    std::vector<double> product = MatMul(a.data() + b * n * n, at.data(), n, n, n);
+    std::vector<T> ah = Adjoint(a.data() + b * n * n, n, n);
+    std::vector<Wide<T>> product = MatMul(a.data() + b * n * n, ah.data(), n, n, n);
     for (int64_t i = 0; i < n * n; ++i) x[b * n * n + i] = static_cast<T>(product[i]);
     for (int64_t d = 0; d < n; ++d) x[b * n * n + d * n + d] += static_cast<T>(n);
   }
@@ -208,7 +208,9 @@ void CheckCholesky(int64_t n, const std::vector<int64_t>& batch, char uplo, uint
     std::vector<T> l(n * n, T{0});
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t c = 0; c <= r; ++c) {
-        l[r * n + c] = uplo == 'L' ? factor[b * n * n + r * n + c] : factor[b * n * n + c * n + r];
+        // uplo 'U': x = U^H U, so L = U^H.
+        l[r * n + c] =
+            uplo == 'L' ? factor[b * n * n + r * n + c] : Conj(factor[b * n * n + c * n + r]);
       }
     }
     for (int64_t r = 0; r < n; ++r) {
@@ -217,10 +219,10 @@ void CheckCholesky(int64_t n, const std::vector<int64_t>& batch, char uplo, uint
         EXPECT_EQ(factor[b * n * n + untouched], x[b * n * n + untouched]) << what;
       }
     }
-    std::vector<T> lt = Transpose(l.data(), n, n);
-    std::vector<double> product = MatMul(l.data(), lt.data(), n, n, n);
+    std::vector<T> lh = Adjoint(l.data(), n, n);
+    std::vector<Wide<T>> product = MatMul(l.data(), lh.data(), n, n, n);
     ExpectRebuilds(product, x.data() + b * n * n, n, what + " matrix " + std::to_string(b),
-                   "L * L^T");
+                   "L * L^H");
   }
 }
 

@@ -1,7 +1,7 @@
 // The LAPACK module as a bundled FFI module: its build-tree manifest is
 // found by the in-tree `berth` with no environment set, and a call site it
-// cannot serve (wrong rank, type or dims, a missing or bad attribute, a
-// complex target, real geev, an option jaxlib refuses too) fails the
+// cannot serve (wrong rank, type or dims, a missing or bad attribute, an
+// option jaxlib refuses too) fails the
 // compile with a message naming the target and the problem.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -85,17 +85,22 @@ TEST(LapackModuleTest, HessenbergBoundsOutsideTheMatrixAreRefused) {
                      {"lapack_sgehrd_ffi", "low = 1, high = 4", "<= 3"});
 }
 
-TEST(LapackModuleTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
-  for (const char* target : {"lapack_cgetrf_ffi", "lapack_zpotrf_ffi", "lapack_zheevd_ffi",
-                             "blas_ctrsm_ffi", "lapack_cgesdd_ffi"}) {
-    ExpectCompileError(JaxProgram(target, {kMatrix}, {kMatrix}, ""), StatusCode::kUnimplemented,
-                       {target, "complex"});
-  }
+// Complex routines return real eigenvalues and singular values, and every
+// geev returns complex eigenvectors: a call site typed otherwise is refused
+// naming the result and the type expected.
+TEST(LapackModuleTest, ComplexAndGeevResultTypesAreChecked) {
+  const CallValue complex_matrix{{3, 3}, "complex<f64>", true};
+  ExpectCompileError(JaxProgram("lapack_zheevd_ffi", {complex_matrix},
+                                {complex_matrix, {{3}, "complex<f64>"}, kInfo},
+                                "mode = 86 : ui8, uplo = 76 : ui8"),
+                     StatusCode::kInvalidArgument, {"lapack_zheevd_ffi", "values", "f64"});
+  ExpectCompileError(JaxProgram("lapack_sgeev_ffi", {kMatrix},
+                                {{{3}, "f32"}, {{3}, "f32"}, kMatrix, kMatrix, kInfo},
+                                "compute_left = 86 : ui8, compute_right = 86 : ui8", std::nullopt),
+                     StatusCode::kInvalidArgument, {"lapack_sgeev_ffi", "eigvecs_left", "c64"});
 }
 
 TEST(LapackModuleTest, RealTargetsItCannotServeAreUnimplementedNamingTheTarget) {
-  ExpectCompileError(JaxProgram("lapack_sgeev_ffi", {kMatrix}, {kMatrix}, ""),
-                     StatusCode::kUnimplemented, {"lapack_sgeev_ffi", "complex eigenvectors"});
   ExpectCompileError(JaxProgram("lapack_sgees_ffi", {kMatrix},
                                 {kMatrix, kMatrix, {{3}, "f32"}, {{3}, "f32"}, kInfo, kInfo},
                                 "mode = 86 : ui8, sort = 83 : ui8"),

@@ -1,7 +1,7 @@
 // The LAPACK module's solvers end to end on the cpu plugin: triangular
 // (lapack_?trsm_ffi, every side / uplo / trans_x / diag, and the older
 // blas_?trsm_ffi name) and tridiagonal (lapack_?gtsv_ffi), each checked by
-// multiplying the solution back.
+// multiplying the solution back, for f32, f64, complex<f32> and complex<f64>.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ namespace {
 
 template <typename T>
 class LapackSolveTest : public ::testing::Test {};
-TYPED_TEST_SUITE(LapackSolveTest, RealTypes);
+TYPED_TEST_SUITE(LapackSolveTest, LapackTypes);
 
 struct TrsmOptions {
   char side;
@@ -22,7 +22,7 @@ struct TrsmOptions {
 };
 
 // op(a) as the routine reads it: the uplo triangle, a unit diagonal for
-// diag 'U', transposed for trans 'T' or 'C'.
+// diag 'U', transposed for trans 'T', conjugate transposed for 'C'.
 template <typename T>
 std::vector<T> EffectiveTriangle(const T* a, int64_t k, const TrsmOptions& o) {
   std::vector<T> t(k * k, T{0});
@@ -35,7 +35,8 @@ std::vector<T> EffectiveTriangle(const T* a, int64_t k, const TrsmOptions& o) {
         t[r * k + c] = a[r * k + c];
     }
   }
-  return o.trans == 'N' ? t : Transpose(t.data(), k, k);
+  if (o.trans == 'N') return t;
+  return o.trans == 'T' ? Transpose(t.data(), k, k) : Adjoint(t.data(), k, k);
 }
 
 template <typename T>
@@ -60,7 +61,8 @@ void CheckTrsm(const std::string& target, int64_t m, int64_t n, const std::vecto
     for (int64_t d = 0; d < k; ++d) a[b * k * k + d * k + d] = o.diag == 'U' ? T{1000} : T{4};
   }
   std::vector<T> rhs = RandomValues<T>(count * m * n, seed + 7919);
-  const T alpha = T{1.5};
+  T alpha = T{1.5};
+  if constexpr (kIsComplex<T>) alpha = T(1.5, -0.5);
   std::vector<Literal> out =
       MustRun(program, {Literal::Of<T>(a, Concat(batch, {k, k})),
                         Literal::Of<T>(rhs, Concat(batch, {m, n})), Literal::Of<T>({alpha}, {})});
@@ -69,10 +71,10 @@ void CheckTrsm(const std::string& target, int64_t m, int64_t n, const std::vecto
   for (int64_t b = 0; b < count; ++b) {
     std::vector<T> op = EffectiveTriangle(a.data() + b * k * k, k, o);
     const T* x_b = x.data() + b * m * n;
-    std::vector<double> product =
+    std::vector<Wide<T>> product =
         o.side == 'L' ? MatMul(op.data(), x_b, m, m, n) : MatMul(x_b, op.data(), m, n, n);
-    std::vector<double> scaled(m * n);
-    for (int64_t i = 0; i < m * n; ++i) scaled[i] = alpha * static_cast<double>(rhs[b * m * n + i]);
+    std::vector<Wide<T>> scaled(m * n);
+    for (int64_t i = 0; i < m * n; ++i) scaled[i] = ToWide(alpha) * ToWide(rhs[b * m * n + i]);
     // Backward error: a unit triangle of random entries can be badly
     // conditioned, so the residual is measured against |op(a)| |x|.
     const double scale = FrobeniusNorm(op.data(), k * k) * FrobeniusNorm(x_b, m * n);
@@ -123,7 +125,7 @@ void CheckGtsv(int64_t m, int64_t nrhs, const std::vector<int64_t>& batch, uint3
   std::vector<T> d = RandomValues<T>(count * m, seed + 1);
   std::vector<T> du = RandomValues<T>(count * m, seed + 2);
   // Diagonally dominant, so well conditioned (dl[0] and du[m-1] are outside A).
-  for (T& value : d) value += value < 0 ? T{-3} : T{3};
+  for (T& value : d) value += std::real(value) < 0 ? T{-3} : T{3};
   std::vector<T> b = RandomValues<T>(count * m * nrhs, seed + 3);
   std::vector<Literal> out =
       MustRun(program, {Literal::Of<T>(dl, diagonal.dims), Literal::Of<T>(d, diagonal.dims),
@@ -139,7 +141,7 @@ void CheckGtsv(int64_t m, int64_t nrhs, const std::vector<int64_t>& batch, uint3
       if (r > 0) a[r * m + r - 1] = dl[i * m + r];
       if (r + 1 < m) a[r * m + r + 1] = du[i * m + r];
     }
-    std::vector<double> product = MatMul(a.data(), x.data() + i * m * nrhs, m, m, nrhs);
+    std::vector<Wide<T>> product = MatMul(a.data(), x.data() + i * m * nrhs, m, m, nrhs);
     const T* b_i = b.data() + i * m * nrhs;
     EXPECT_LE(MaxDifference(product.data(), b_i, m * nrhs),
               Tolerance<T>(m, FrobeniusNorm(b_i, m * nrhs)))

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -18,9 +19,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "lapack_types.hpp"
 #include "program_runner.hpp"
 
 namespace berth::testing {
@@ -53,13 +56,48 @@ inline std::vector<std::pair<int64_t, std::vector<int64_t>>> SizesAndBatches() {
   return shapes;
 }
 
+using ext::lapack::c128;
+using ext::lapack::c64;
+using ext::lapack::kIsComplex;
+using ext::lapack::Real;
+
+// The type the checks compute in: double, or complex<double>.
 template <typename T>
-constexpr const char* MlirType() {
-  return std::is_same_v<T, float> ? "f32" : "f64";
+using Wide = std::conditional_t<kIsComplex<T>, c128, double>;
+
+template <typename T>
+Wide<T> ToWide(T value) {
+  return static_cast<Wide<T>>(value);
 }
 template <typename T>
+T Conj(T value) {
+  if constexpr (kIsComplex<T>) {
+    return std::conj(value);
+  } else {
+    return value;
+  }
+}
+
+template <typename T>
+constexpr const char* MlirType() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, double>) return "f64";
+  if constexpr (std::is_same_v<T, c64>) return "complex<f32>";
+  return "complex<f64>";
+}
+// The LAPACK type prefix: s, d, c, z.
+template <typename T>
 constexpr char Prefix() {
-  return std::is_same_v<T, float> ? 's' : 'd';
+  if constexpr (std::is_same_v<T, float>) return 's';
+  if constexpr (std::is_same_v<T, double>) return 'd';
+  if constexpr (std::is_same_v<T, c64>) return 'c';
+  return 'z';
+}
+// Routine names that differ between real and complex types.
+template <typename T>
+std::string Target(const char* real_routine, const char* complex_routine) {
+  return std::string("lapack_") + Prefix<T>() + (kIsComplex<T> ? complex_routine : real_routine) +
+         "_ffi";
 }
 
 // One operand or result of a custom call: dims, element type, and whether
@@ -167,23 +205,31 @@ inline int64_t Product(const std::vector<int64_t>& dims) {
 }
 
 // Uniform values in [-1, 1) from a seed.
+// (Complex values: both parts so.)
 template <typename T>
 std::vector<T> RandomValues(int64_t count, uint32_t seed) {
   std::mt19937 engine(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::vector<T> values(count);
-  for (T& value : values) value = static_cast<T>(uniform(engine));
+  for (T& value : values) {
+    if constexpr (kIsComplex<T>) {
+      const double re = uniform(engine);
+      value = T(static_cast<Real<T>>(re), static_cast<Real<T>>(uniform(engine)));
+    } else {
+      value = static_cast<T>(uniform(engine));
+    }
+  }
   return values;
 }
 
-// Row-major m x k times k x n, accumulated in double.
+// Row-major m x k times k x n, accumulated in double (complex<double>).
 template <typename T>
-std::vector<double> MatMul(const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
-  std::vector<double> out(m * n, 0.0);
+std::vector<Wide<T>> MatMul(const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  std::vector<Wide<T>> out(m * n, Wide<T>{0});
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t p = 0; p < k; ++p) {
-      const double a_ip = a[i * k + p];
-      for (int64_t j = 0; j < n; ++j) out[i * n + j] += a_ip * static_cast<double>(b[p * n + j]);
+      const Wide<T> a_ip = ToWide(a[i * k + p]);
+      for (int64_t j = 0; j < n; ++j) out[i * n + j] += a_ip * ToWide(b[p * n + j]);
     }
   }
   return out;
@@ -198,10 +244,20 @@ std::vector<T> Transpose(const T* a, int64_t rows, int64_t cols) {
   return out;
 }
 
+// The conjugate transpose (the transpose, for real T).
+template <typename T>
+std::vector<T> Adjoint(const T* a, int64_t rows, int64_t cols) {
+  std::vector<T> out(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = Conj(a[r * cols + c]);
+  }
+  return out;
+}
+
 template <typename T>
 double FrobeniusNorm(const T* a, int64_t count) {
   double sum = 0;
-  for (int64_t i = 0; i < count; ++i) sum += static_cast<double>(a[i]) * a[i];
+  for (int64_t i = 0; i < count; ++i) sum += std::norm(ToWide(a[i]));
   return std::sqrt(sum);
 }
 
@@ -209,9 +265,8 @@ double FrobeniusNorm(const T* a, int64_t count) {
 template <typename A, typename B>
 double MaxDifference(const A* a, const B* b, int64_t count) {
   double worst = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
-  }
+  for (int64_t i = 0; i < count; ++i)
+    worst = std::max(worst, static_cast<double>(std::abs(ToWide(a[i]) - ToWide(b[i]))));
   return worst;
 }
 
@@ -219,42 +274,42 @@ double MaxDifference(const A* a, const B* b, int64_t count) {
 // with a constant that leaves room for LAPACK's backward-error bounds.
 template <typename T>
 double Tolerance(int64_t n, double norm) {
-  return 32.0 * static_cast<double>(std::max<int64_t>(n, 1)) * std::numeric_limits<T>::epsilon() *
-         std::max(norm, 1.0);
+  return 32.0 * static_cast<double>(std::max<int64_t>(n, 1)) *
+         std::numeric_limits<Real<T>>::epsilon() * std::max(norm, 1.0);
 }
 
-// Q^T Q = I for the rows x cols row-major q (orthonormal columns).
+// Q^H Q = I for the rows x cols row-major q (orthonormal columns).
 template <typename T>
 void ExpectOrthonormalColumns(const T* q, int64_t rows, int64_t cols, const std::string& what) {
-  std::vector<T> qt = Transpose(q, rows, cols);
-  std::vector<double> gram = MatMul(qt.data(), q, cols, rows, cols);
-  std::vector<double> identity(cols * cols, 0.0);
-  for (int64_t d = 0; d < cols; ++d) identity[d * cols + d] = 1.0;
+  std::vector<T> qh = Adjoint(q, rows, cols);
+  std::vector<Wide<T>> gram = MatMul(qh.data(), q, cols, rows, cols);
+  std::vector<Wide<T>> identity(cols * cols, Wide<T>{0});
+  for (int64_t d = 0; d < cols; ++d) identity[d * cols + d] = Wide<T>{1};
   EXPECT_LE(MaxDifference(gram.data(), identity.data(), cols * cols),
             Tolerance<T>(std::max(rows, cols), std::sqrt(static_cast<double>(cols))))
-      << what << ": Q^T Q is not the identity";
+      << what << ": Q^H Q is not the identity";
 }
 
 // A product of the factors of the n x n matrix x (row-major), rebuilt
 // within Tolerance; `what` names the matrix, `product_name` the product
 // ("L L^T").
 template <typename T>
-void ExpectRebuilds(const std::vector<double>& product, const T* x, int64_t n,
+void ExpectRebuilds(const std::vector<Wide<T>>& product, const T* x, int64_t n,
                     const std::string& what, const std::string& product_name) {
   EXPECT_LE(MaxDifference(product.data(), x, n * n), Tolerance<T>(n, FrobeniusNorm(x, n * n)))
       << what << ": " << product_name << " differs from x";
 }
 
-// q m q^T rebuilds the n x n matrix x (q m rounded to T first), and q's
+// q m q^H rebuilds the n x n matrix x (q m rounded to T first), and q's
 // columns are orthonormal; `q_name` names q and m in messages ("Q T").
 template <typename T>
 void ExpectOrthogonalSimilarity(const T* q, const T* m, const T* x, int64_t n,
                                 const std::string& what, const std::string& q_name) {
-  std::vector<double> qm_product = MatMul(q, m, n, n, n);
+  std::vector<Wide<T>> qm_product = MatMul(q, m, n, n, n);
   std::vector<T> qm(qm_product.begin(), qm_product.end());
-  std::vector<T> q_transposed = Transpose(q, n, n);
-  ExpectRebuilds(MatMul(qm.data(), q_transposed.data(), n, n, n), x, n, what,
-                 q_name + " " + q_name.substr(0, 1) + "^T");
+  std::vector<T> q_adjoint = Adjoint(q, n, n);
+  ExpectRebuilds(MatMul(qm.data(), q_adjoint.data(), n, n, n), x, n, what,
+                 q_name + " " + q_name.substr(0, 1) + "^H");
   ExpectOrthonormalColumns(q, n, n, what);
 }
 
@@ -281,6 +336,7 @@ void ForEverySizeAndTriangle(uint32_t seed, F&& check) {
 }
 
 using RealTypes = ::testing::Types<float, double>;
+using LapackTypes = ::testing::Types<float, double, c64, c128>;
 
 }  // namespace berth::testing
 

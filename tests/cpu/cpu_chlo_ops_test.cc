@@ -265,6 +265,12 @@ TEST_P(ChloOpsTest, ConstantLikeConvertsItsValueToTheResultType) {
   auto inf = run("0x7F800000 : f32", "f32");
   ASSERT_TRUE(inf.ok()) << inf.status().ToString();
   EXPECT_THAT(BitsOf(inf->at(0).Values<float>()), ::testing::Each(0x7F800000u));
+  // A complex result: its value is a complex splat.
+  auto complex_splat =
+      run("dense<(1.500000e+00,-2.000000e+00)> : tensor<complex<f32>>", "complex<f32>");
+  ASSERT_TRUE(complex_splat.ok()) << complex_splat.status().ToString();
+  EXPECT_THAT(complex_splat->at(0).Values<std::complex<float>>(),
+              ::testing::Each(std::complex<float>(1.5f, -2.0f)));
 }
 
 TEST_P(ChloOpsTest, NextAfterStepsOneValueExactly) {

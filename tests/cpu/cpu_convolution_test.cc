@@ -224,6 +224,15 @@ struct Accumulate {
   }
 };
 
+// Complex values: each product and the sum in complex<long double>, rounded
+// once (the tests compare within a tolerance).
+template <typename R>
+struct Accumulate<std::complex<R>> {
+  using Acc = std::complex<long double>;
+  static Acc Step(Acc acc, std::complex<R> a, std::complex<R> b) { return acc + Acc(a) * Acc(b); }
+  static std::complex<R> Result(Acc acc) { return std::complex<R>(acc); }
+};
+
 // The convolution per the spec, element by element, in the result's layout.
 template <typename T>
 std::vector<T> Reference(const ConvCase& c, const std::vector<T>& lhs, const std::vector<T>& rhs) {
@@ -741,6 +750,53 @@ TEST(CpuConvolutionTest, RandomCasesOfEveryElementType) {
     testing::ForEveryElementType([&]<typename T>() {
       CheckCase<T>(c, random, std::string(testing::TypeName<T>()) + " case " + std::to_string(i));
     });
+    if (HasFailure()) return;
+  }
+}
+
+// Complex operands (both parts uniform in [-1, 1]) against the complex
+// reference: each element within the sum's worst-case rounding bound,
+// about K eps times the sum of the K terms' magnitudes (each at most 2; K =
+// window positions x group features).
+template <typename R>
+void CheckComplexCase(const ConvCase& c, std::mt19937_64& random, const std::string& label) {
+  using C = std::complex<R>;
+  const std::string type = testing::TypeName<C>();
+  const std::string program = c.Program(type, type, type);
+  SCOPED_TRACE(label + "\n" + program);
+  std::uniform_real_distribution<R> unit(-1, 1);
+  std::vector<C> lhs(static_cast<size_t>(Count(c.LhsDims()))),
+      rhs(static_cast<size_t>(Count(c.RhsDims())));
+  for (C& v : lhs) v = {unit(random), unit(random)};
+  for (C& v : rhs) v = {unit(random), unit(random)};
+  Result<std::vector<Literal>> out = testing::CpuRunner::Get().Run(
+      program, {testing::MakeLiteral(lhs, c.LhsDims()), testing::MakeLiteral(rhs, c.RhsDims())});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ(out->at(0).dims, c.OutDims());
+  const std::vector<C> got = testing::LiteralValues<C>(out->at(0));
+  const std::vector<C> want = Reference(c, lhs, rhs);
+  ASSERT_EQ(got.size(), want.size());
+  const double terms = static_cast<double>(Count(c.window) * c.kernel_in());
+  const double tolerance = std::numeric_limits<R>::epsilon() * (2.0 * terms * (terms + 1) + 8);
+  int mismatches = 0;
+  for (size_t i = 0; i < got.size() && mismatches < 5; ++i) {
+    if (!(std::abs(std::complex<double>(got[i]) - std::complex<double>(want[i])) <= tolerance)) {
+      ADD_FAILURE() << "element " << i << ": got (" << got[i].real() << ", " << got[i].imag()
+                    << "), want (" << want[i].real() << ", " << want[i].imag() << ")";
+      ++mismatches;
+    }
+  }
+}
+
+// Random cases (strides, padding, dilations, reversal, groups, layouts) on
+// complex<f32> and complex<f64>: four real convolutions of the parts.
+TEST(CpuConvolutionTest, RandomComplexCasesMatchTheComplexReference) {
+  std::mt19937_64 random(1207);
+  for (int i = 0; i < 40; ++i) {
+    ConvCase c = RandomCase(random);
+    CheckComplexCase<float>(c, random, "complex<f32> case " + std::to_string(i));
+    CheckComplexCase<double>(c, random, "complex<f64> case " + std::to_string(i));
     if (HasFailure()) return;
   }
 }

@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -90,6 +91,10 @@ const char* TypeName() {
   else if constexpr (std::is_same_v<T, F16>) return "f16";
   else if constexpr (std::is_same_v<T, BF16>) return "bf16";
   else if constexpr (std::is_same_v<T, float>) return "f32";
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return "complex<f32>";
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return "complex<f64>";
   else return "f64";
 }
 

@@ -40,10 +40,14 @@
 //   count gives the same bits. f16/bf16 are widened and the result rounded
 //   once;
 // - integers: exact, wrapping in the result type (operands are converted to
-//   it first); i1: or over and.
+//   it first); i1: or over and;
+// - complex (any operand or result): complex<f64> when one of them has f64
+//   parts, else complex<f32>; four real convolutions of the parts, combined
+//   per element (ComputeComplex).
 // precision_config is accepted and ignored (the CPU computes at the
 // precision above).
 #include <algorithm>
+#include <complex>
 #include <cstring>
 
 #include "interpreter/data_movement.hpp"
@@ -764,6 +768,43 @@ Status Compute(const ConvParams& p, Path path, const Tensor& lhs_c, const Tensor
   return OkStatus();
 }
 
+// The real or imaginary parts of a complex tensor, as a tensor of R.
+template <typename R>
+Result<Tensor> ComplexPart(const Tensor& t, bool imaginary) {
+  BERTH_ASSIGN_OR_RETURN(
+      Tensor part,
+      Tensor::Allocate(sizeof(R) == 4 ? ElementType::kF32 : ElementType::kF64, t.dims()));
+  const auto* in = t.data<std::complex<R>>();
+  R* out = part.data<R>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) out[i] = imaginary ? in[i].imag() : in[i].real();
+  return part;
+}
+
+// A complex convolution as four real ones on the fast paths:
+// (a + ib) * (c + id) = (a*c - b*d) + i (a*d + b*c), each real product one
+// fma chain as above, then one subtraction and one addition per element.
+template <typename R>
+Status ComputeComplex(const ConvParams& p, Path path, const Tensor& lhs_c, const Tensor& rhs_c,
+                      Tensor& out_c, ThreadPool* pool) {
+  BERTH_ASSIGN_OR_RETURN(Tensor a, ComplexPart<R>(lhs_c, false));
+  BERTH_ASSIGN_OR_RETURN(Tensor b, ComplexPart<R>(lhs_c, true));
+  BERTH_ASSIGN_OR_RETURN(Tensor c, ComplexPart<R>(rhs_c, false));
+  BERTH_ASSIGN_OR_RETURN(Tensor d, ComplexPart<R>(rhs_c, true));
+  Tensor products[4];
+  const Tensor* factors[4][2] = {{&a, &c}, {&b, &d}, {&a, &d}, {&b, &c}};
+  for (int i = 0; i < 4; ++i) {
+    BERTH_ASSIGN_OR_RETURN(products[i], Tensor::Allocate(a.type(), out_c.dims()));
+    BERTH_RETURN_IF_ERROR(Compute<R>(p, path, *factors[i][0], *factors[i][1], products[i], pool));
+  }
+  auto* out = out_c.data<std::complex<R>>();
+  const R* ac = products[0].data<R>();
+  const R* bd = products[1].data<R>();
+  const R* ad = products[2].data<R>();
+  const R* bc = products[3].data<R>();
+  for (int64_t i = 0; i < out_c.num_elements(); ++i) out[i] = {ac[i] - bd[i], ad[i] + bc[i]};
+  return OkStatus();
+}
+
 Status Convolution(KernelCall& call) {
   BERTH_ASSIGN_OR_RETURN(ConvParams p, ReadParams(call));
   const Tensor& lhs = call.operands[0];
@@ -777,7 +818,8 @@ Status Convolution(KernelCall& call) {
   out_dims.push_back(p.kernel_out);
   BERTH_ASSIGN_OR_RETURN(Tensor out_c, Tensor::Allocate(compute, out_dims));
   if (out_c.num_elements() > 0) {
-    const Path path = ChoosePath(p, stablehlo::IsFloat(compute));
+    // Complex products run on their parts, in f32 or f64.
+    const Path path = ChoosePath(p, stablehlo::IsFloat(compute) || stablehlo::IsComplex(compute));
     std::vector<int64_t> lhs_perm = p.lhs_perm;
     if (path == Path::kColumns) {
       // [b, f, spatial...]
@@ -788,13 +830,16 @@ Status Convolution(KernelCall& call) {
     BERTH_ASSIGN_OR_RETURN(Tensor lhs_c, PermuteDims(lhs_converted, lhs_perm, pool));
     BERTH_ASSIGN_OR_RETURN(Tensor rhs_converted, ConvertTensor(rhs, compute, pool));
     BERTH_ASSIGN_OR_RETURN(Tensor rhs_c, PermuteDims(rhs_converted, p.rhs_perm, pool));
-    Status status = DispatchElementType(compute, call.op.name(), [&]<typename T>() -> Status {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-        return InternalError("f16/bf16 products are computed in f32");
-      } else {
-        return Compute<T>(p, path, lhs_c, rhs_c, out_c, pool);
-      }
-    });
+    Status status =
+        DispatchElementTypeOrComplex(compute, call.op.name(), [&]<typename T>() -> Status {
+          if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+            return InternalError("f16/bf16 products are computed in f32");
+          } else if constexpr (kIsComplex<T>) {
+            return ComputeComplex<typename T::value_type>(p, path, lhs_c, rhs_c, out_c, pool);
+          } else {
+            return Compute<T>(p, path, lhs_c, rhs_c, out_c, pool);
+          }
+        });
     BERTH_RETURN_IF_ERROR(status);
   }
   BERTH_ASSIGN_OR_RETURN(Tensor converted, ConvertTensor(out_c, result_type, pool));

@@ -2,13 +2,16 @@
 //
 // Runs every case of StableHLO interpreter test files: with the arguments
 // the file's RUN line gives (`--interpret --args="[...]"`), and, for a case
-// whose entry returns values and that has CHECK lines, matching those lines
-// against the results printed as the reference interpreter prints them
-// (interpreter_test_file.*). interpreter.print's lines go to the host's log
-// and are not matched.
+// that has CHECK lines, matching those lines against what the reference
+// interpreter writes: the program's interpreter.print output (standard
+// output, captured while the case runs), then the results
+// (interpreter_test_file.*, berth/stablehlo/interpreter_output.hpp).
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "berth/stablehlo/parser.hpp"
@@ -23,6 +26,47 @@ namespace berth::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+// What the process writes to standard output meanwhile (a program's
+// interpreter.print, from any thread): file descriptor 1 points at a
+// temporary file until Finish, which restores it and returns the text.
+class StdoutCapture {
+ public:
+  StdoutCapture() {
+    std::cout.flush();
+    std::fflush(stdout);
+    file_ = std::tmpfile();
+    saved_ = file_ != nullptr ? ::dup(STDOUT_FILENO) : -1;
+    if (saved_ >= 0 && ::dup2(::fileno(file_), STDOUT_FILENO) < 0) {
+      ::close(saved_);
+      saved_ = -1;
+    }
+  }
+  StdoutCapture(const StdoutCapture&) = delete;
+  StdoutCapture& operator=(const StdoutCapture&) = delete;
+  ~StdoutCapture() { Finish(); }
+
+  std::string Finish() {
+    std::string text;
+    if (saved_ >= 0) {
+      std::fflush(stdout);
+      ::dup2(saved_, STDOUT_FILENO);
+      ::close(saved_);
+      saved_ = -1;
+      std::rewind(file_);
+      char buffer[4096];
+      for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file_)) > 0;)
+        text.append(buffer, n);
+    }
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = nullptr;
+    return text;
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
+};
 
 struct CaseResult {
   std::string file;
@@ -100,17 +144,20 @@ int RunCheck(const std::vector<std::string>& args, Context& context) {
         // Pad with newlines so the plugin's diagnostics name lines of the file.
         std::string padded(static_cast<size_t>(chunk.first_line - 1), '\n');
         padded += chunk.text;
+        StdoutCapture capture;
         Result<RunOutput> output = session->Run(padded, file, "", *run_args);
+        // What the reference interpreter writes: the program's prints
+        // (interpreter.print), then the results.
+        std::string printed = capture.Finish();
         status = output.status();
         std::vector<CheckLine> checks = CheckLines(chunk.text, chunk.first_line);
-        if (output.ok() && !output->results.empty() && !output->results.front().empty() &&
-            !checks.empty()) {
-          std::string printed;
+        if (output.ok() && !output->results.empty()) {
           for (const HostArray& value : output->results.front()) {
             printed += FormatInterpreterResult(value) + "\n";
           }
-          status = MatchCheckLines(checks, printed);
         }
+        if (output.ok() && !printed.empty() && !checks.empty())
+          status = MatchCheckLines(checks, printed);
       }
       if (!status.ok()) {
         result.status = module.ok() ? Classify(status) : "error";

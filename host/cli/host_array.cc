@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "berth/shape.hpp"
+#include "berth/stablehlo/interpreter_output.hpp"
 #include "berth/stablehlo/parser.hpp"
 
 namespace berth::cli {
@@ -166,50 +167,14 @@ std::string ElementText(const Element& e) {
   return "?";
 }
 
-// A float as the reference interpreter prints it: "1.000000e+00", "nan",
-// "inf", "-inf".
-std::string InterpreterFloat(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.6e", value);
-  return buffer;
-}
-
 std::string InterpreterElement(const Element& e) {
   switch (e.kind) {
-    case Element::kFloat: return InterpreterFloat(e.f);
+    case Element::kFloat: return stablehlo::InterpreterFloatText(e.f);
     case Element::kComplex:
-      return "[" + InterpreterFloat(e.f) + ", " + InterpreterFloat(e.imag) + "]";
+      return "[" + stablehlo::InterpreterFloatText(e.f) + ", " +
+             stablehlo::InterpreterFloatText(e.imag) + "]";
     default: return ElementText(e);
   }
-}
-
-// Dimension `d` onwards from element `next`, indented by `indent` spaces:
-// the innermost dimension (or an empty one) on one line, others one line per
-// element.
-void AppendInterpreterNested(const HostArray& a, size_t d, int indent, int64_t& next,
-                             std::string& out) {
-  if (d + 1 == a.dims.size() || a.dims[d] == 0) {
-    out += '[';
-    if (a.dims[d] > 0) {
-      int64_t count = 1;
-      for (size_t k = d; k < a.dims.size(); ++k) count *= a.dims[k];
-      for (int64_t i = 0; i < count; ++i) {
-        if (i) out += ", ";
-        out += InterpreterElement(ElementAt(a, next++));
-      }
-    }
-    out += ']';
-    return;
-  }
-  out += "[\n";
-  for (int64_t i = 0; i < a.dims[d]; ++i) {
-    if (i) out += ",\n";
-    out += std::string(static_cast<size_t>(indent + 2), ' ');
-    AppendInterpreterNested(a, d + 1, indent + 2, next, out);
-  }
-  out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "]";
 }
 
 // Appends elements [offset, offset + count of dims[d..]) as nested lists.
@@ -269,12 +234,9 @@ Result<HostArray> ParseMlirLiteral(std::string_view text) {
 }
 
 std::string FormatInterpreterResult(const HostArray& array) {
-  std::string out = TypeText(array) + " {";
-  int64_t next = 0;
-  if (array.dims.empty()) return out + InterpreterElement(ElementAt(array, next)) + "}";
-  out += "\n  ";
-  AppendInterpreterNested(array, 0, 2, next, out);
-  return out + "\n}";
+  return stablehlo::FormatInterpreterValue(TypeText(array), array.dims, [&](int64_t i) {
+    return InterpreterElement(ElementAt(array, i));
+  });
 }
 
 std::string FormatMlirLiteral(const HostArray& array) {

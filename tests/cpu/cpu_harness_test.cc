@@ -1,11 +1,11 @@
 // The interpreter test harness ops on the CPU plugin: interpreter.probe and
 // check.expect_serialized_eq (probes kept in memory per instance, by id and
-// iteration) and interpreter.print (a line in the host's log), in the
-// pretty forms the upstream interpreter tests write.
+// iteration) and interpreter.print (standard output, the reference
+// interpreter's format), in the pretty forms the upstream interpreter tests
+// write.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "log_capture.hpp"
 #include "program_runner.hpp"
 
 namespace berth {
@@ -14,20 +14,6 @@ namespace {
 using ::testing::HasSubstr;
 using testing::CpuRunner;
 using testing::Literal;
-
-// The plugin takes the host's log level when it is loaded: load it (the
-// runner is shared by the binary's tests) while info lines are enabled, so
-// that interpreter.print reaches the host; the host filters it after that.
-class InfoLevelAtLoad : public ::testing::Environment {
- public:
-  void SetUp() override {
-    ConfigureLogging("info");
-    CpuRunner::Get();
-    ConfigureLogging("warn");
-  }
-};
-::testing::Environment* const kInfoLevelAtLoad =
-    ::testing::AddGlobalTestEnvironment(new InfoLevelAtLoad);
 
 TEST(CpuHarnessTest, SerializedEqComparesWithTheProbedValueOfEachIteration) {
   Result<std::vector<Literal>> out = CpuRunner::Get().Run(R"(
@@ -87,8 +73,10 @@ func.func @main() {
   }
 }
 
-TEST(CpuHarnessTest, PrintWritesTheValueToTheHostLog) {
-  testing::LogCapture log;
+// Each print whole, named by its operand, as printing.mlir's CHECK lines
+// expect: nested rows, floats as %.6e, i1 as true/false, scalars on one line.
+TEST(CpuHarnessTest, PrintWritesTheValueToStandardOutputAsTheReferenceInterpreter) {
+  ::testing::internal::CaptureStdout();
   Result<std::vector<Literal>> out = CpuRunner::Get().Run(R"(
 func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {
   interpreter.print %x : tensor<2x2xi8>
@@ -99,10 +87,11 @@ func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {
   return %x : tensor<2x2xi8>
 }
 )", {Literal::Of<int8_t>({1, 2, -3, 4}, {2, 2})});
+  const std::string printed = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_TRUE(log.Has(LogLevel::kInfo, ":3:3: tensor<2x2xi8> [[1, 2], [-3, 4]]"));
-  EXPECT_TRUE(log.Has(LogLevel::kInfo, "tensor<2xi1> [true, false]"));
-  EXPECT_TRUE(log.Has(LogLevel::kInfo, "tensor<f32> 1.5"));
+  EXPECT_EQ(printed, "%x = tensor<2x2xi8> {\n  [\n    [1, 2],\n    [-3, 4]\n  ]\n}\n"
+                     "%b = tensor<2xi1> {\n  [true, false]\n}\n"
+                     "%s = tensor<f32> {1.500000e+00}\n");
 }
 
 }  // namespace

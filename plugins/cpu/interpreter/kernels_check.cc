@@ -5,11 +5,14 @@
 // which `berth check` reports as a failed (not an erroring) case.
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "berth/plugin/plugin.hpp"
+#include "berth/stablehlo/interpreter_output.hpp"
 #include "interpreter/check.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/element_types.hpp"
@@ -208,41 +211,53 @@ Status Probe(KernelCall& call) {
   return OkStatus();
 }
 
-// Appends the elements of `t` from flat index `*next` along dims[d...]
-// as nested [..] lists.
-void AppendElements(const Tensor& t, size_t d, int64_t* next, std::string& out) {
-  if (d == t.dims().size()) {
-    (void)DispatchElementTypeOrComplex(t.type(), "interpreter.print", [&]<typename T>() -> Status {
-      out += ValueString(t.data<T>()[(*next)++]);
-      return OkStatus();
-    });
-    return;
-  }
-  out += '[';
-  for (int64_t i = 0; i < t.dims()[d]; ++i) {
-    if (i > 0) out += ", ";
-    AppendElements(t, d + 1, next, out);
-  }
-  out += ']';
+// Element i of `t` as the reference interpreter spells it.
+std::string InterpreterElementText(const Tensor& t, int64_t i) {
+  std::string text;
+  (void)DispatchElementTypeOrComplex(t.type(), "interpreter.print", [&]<typename T>() -> Status {
+    const T value = t.data<T>()[i];
+    if constexpr (kIsComplex<T>) {
+      text = "[" + stablehlo::InterpreterFloatText(value.real()) + ", " +
+             stablehlo::InterpreterFloatText(value.imag()) + "]";
+    } else if constexpr (std::is_same_v<T, bool>) {
+      text = value ? "true" : "false";
+    } else if constexpr (kIsFloat<T>) {
+      text = stablehlo::InterpreterFloatText(static_cast<double>(value));
+    } else {
+      text = std::is_signed_v<T> ? std::to_string(static_cast<int64_t>(value))
+                                 : std::to_string(static_cast<uint64_t>(value));
+    }
+    return OkStatus();
+  });
+  return text;
 }
 
-// interpreter.print: writes "LOCATION: tensor<2xi32> [0, 1]" to the host's
-// log at level info, one line per value (so concurrent prints do not mix).
+// interpreter.print: writes its operand to the process's standard output
+// as the reference interpreter does ("%0 = tensor<2xi32> {\n  [0, 1]\n}",
+// berth/stablehlo/interpreter_output.hpp), each print whole (instances of
+// run_parallel print concurrently without mixing lines).
 Status Print(KernelCall& call) {
   const Tensor& value = call.operands[0];
-  std::string line = call.op.location().ToString() + ": " + value.TypeString();
+  const std::string_view name = call.op.operand(0)->name();
+  std::string text = "%" + std::string(name.empty() ? "value" : name) + " = ";
   if (value.is_tensor()) {
     if (!IsSupportedElementType(value.type())) {
       return UnsupportedElementType(value.type(), "interpreter.print");
     }
-    line += ' ';
-    int64_t next = 0;
     // Narrow types print as the values they stand for.
     BERTH_ASSIGN_OR_RETURN(Tensor shown,
                            ConvertTensor(value, WideComputeType(value.type()), nullptr));
-    AppendElements(shown, 0, &next, line);
+    text += stablehlo::FormatInterpreterValue(value.TypeString(), value.dims(), [&](int64_t i) {
+      return InterpreterElementText(shown, i);
+    });
+  } else {
+    text += value.TypeString();
   }
-  plugin::Log(BERTH_LogLevel_Info, line);
+  text += '\n';
+  static std::mutex stdout_mutex;
+  std::lock_guard<std::mutex> lock(stdout_mutex);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
   return OkStatus();
 }
 

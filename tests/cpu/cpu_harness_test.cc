@@ -94,5 +94,43 @@ func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {
                      "%s = tensor<f32> {1.500000e+00}\n");
 }
 
+// jax.export's @shape_assertion: a true condition passes; a false one fails
+// the execution with error_message, its {0}, {1} the operands after the
+// condition.
+TEST(CpuHarnessTest, ShapeAssertionFailsWithItsMessageFilledIn) {
+  const std::string program = R"mlir(
+func.func @main(%b: tensor<i64>) -> tensor<i64> {
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %ok = stablehlo.compare GE, %b, %one, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%ok, %b, %one) {api_version = 2 : i32, error_message = "Expected value >= {1} for 'b'; got 'b' = {0} ({2} is no placeholder)", has_side_effect = true} : (tensor<i1>, tensor<i64>, tensor<i64>) -> ()
+  return %b : tensor<i64>
+}
+)mlir";
+  Result<std::vector<Literal>> out = CpuRunner::Get().Run(program, {Literal::Of<int64_t>({3}, {})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at(0).Values<int64_t>()[0], 3);
+  out = CpuRunner::Get().Run(program, {Literal::Of<int64_t>({-2}, {})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("shape assertion failed: Expected value >= 1 for "
+                                                "'b'; got 'b' = -2 ({2} is no placeholder)"));
+}
+
+// Memory-kind placement annotations pass their operand through.
+TEST(CpuHarnessTest, PlacementAnnotationsAreTheValueItself) {
+  Result<std::vector<Literal>> out =
+      CpuRunner::Get().Run(R"(
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @annotate_device_placement(%x) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = stablehlo.custom_call @MoveToHost(%0) : (tensor<3xf32>) -> tensor<3xf32>
+  %2 = stablehlo.custom_call @MoveToDevice(%1) : (tensor<3xf32>) -> tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
+)",
+                           {Literal::Of<float>({1.5f, -2.0f, 0.25f}, {3})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_THAT(out->at(0).Values<float>(), ::testing::ElementsAre(1.5f, -2.0f, 0.25f));
+}
+
 }  // namespace
 }  // namespace berth

@@ -1,7 +1,9 @@
 // The custom_call kernel: dispatch on call_target_name. Built-in targets are
-// the check.* calls that JAX-generated tests use and GSPMD's @Sharding
-// annotation.
+// the check.* calls that JAX-generated tests use, GSPMD's @Sharding
+// annotation, jax's placement annotations and jax.export's @shape_assertion.
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "interpreter/check.hpp"
 #include "interpreter/custom_call.hpp"
@@ -70,6 +72,56 @@ Status ShardingAnnotation(KernelCall& call) {
   return OkStatus();
 }
 
+// Placement annotations (jax's memory kinds: @annotate_device_placement,
+// @MoveToHost, @MoveToDevice): the cpu plugin's devices have one memory,
+// so the values themselves.
+Status Placement(KernelCall& call) {
+  call.results.assign(call.operands.begin(), call.operands.end());
+  return OkStatus();
+}
+
+// @shape_assertion (jax.export's check of shape-polymorphic dimensions):
+// operand 0 a tensor<i1> that must be true, the others integer scalars that
+// error_message's {0}, {1} ... stand for. A false assertion fails the
+// execution with INVALID_ARGUMENT and the message filled in.
+Status ShapeAssertion(KernelCall& call) {
+  if (call.operands.empty() || call.operands[0].type() != ElementType::kI1 ||
+      call.operands[0].num_elements() != 1) {
+    return InvalidArgumentError("shape_assertion's first operand must be a tensor<i1> scalar");
+  }
+  if (*call.operands[0].data<bool>()) return OkStatus();
+  std::vector<std::string> values;
+  for (size_t i = 1; i < call.operands.size(); ++i) {
+    const Tensor& t = call.operands[i];
+    std::string text = "?";
+    if (t.num_elements() == 1 && stablehlo::IsInteger(t.type())) {
+      (void)DispatchElementType(t.type(), "shape_assertion", [&]<typename T>() -> Status {
+        if constexpr (std::is_integral_v<T>) text = std::to_string(*t.data<T>());
+        return OkStatus();
+      });
+    }
+    values.push_back(std::move(text));
+  }
+  std::string message;
+  const std::string_view format = call.op.GetString("error_message");
+  for (size_t i = 0; i < format.size(); ++i) {
+    const size_t close = format[i] == '{' ? format.find('}', i) : std::string_view::npos;
+    size_t index = 0;
+    bool placeholder = close != std::string_view::npos && close > i + 1;
+    for (size_t k = i + 1; placeholder && k < close; ++k) {
+      placeholder = format[k] >= '0' && format[k] <= '9';
+      index = index * 10 + static_cast<size_t>(format[k] - '0');
+    }
+    if (placeholder && index < values.size()) {
+      message += values[index];
+      i = close;
+    } else {
+      message += format[i];
+    }
+  }
+  return InvalidArgumentError("shape assertion failed: " + message);
+}
+
 struct Target {
   std::string_view name;
   Handler handler;
@@ -83,6 +135,10 @@ constexpr Target kTargets[] = {
     {"Sharding", ShardingAnnotation},
     {"local_xla.sdy.FuncResultSharding", ShardingAnnotation},
     {"xla.sdy.FuncResultSharding", ShardingAnnotation},
+    {"annotate_device_placement", Placement},
+    {"MoveToHost", Placement},
+    {"MoveToDevice", Placement},
+    {"shape_assertion", ShapeAssertion},
 };
 
 Handler FindHandler(std::string_view target) {

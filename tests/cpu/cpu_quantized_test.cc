@@ -4,6 +4,7 @@
 // storage integers, per tensor and per axis, on seeded random inputs of
 // sizes around the vector widths, against scalar references written here
 // from the specification's formulas.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -357,21 +358,50 @@ TEST(CpuQuantized, MalformedQuantizedTypesAreRefusedNamingTheOp) {
   EXPECT_THAT(status.message(), HasSubstr("the shapes must be the same"));
 }
 
-// A reduce whose body computes on quantized scalars has no lowering: a clear
-// UNIMPLEMENTED naming the op, not a wrong answer.
-TEST(CpuQuantized, ReduceOverQuantizedValuesIsUnimplemented) {
-  const std::string q = "!quant.uniform<i8:f32, 0.5:1>";
-  Status status = RunExpectingError(
-      "func.func @main(%x: tensor<4x" + q + ">, %init: tensor<" + q + ">) -> tensor<" + q +
-          "> {\n" +
-          "  %r = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [0] : "
-          "(tensor<4x" +
-          q + ">, tensor<" + q + ">) -> tensor<" + q + ">\n  return %r : tensor<" + q + ">\n}\n",
-      {Literal::Raw<int8_t>(ElementType::kS8, std::vector<int8_t>{1, 2, 3, 4}, {4}),
-       Literal::Raw<int8_t>(ElementType::kS8, std::vector<int8_t>{0}, {})});
-  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(status.message(), HasSubstr("stablehlo.reduce"));
-  EXPECT_THAT(status.message(), HasSubstr("quantized values in its regions"));
+// A reduce over quantized values: its body's add is dequantize - add -
+// quantize at each step. Values chosen so that no step rounds or clamps
+// (scale 0.5, small sums), so any reduction order gives the reference's
+// exact sum; a sort by a comparator that compares quantized keys (lowered
+// to a dequantized compare) orders them by value.
+TEST(CpuQuantized, ReduceAndSortComputeOnQuantizedValues) {
+  const std::string q = "!quant.uniform<i8:f32, 0.5:-10>";
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int64_t> value(-14, -6);  // real values -2 .. 2
+  for (int64_t n : {1, 7, 17, 33}) {
+    std::vector<int64_t> x(static_cast<size_t>(2 * n));
+    for (int64_t& v : x) v = value(rng);
+    const std::string in = "tensor<2x" + std::to_string(n) + "x" + q + ">";
+    const std::string program =
+        "func.func @main(%x: " + in + ", %init: tensor<" + q + ">) -> tensor<2x" + q + "> {\n" +
+        "  %r = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [1] : "
+        "(" +
+        in + ", tensor<" + q + ">) -> tensor<2x" + q + ">\n  return %r : tensor<2x" + q + ">\n}\n";
+    std::vector<Literal> out =
+        RunProgram(program, {StorageLiteral(x, kI8, {2, n}), StorageLiteral({-10}, kI8, {})});
+    ASSERT_EQ(out.size(), 1u);
+    const std::vector<int8_t> got = out[0].Values<int8_t>();
+    for (int64_t row = 0; row < 2; ++row) {
+      double sum = 0;  // real values, exact in binary
+      for (int64_t i = 0; i < n; ++i) sum += (x[static_cast<size_t>(row * n + i)] + 10) * 0.5;
+      ASSERT_EQ(got[static_cast<size_t>(row)],
+                std::clamp<int64_t>(std::llround(sum / 0.5) - 10, -128, 127))
+          << "n=" << n << " row " << row;
+    }
+  }
+  // Sort: keys stored as ui8 with zero point 128 (storage order = value order
+  // here) sorted descending by a comparator on quantized values.
+  const std::string k = "!quant.uniform<ui8:f32, 0.25:128>";
+  const std::vector<int64_t> keys = {130, 1, 255, 128, 0, 200, 127};
+  std::vector<Literal> sorted = RunProgram(
+      "func.func @main(%k: tensor<7x" + k + ">) -> tensor<7x" + k + "> {\n" +
+          "  %s = \"stablehlo.sort\"(%k) ({\n  ^bb0(%a: tensor<" + k + ">, %b: tensor<" + k +
+          ">):\n" + "    %gt = stablehlo.compare GT, %a, %b : (tensor<" + k + ">, tensor<" + k +
+          ">) -> tensor<i1>\n" +
+          "    stablehlo.return %gt : tensor<i1>\n  }) {dimension = 0 : i64} : (tensor<7x" + k +
+          ">) -> tensor<7x" + k + ">\n  return %s : tensor<7x" + k + ">\n}\n",
+      {StorageLiteral(keys, kU8, {7})});
+  ASSERT_EQ(sorted.size(), 1u);
+  EXPECT_THAT(sorted[0].Values<uint8_t>(), ElementsAre(255, 200, 130, 128, 127, 1, 0));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // libFuzzer target for the StableHLO parser: any input must give a Module or
 // a Status, never a crash, hang or sanitizer report. Parsed modules are
-// verified, printed and parsed again; a printed module that does not parse
-// back to the same IR is a bug (reported as a crash).
+// verified (those with quantized types lowered first, LowerQuantizedTypes),
+// printed and parsed again; a printed module that does not parse back to
+// the same IR is a bug (reported as a crash).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!module.ok()) return 0;
   Status verified = Verify(*module);
   (void)verified;
+  if (HasQuantizedTypes(*module)) {
+    Result<Module> lowered = LowerQuantizedTypes(*module);
+    if (lowered.ok() && HasQuantizedTypes(*lowered)) {
+      std::fprintf(stderr, "a lowered module still has quantized types\n");
+      __builtin_trap();
+    }
+  }
   std::string printed = Print(*module);
   Result<Module> again = ParseModule(printed, "printed.mlir");
   if (!again.ok()) {

@@ -165,9 +165,22 @@ std::string StorageTypeText(Type type) {
 
 // Ops that hand each value on whole, its type unchanged (operand i is
 // result i, a call's argument, a region's value): always on the storage
-// integers, whatever the parameters of the other values.
+// integers, whatever the parameters of the other values. Among them the ops
+// whose body computes the results (reduce, sort ...): the body's ops are
+// lowered like any others, so it computes on quantized values as the
+// specification evaluates it (each op of the body dequantize - op -
+// quantize).
 bool PassesValuesThrough(OpKind kind) {
   switch (kind) {
+    case OpKind::kReduce:
+    case OpKind::kReduceWindow:
+    case OpKind::kSort:
+    case OpKind::kScatter:
+    case OpKind::kSelectAndScatter:
+    case OpKind::kMap:
+    case OpKind::kAllReduce:
+    case OpKind::kReduceScatter:
+    case OpKind::kComposite:
     case OpKind::kTuple:
     case OpKind::kGetTupleElement:
     case OpKind::kOptimizationBarrier:

@@ -15,6 +15,10 @@
 //   concatenate, pad, gather, select, tuple, call, return, the collectives
 //   that move data ...) where every quantized operand and result has the same
 //   parameters: the same op on the storage integers
+//   ops with a body (reduce, reduce_window, sort, scatter, select_and_scatter,
+//   map, all_reduce, reduce_scatter): on the storage integers, their body's
+//   ops lowered like any others, so the body computes on quantized values
+//   as the specification evaluates it
 //   every other op: its quantized operands dequantized, the op computed in
 //   the expressed type, its quantized results quantized (the specification's
 //   dequantize_op_quantize)
@@ -66,8 +70,9 @@ bool HasQuantizedTypes(const Module& module);
 // with every quantized type lowered as the header comment says, parsed and
 // verified. Errors name the op of `module` they concern: INVALID_ARGUMENT
 // for malformed quantized types and for programs the lowered form does not
-// verify; UNIMPLEMENTED for quantized types inside the regions of an op,
-// with dynamic shapes or bounds, or in tuples an op computes with.
+// verify; UNIMPLEMENTED for quantized types inside the regions of an op
+// lowered as dequantize - op - quantize, with dynamic shapes or bounds, or
+// in tuples an op computes with.
 Result<Module> LowerQuantizedTypes(const Module& module);
 
 // A parsed module ready to run: verified as it is when it has no quantized

@@ -578,17 +578,21 @@ func.func @main(%a: tensor<4xcomplex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<4
   EXPECT_EQ(out[1].Values<c64>(), (std::vector<c64>{{4, 2}, {2, 0}, {1, 5}, {1, -1}}));
 }
 
-TEST(CpuComplexKernelsTest, OpsWithoutComplexSupportSayUnimplemented) {
-  Status status = RunExpectingError(R"(
+// A window of two ones over complex values: neighbouring sums, imaginary
+// parts included (the random cases are in cpu_convolution_test).
+TEST(CpuComplexKernelsTest, ConvolutionSumsComplexWindows) {
+  std::vector<Literal> out =
+      RunProgram(R"(
 func.func @main(%a: tensor<1x4x1xcomplex<f32>>, %w: tensor<2x1x1xcomplex<f32>>) -> tensor<1x3x1xcomplex<f32>> {
   %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x1xcomplex<f32>>, tensor<2x1x1xcomplex<f32>>) -> tensor<1x3x1xcomplex<f32>>
   return %0 : tensor<1x3x1xcomplex<f32>>
 }
 )",
-                                    {Literal::Of<c64>({{1, 0}, {2, 0}, {3, 0}, {4, 0}}, {1, 4, 1}),
-                                     Literal::Of<c64>({{1, 0}, {1, 0}}, {2, 1, 1})});
-  EXPECT_EQ(status.code(), StatusCode::kUnimplemented) << status.ToString();
-  EXPECT_THAT(status.message(), HasSubstr("does not compute with complex<f32>"));
+                 {Literal::Of<c64>({{1, 1}, {2, 0}, {3, -1}, {4, 2}}, {1, 4, 1}),
+                  Literal::Of<c64>({{1, 0}, {0, 1}}, {2, 1, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  // out[i] = a[i] * 1 + a[i + 1] * i.
+  EXPECT_THAT(out[0].Values<c64>(), ElementsAre(c64(1, 3), c64(3, 3), c64(1, 3)));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <tuple>
 
 #include "berth/stablehlo/parser.hpp"
@@ -241,7 +242,6 @@ UniformQuantization Simplified(UniformQuantization q) {
 }
 
 struct QuantizedValue {
-  const Value* value;
   UniformQuantization q;
   bool is_result;
 };
@@ -257,7 +257,7 @@ class QuantizedLowering {
       for (const Value* v : values) {
         if (v->type().IsTensor() && v->type().IsQuantized()) {
           BERTH_ASSIGN_OR_RETURN(UniformQuantization q, QuantizationOf(v->type()));
-          quantized.push_back({v, std::move(q), side == 1});
+          quantized.push_back({std::move(q), side == 1});
         } else if (ContainsQuantized(v->type())) {
           in_tuples = true;
         }
@@ -546,15 +546,13 @@ class QuantizedLowering {
       }
     }
     std::vector<std::string> result_types;
-    std::vector<const UniformQuantization*> result_quantization;
-    std::vector<UniformQuantization> storage(op.num_results());
+    // The quantization of each result that has one.
+    std::vector<std::optional<UniformQuantization>> result_quantization(op.num_results());
     for (size_t i = 0; i < op.num_results(); ++i) {
       Type t = op.result(i)->type();
-      result_quantization.push_back(nullptr);
       if (t.IsTensor() && t.IsQuantized()) {
-        BERTH_ASSIGN_OR_RETURN(storage[i], QuantizationOf(t));
-        result_quantization.back() = &storage[i];
-        result_types.push_back(TensorText(t.shape(), storage[i].expressed));
+        BERTH_ASSIGN_OR_RETURN(result_quantization[i], QuantizationOf(t));
+        result_types.push_back(TensorText(t.shape(), result_quantization[i]->expressed));
       } else {
         result_types.push_back(p.TypeText(t));
       }
@@ -562,7 +560,7 @@ class QuantizedLowering {
     std::string first = p.PrintOpAs(op, names, types, result_types);
     const std::string base = op.num_results() > 1 ? first.substr(0, first.rfind('#')) : first;
     for (size_t i = 0; i < op.num_results(); ++i) {
-      if (result_quantization[i] == nullptr) continue;
+      if (!result_quantization[i]) continue;
       const std::string result = op.num_results() > 1 ? base + "#" + std::to_string(i) : base;
       const UniformQuantization& q = *result_quantization[i];
       p.Rename(op.result(i), Quantize(p, result, op.result(i)->type().shape(), q.expressed, q));

@@ -1,7 +1,12 @@
 // berth plugins [--json] [--load]
+//
+// --load also makes one client of each plugin that loaded (with its
+// manifest's create options) and reports its device count, or why it has
+// none: a GPU plugin on a machine without a GPU loads, and says so.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "cli/command.hpp"
 
@@ -41,6 +46,32 @@ nlohmann::json PluginInfoJson(const PluginInfo& info) {
   return out;
 }
 
+namespace {
+
+// Devices of a client made with the manifest's options, or why none.
+struct ClientProbe {
+  int64_t devices = 0;
+  std::string error;
+};
+
+std::map<std::string, ClientProbe> ProbeClients(Host& host,
+                                                const std::vector<PluginInfo>& plugins) {
+  std::map<std::string, ClientProbe> probes;
+  for (const PluginInfo& info : plugins) {
+    if (info.kind != "plugin" || info.status != "ok") continue;
+    Result<Client> client = host.CreateClient(info.name);
+    ClientProbe& probe = probes[info.name];
+    if (client.ok()) {
+      probe.devices = static_cast<int64_t>(client->devices().size());
+    } else {
+      probe.error = client.status().ToString();
+    }
+  }
+  return probes;
+}
+
+}  // namespace
+
 int RunPlugins(const std::vector<std::string>& args, Context& context) {
   po::options_description options("options");
   options.add_options()
@@ -58,10 +89,23 @@ int RunPlugins(const std::vector<std::string>& args, Context& context) {
   }
   if (vm.count("load")) host->LoadAll();
   std::vector<PluginInfo> plugins = host->Plugins();
+  std::map<std::string, ClientProbe> probes;
+  if (vm.count("load")) probes = ProbeClients(*host, plugins);
 
   if (vm.count("json")) {
     nlohmann::json list = nlohmann::json::array();
-    for (const PluginInfo& info : plugins) list.push_back(PluginInfoJson(info));
+    for (const PluginInfo& info : plugins) {
+      nlohmann::json entry = PluginInfoJson(info);
+      if (auto it = probes.find(info.name); it != probes.end() && info.kind == "plugin") {
+        if (it->second.error.empty()) {
+          entry["devices"] = it->second.devices;
+        } else {
+          entry["devices"] = 0;
+          entry["client_error"] = it->second.error;
+        }
+      }
+      list.push_back(std::move(entry));
+    }
     PrintJson(context.out, {{"plugins", list}});
     return kExitOk;
   }
@@ -85,6 +129,13 @@ int RunPlugins(const std::vector<std::string>& args, Context& context) {
                 << info.manifest.string() << "\n";
     if (!info.message.empty()) {
       context.out << "    " << info.reason << ": " << info.message << "\n";
+    }
+    if (auto it = probes.find(info.name); it != probes.end() && info.kind == "plugin") {
+      if (it->second.error.empty()) {
+        context.out << "    devices: " << it->second.devices << "\n";
+      } else {
+        context.out << "    no devices: " << it->second.error << "\n";
+      }
     }
   }
   return kExitOk;

@@ -1,0 +1,410 @@
+#include "codegen/elementwise_codegen.hpp"
+
+#include <unordered_map>
+
+#include "codegen/kernel_prelude.hpp"
+
+namespace berth::cuda {
+namespace {
+
+using stablehlo::ElementType;
+using stablehlo::Operation;
+using stablehlo::OpKind;
+
+enum class Class { kBool, kSigned, kUnsigned, kFloat, kNone };
+
+Class ClassOf(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return Class::kBool;
+    case ElementType::kSI8:
+    case ElementType::kSI16:
+    case ElementType::kSI32:
+    case ElementType::kSI64: return Class::kSigned;
+    case ElementType::kUI8:
+    case ElementType::kUI16:
+    case ElementType::kUI32:
+    case ElementType::kUI64: return Class::kUnsigned;
+    case ElementType::kF16:
+    case ElementType::kBF16:
+    case ElementType::kF32:
+    case ElementType::kF64: return Class::kFloat;
+    default: return Class::kNone;
+  }
+}
+
+bool IsHalf(ElementType type) { return type == ElementType::kF16 || type == ElementType::kBF16; }
+
+// How an element is held in device memory.
+const char* StorageType(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return "berth_u8";
+    case ElementType::kSI8: return "berth_s8";
+    case ElementType::kSI16: return "berth_s16";
+    case ElementType::kSI32: return "berth_s32";
+    case ElementType::kSI64: return "berth_s64";
+    case ElementType::kUI8: return "berth_u8";
+    case ElementType::kUI16: return "berth_u16";
+    case ElementType::kUI32: return "berth_u32";
+    case ElementType::kUI64: return "berth_u64";
+    case ElementType::kF16:
+    case ElementType::kBF16: return "berth_u16";
+    case ElementType::kF32: return "float";
+    case ElementType::kF64: return "double";
+    default: return nullptr;
+  }
+}
+
+// What it is computed in.
+const char* ComputeType(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return "bool";
+    case ElementType::kF16:
+    case ElementType::kBF16: return "float";
+    default: return StorageType(type);
+  }
+}
+
+std::string Load(ElementType type, const std::string& element) {
+  switch (type) {
+    case ElementType::kI1: return "(" + element + " != 0)";
+    case ElementType::kF16: return "berth_f16_to_f32(" + element + ")";
+    case ElementType::kBF16: return "berth_bf16_to_f32(" + element + ")";
+    default: return element;
+  }
+}
+
+std::string Store(ElementType type, const std::string& value) {
+  switch (type) {
+    case ElementType::kI1: return "(berth_u8)" + value;
+    case ElementType::kF16: return "berth_f32_to_f16(" + value + ")";
+    case ElementType::kBF16: return "berth_f32_to_bf16(" + value + ")";
+    default: return value;
+  }
+}
+
+// A float value computed in float, rounded to the result's half type.
+std::string RoundTo(ElementType type, const std::string& value) {
+  if (type == ElementType::kF16) return "berth_round_f16(" + value + ")";
+  if (type == ElementType::kBF16) return "berth_round_bf16(" + value + ")";
+  return value;
+}
+
+std::string Call(const std::string& fn, const std::string& a) { return fn + "(" + a + ")"; }
+std::string Call(const std::string& fn, const std::string& a, const std::string& b) {
+  return fn + "(" + a + ", " + b + ")";
+}
+std::string Infix(const std::string& a, const char* op, const std::string& b) {
+  return "(" + a + " " + op + " " + b + ")";
+}
+
+std::string Where(const Operation& op) {
+  return std::string(op.name()) + " at " + op.location().ToString();
+}
+
+Status Unsupported(const Operation& op, const std::string& why) {
+  return UnimplementedError("the cuda plugin cannot generate " + Where(op) + ": " + why);
+}
+
+// convert: `a` (computed as ComputeType(from)) as a `to` compute value.
+std::string ConvertExpression(ElementType from, ElementType to, const std::string& a) {
+  const Class source = ClassOf(from), target = ClassOf(to);
+  if (from == to) return a;
+  if (target == Class::kBool) return source == Class::kBool ? a : "(" + a + " != 0)";
+  if (source == Class::kBool) {
+    return target == Class::kFloat
+               ? "(" + a + " ? (" + ComputeType(to) + ")1 : (" + ComputeType(to) + ")0)"
+               : "(" + std::string(ComputeType(to)) + ")(" + a + " ? 1 : 0)";
+  }
+  if (target == Class::kFloat) {
+    if (to == ElementType::kF16 || to == ElementType::kBF16) {
+      const char* half = to == ElementType::kF16 ? "f16" : "bf16";
+      if (source != Class::kFloat) {
+        return "berth_" + std::string(half) + "_to_f32(berth_int_to_" + half + "(" + a + "))";
+      }
+      if (from == ElementType::kF64)
+        return "berth_" + std::string(half) + "_to_f32(berth_f64_to_" + half + "(" + a + "))";
+      return RoundTo(to, a);  // from f16/bf16/f32, exact in float: one rounding
+    }
+    return "(" + std::string(ComputeType(to)) + ")" + a;
+  }
+  // To an integer.
+  if (source == Class::kFloat)
+    return "berth_float_to_int<" + std::string(ComputeType(to)) + ">(" + a + ")";
+  return "(" + std::string(ComputeType(to)) + ")" + a;  // wraps modulo 2^N
+}
+
+std::string CompareExpression(const Operation& op, ElementType type, const std::string& a,
+                              const std::string& b, Status& status) {
+  using stablehlo::ComparisonDirection;
+  using stablehlo::ComparisonType;
+  std::optional<ComparisonDirection> direction = op.comparison_direction();
+  if (!direction) {
+    status = Unsupported(op, "no comparison_direction");
+    return "";
+  }
+  ComparisonType compare = op.compare_type().value_or(ComparisonType::kNoType);
+  std::string x = a, y = b;
+  if (compare == ComparisonType::kTotalOrder && ClassOf(type) == Class::kFloat) {
+    x = "berth_total_key(" + a + ")";
+    y = "berth_total_key(" + b + ")";
+  }
+  const char* symbol = "==";
+  switch (*direction) {
+    case ComparisonDirection::kEq: symbol = "=="; break;
+    case ComparisonDirection::kNe: symbol = "!="; break;
+    case ComparisonDirection::kGe: symbol = ">="; break;
+    case ComparisonDirection::kGt: symbol = ">"; break;
+    case ComparisonDirection::kLe: symbol = "<="; break;
+    case ComparisonDirection::kLt: symbol = "<"; break;
+  }
+  return Infix(x, symbol, y);
+}
+
+// Float-only ops that are one function of the operand.
+const char* FloatFunctionOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kExponential: return "exp";
+    case OpKind::kExponentialMinusOne: return "expm1";
+    case OpKind::kLog: return "log";
+    case OpKind::kLogPlusOne: return "log1p";
+    case OpKind::kLogistic: return "berth_logistic";
+    case OpKind::kSqrt: return "sqrt";
+    case OpKind::kCbrt: return "cbrt";
+    case OpKind::kCeil: return "ceil";
+    case OpKind::kFloor: return "floor";
+    case OpKind::kRoundNearestEven: return "rint";
+    case OpKind::kRoundNearestAfz: return "round";
+    case OpKind::kSine: return "sin";
+    case OpKind::kCosine: return "cos";
+    case OpKind::kTan: return "tan";
+    case OpKind::kTanh: return "tanh";
+    case OpKind::kIsFinite: return "isfinite";
+    default: return nullptr;
+  }
+}
+
+// The expression of `op` over its operands' compute values, in the
+// result's compute type (before rounding to a half type).
+Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args) {
+  const ElementType operand = op.num_operands() > 0
+                                  ? op.operand(op.num_operands() - 1)->type().element_type()
+                                  : ElementType::kF32;
+  const ElementType result = op.result(0)->type().element_type();
+  const Class c = ClassOf(operand);
+  const std::string t = ComputeType(operand);
+  auto a = [&] { return args[0]; };
+  auto b = [&] { return args[1]; };
+  auto by_class = [&](std::string for_bool, std::string for_int,
+                      std::string for_float) -> Result<std::string> {
+    const std::string& chosen = c == Class::kBool    ? for_bool
+                                : c == Class::kFloat ? for_float
+                                                     : for_int;
+    if (chosen.empty()) {
+      return Unsupported(op, "not defined on " + std::string(stablehlo::ElementTypeName(operand)));
+    }
+    return chosen;
+  };
+  auto tmpl = [&](const char* fn) { return std::string(fn) + "<" + t + ">"; };
+  if (const char* function = FloatFunctionOf(op.kind()))
+    return by_class("", "", Call(function, a()));
+  switch (op.kind()) {
+    case OpKind::kAdd:
+      return by_class(Infix(a(), "||", b()), Call(tmpl("berth_iadd"), a(), b()),
+                      Infix(a(), "+", b()));
+    case OpKind::kSubtract:
+      return by_class("", Call(tmpl("berth_isub"), a(), b()), Infix(a(), "-", b()));
+    case OpKind::kMultiply:
+      return by_class(Infix(a(), "&&", b()), Call(tmpl("berth_imul"), a(), b()),
+                      Infix(a(), "*", b()));
+    case OpKind::kDivide:
+      return by_class("", Call(tmpl("berth_idiv"), a(), b()), Infix(a(), "/", b()));
+    case OpKind::kRemainder:
+      return by_class("", Call(tmpl("berth_irem"), a(), b()), Call("fmod", a(), b()));
+    case OpKind::kPower:
+      return by_class("", Call(tmpl("berth_ipow"), a(), b()), Call("pow", a(), b()));
+    case OpKind::kMaximum:
+      return by_class(Infix(a(), "||", b()),
+                      "(" + a() + " > " + b() + " ? " + a() + " : " + b() + ")",
+                      Call("berth_fmax", a(), b()));
+    case OpKind::kMinimum:
+      return by_class(Infix(a(), "&&", b()),
+                      "(" + a() + " < " + b() + " ? " + a() + " : " + b() + ")",
+                      Call("berth_fmin", a(), b()));
+    case OpKind::kAtan2: return by_class("", "", Call("atan2", a(), b()));
+    case OpKind::kAnd:
+      return by_class(Infix(a(), "&&", b()), "(" + t + ")" + Infix(a(), "&", b()), "");
+    case OpKind::kOr:
+      return by_class(Infix(a(), "||", b()), "(" + t + ")" + Infix(a(), "|", b()), "");
+    case OpKind::kXor:
+      return by_class(Infix(a(), "!=", b()), "(" + t + ")" + Infix(a(), "^", b()), "");
+    case OpKind::kNot: return by_class("(!" + a() + ")", "(" + t + ")(~" + a() + ")", "");
+    case OpKind::kShiftLeft: return by_class("", Call(tmpl("berth_shl"), a(), b()), "");
+    case OpKind::kShiftRightLogical:
+      return by_class("", Call(tmpl("berth_shr_logical"), a(), b()), "");
+    case OpKind::kShiftRightArithmetic:
+      return by_class("", Call(tmpl("berth_shr_arithmetic"), a(), b()), "");
+    case OpKind::kPopcnt: return by_class("", Call(tmpl("berth_popcnt"), a()), "");
+    case OpKind::kCountLeadingZeros: return by_class("", Call(tmpl("berth_clz"), a()), "");
+    case OpKind::kAbs:
+      return by_class("", c == Class::kUnsigned ? a() : Call(tmpl("berth_iabs"), a()),
+                      Call("fabs", a()));
+    case OpKind::kNegate: return by_class("", Call(tmpl("berth_ineg"), a()), "(-" + a() + ")");
+    case OpKind::kSign:
+      return by_class("",
+                      c == Class::kUnsigned ? "(" + t + ")(" + a() + " != 0)"
+                                            : Call(tmpl("berth_isign"), a()),
+                      Call("berth_fsign", a()));
+    case OpKind::kRsqrt: return by_class("", "", "((" + t + ")1 / sqrt(" + a() + "))");
+    case OpKind::kCompare: {
+      Status status;
+      std::string expression =
+          CompareExpression(op, op.operand(0)->type().element_type(), a(), b(), status);
+      if (!status.ok()) return status;
+      return expression;
+    }
+    case OpKind::kSelect: return "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
+    case OpKind::kClamp: {
+      // min(max(operand, min), max), with the ops' own semantics.
+      const std::string x = args[1], lo = args[0], hi = args[2];
+      if (c == Class::kFloat) return Call("berth_fmin", Call("berth_fmax", x, lo), hi);
+      if (c == Class::kBool) return Infix(Infix(x, "||", lo), "&&", hi);
+      const std::string raised = "(" + x + " > " + lo + " ? " + x + " : " + lo + ")";
+      return "(" + raised + " < " + hi + " ? " + raised + " : " + hi + ")";
+    }
+    case OpKind::kConvert:
+      return ConvertExpression(op.operand(0)->type().element_type(), result, a());
+    default: break;
+  }
+  return Unsupported(op, "not an elementwise op the code generator knows");
+}
+
+bool IsRankZeroOf(stablehlo::Type type) { return type.IsTensor() && type.rank() == 0; }
+
+}  // namespace
+
+bool IsGeneratedElementwiseKind(OpKind kind) {
+  if (FloatFunctionOf(kind) != nullptr) return true;
+  switch (kind) {
+    case OpKind::kAdd:
+    case OpKind::kSubtract:
+    case OpKind::kMultiply:
+    case OpKind::kDivide:
+    case OpKind::kRemainder:
+    case OpKind::kPower:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kAtan2:
+    case OpKind::kAnd:
+    case OpKind::kOr:
+    case OpKind::kXor:
+    case OpKind::kNot:
+    case OpKind::kShiftLeft:
+    case OpKind::kShiftRightLogical:
+    case OpKind::kShiftRightArithmetic:
+    case OpKind::kPopcnt:
+    case OpKind::kCountLeadingZeros:
+    case OpKind::kAbs:
+    case OpKind::kNegate:
+    case OpKind::kSign:
+    case OpKind::kRsqrt:
+    case OpKind::kCompare:
+    case OpKind::kSelect:
+    case OpKind::kClamp:
+    case OpKind::kConvert: return true;
+    default: return false;
+  }
+}
+
+Status CheckFusible(const Operation& op) {
+  if (!IsGeneratedElementwiseKind(op.kind()))
+    return Unsupported(op, "not an elementwise op the code generator knows");
+  if (op.num_results() != 1 || op.num_regions() != 0)
+    return Unsupported(op, "not one result without regions");
+  const stablehlo::Type result = op.result(0)->type();
+  auto check_type = [&](stablehlo::Type type) -> Status {
+    if (!type.IsTensor() || !type.HasStaticShape()) {
+      return Unsupported(op,
+                         "its values must be statically shaped tensors, not " + type.ToString());
+    }
+    if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
+      return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
+    }
+    return OkStatus();
+  };
+  BERTH_RETURN_IF_ERROR(check_type(result));
+  for (const stablehlo::Value* value : op.operands()) {
+    BERTH_RETURN_IF_ERROR(check_type(value->type()));
+    if (value->type().NumElements() != result.NumElements() && !IsRankZeroOf(value->type())) {
+      return Unsupported(op, "an operand of " + value->type().ToString() + " against a result of " +
+                                 result.ToString());
+    }
+  }
+  if (op.kind() == OpKind::kConvert || op.kind() == OpKind::kCompare ||
+      op.kind() == OpKind::kIsFinite)
+    return OkStatus();
+  // The expression must exist for the operand type (e.g. no sqrt of integers).
+  std::vector<std::string> args(op.num_operands(), "x");
+  return OpExpression(op, args).status();
+}
+
+Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
+  if (kernel.ops.empty() || kernel.outputs.empty()) {
+    return InvalidArgumentError("fused kernel '" + kernel.name + "' has no ops or no outputs");
+  }
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  std::string params, body;
+  for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+    const stablehlo::Value* value = kernel.inputs[i];
+    const ElementType type = value->type().element_type();
+    const std::string param = "in" + std::to_string(i);
+    const std::string local = "x" + std::to_string(i);
+    params += "const " + std::string(StorageType(type)) + "* __restrict__ " + param + ", ";
+    const bool scalar = IsRankZeroOf(value->type()) && kernel.num_elements != 1;
+    body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
+            Load(type, param + (scalar ? "[0]" : "[i]")) + ";\n";
+    names[value] = local;
+  }
+  for (size_t i = 0; i < kernel.outputs.size(); ++i) {
+    params += std::string(StorageType(kernel.outputs[i]->type().element_type())) +
+              "* __restrict__ out" + std::to_string(i) + ", ";
+  }
+  int next = 0;
+  for (const Operation* op : kernel.ops) {
+    BERTH_RETURN_IF_ERROR(CheckFusible(*op));
+    std::vector<std::string> args;
+    for (const stablehlo::Value* operand : op->operands()) {
+      auto it = names.find(operand);
+      if (it == names.end()) {
+        return InvalidArgumentError(
+            "fused kernel '" + kernel.name + "': " + Where(*op) +
+            " reads a value that is neither an input nor computed before it");
+      }
+      args.push_back(it->second);
+    }
+    BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
+    const ElementType type = op->result(0)->type().element_type();
+    if (op->kind() != OpKind::kConvert && IsHalf(type)) expression = RoundTo(type, expression);
+    const std::string local = "v" + std::to_string(next++);
+    body +=
+        "    const " + std::string(ComputeType(type)) + " " + local + " = " + expression + ";\n";
+    names[op->result(0)] = local;
+  }
+  for (size_t i = 0; i < kernel.outputs.size(); ++i) {
+    auto it = names.find(kernel.outputs[i]);
+    if (it == names.end()) {
+      return InvalidArgumentError("fused kernel '" + kernel.name + "': output " +
+                                  std::to_string(i) + " is not computed by its ops");
+    }
+    body += "    out" + std::to_string(i) +
+            "[i] = " + Store(kernel.outputs[i]->type().element_type(), it->second) + ";\n";
+  }
+  std::string source(KernelPrelude());
+  source += "\nextern \"C\" __global__ void " + kernel.name + "(" + params + "berth_s64 n) {\n";
+  source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
+  source += "       i += (berth_s64)gridDim.x * blockDim.x) {\n";
+  source += body;
+  source += "  }\n}\n";
+  return source;
+}
+
+}  // namespace berth::cuda

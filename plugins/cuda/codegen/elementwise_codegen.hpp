@@ -1,0 +1,48 @@
+// Chains of elementwise ops as one generated CUDA C kernel: every op of the
+// chain computed per element in registers, one read of each input and one
+// write of each output per element.
+//
+// Element types: pred, signed and unsigned 8/16/32/64-bit integers, f16,
+// bf16, f32, f64. The narrow (i2/i4, f8/f6/f4) and complex types are not
+// generated yet (CheckFusible says UNIMPLEMENTED naming op and type).
+#ifndef BERTH_PLUGINS_CUDA_CODEGEN_ELEMENTWISE_CODEGEN_HPP_
+#define BERTH_PLUGINS_CUDA_CODEGEN_ELEMENTWISE_CODEGEN_HPP_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "berth/stablehlo/ir.hpp"
+#include "berth/status.hpp"
+
+namespace berth::cuda {
+
+// One kernel: `ops` in program order over `num_elements` elements. Inputs are
+// the values the ops read from outside the kernel (a rank-0 input is read
+// once and used for every element); outputs are the op results used after it.
+struct FusedKernel {
+  std::string name;  // the kernel's extern "C" symbol
+  std::vector<const stablehlo::Value*> inputs;
+  std::vector<const stablehlo::Value*> outputs;
+  std::vector<const stablehlo::Operation*> ops;
+  int64_t num_elements = 0;
+};
+
+// Whether `kind` is an elementwise op the code generator knows.
+bool IsGeneratedElementwiseKind(stablehlo::OpKind kind);
+
+// OK when `op` can be generated: an elementwise kind the code generator
+// knows, statically shaped tensors of the supported element types, operands
+// of the result's shape or rank 0 (clamp, select). Otherwise UNIMPLEMENTED
+// naming the op, its location and what is missing.
+Status CheckFusible(const stablehlo::Operation& op);
+
+// The kernel's whole CUDA C translation unit (prelude included):
+//   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)
+// with each parameter in its element type's storage (f16/bf16 as 16-bit
+// patterns, pred as one byte), a grid-stride loop over n elements.
+Result<std::string> EmitFusedKernel(const FusedKernel& kernel);
+
+}  // namespace berth::cuda
+
+#endif  // BERTH_PLUGINS_CUDA_CODEGEN_ELEMENTWISE_CODEGEN_HPP_

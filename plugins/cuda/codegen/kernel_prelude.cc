@@ -1,0 +1,215 @@
+#include "codegen/kernel_prelude.hpp"
+
+namespace berth::cuda {
+
+std::string_view KernelPrelude() {
+  static constexpr std::string_view kPrelude = R"cuda(
+typedef signed char berth_s8;
+typedef short berth_s16;
+typedef int berth_s32;
+typedef long long berth_s64;
+typedef unsigned char berth_u8;
+typedef unsigned short berth_u16;
+typedef unsigned int berth_u32;
+typedef unsigned long long berth_u64;
+
+template <typename T> struct berth_limits;
+template <> struct berth_limits<berth_s8> { static constexpr berth_s8 lo = -128, hi = 127; static constexpr int bits = 8; typedef berth_u8 U; typedef berth_s8 S; };
+template <> struct berth_limits<berth_s16> { static constexpr berth_s16 lo = -32768, hi = 32767; static constexpr int bits = 16; typedef berth_u16 U; typedef berth_s16 S; };
+template <> struct berth_limits<berth_s32> { static constexpr berth_s32 lo = -2147483647 - 1, hi = 2147483647; static constexpr int bits = 32; typedef berth_u32 U; typedef berth_s32 S; };
+template <> struct berth_limits<berth_s64> { static constexpr berth_s64 lo = -9223372036854775807LL - 1, hi = 9223372036854775807LL; static constexpr int bits = 64; typedef berth_u64 U; typedef berth_s64 S; };
+template <> struct berth_limits<berth_u8> { static constexpr berth_u8 lo = 0, hi = 255; static constexpr int bits = 8; typedef berth_u8 U; typedef berth_s8 S; };
+template <> struct berth_limits<berth_u16> { static constexpr berth_u16 lo = 0, hi = 65535; static constexpr int bits = 16; typedef berth_u16 U; typedef berth_s16 S; };
+template <> struct berth_limits<berth_u32> { static constexpr berth_u32 lo = 0, hi = 4294967295u; static constexpr int bits = 32; typedef berth_u32 U; typedef berth_s32 S; };
+template <> struct berth_limits<berth_u64> { static constexpr berth_u64 lo = 0, hi = 18446744073709551615ULL; static constexpr int bits = 64; typedef berth_u64 U; typedef berth_s64 S; };
+
+// ---- f16 and bf16 bits <-> float, round to nearest even.
+__device__ __forceinline__ float berth_f16_to_f32(berth_u16 h) {
+  berth_u32 sign = (berth_u32)(h & 0x8000u) << 16;
+  berth_u32 exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    float magnitude = (float)mantissa * 5.9604644775390625e-8f;  // 2^-24, exact
+    return sign ? -magnitude : magnitude;
+  }
+  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+__device__ __forceinline__ float berth_bf16_to_f32(berth_u16 h) { return __uint_as_float((berth_u32)h << 16); }
+
+__device__ __forceinline__ berth_u16 berth_f32_to_f16(float f) {
+  berth_u32 x = __float_as_uint(f);
+  berth_u16 sign = (berth_u16)((x >> 16) & 0x8000u);
+  berth_u32 magnitude = x & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return (berth_u16)(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+  if (magnitude >= 0x477ff000u) return (berth_u16)(sign | 0x7c00u);  // >= 65520: inf
+  if (magnitude >= 0x38800000u) {                                     // a normal f16
+    berth_u32 rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
+    return (berth_u16)(sign | ((rounded - 0x38000000u) >> 13));
+  }
+  // Subnormal or zero: the count of 2^-24 steps, ties to even (exact scaling).
+  return (berth_u16)(sign | (berth_u16)__float2uint_rn(__uint_as_float(magnitude) * 16777216.0f));
+}
+__device__ __forceinline__ berth_u16 berth_f32_to_bf16(float f) {
+  berth_u32 x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (berth_u16)((x >> 16) | 0x40u);
+  return (berth_u16)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+// From double directly (no double rounding through float).
+__device__ __forceinline__ berth_u16 berth_f64_to_f16(double d) {
+  berth_u64 x = (berth_u64)__double_as_longlong(d);
+  berth_u16 sign = (berth_u16)((x >> 48) & 0x8000u);
+  berth_u64 magnitude = x & 0x7fffffffffffffffULL;
+  if (magnitude > 0x7ff0000000000000ULL) return (berth_u16)(sign | 0x7e00u | ((magnitude >> 42) & 0x3ffu));
+  if (magnitude >= 0x40effe0000000000ULL) return (berth_u16)(sign | 0x7c00u);  // >= 65520
+  if (magnitude >= 0x3f10000000000000ULL) {                                   // >= 2^-14
+    berth_u64 rounded = magnitude + 0x1ffffffffffULL + ((magnitude >> 42) & 1u);
+    return (berth_u16)(sign | (berth_u16)((rounded - 0x3f00000000000000ULL) >> 42));
+  }
+  return (berth_u16)(sign | (berth_u16)__double2uint_rn(__longlong_as_double((long long)magnitude) * 16777216.0));
+}
+__device__ __forceinline__ berth_u16 berth_f64_to_bf16(double d) {
+  berth_u64 x = (berth_u64)__double_as_longlong(d);
+  berth_u16 sign = (berth_u16)((x >> 48) & 0x8000u);
+  berth_u64 magnitude = x & 0x7fffffffffffffffULL;
+  if (magnitude > 0x7ff0000000000000ULL) return (berth_u16)(sign | 0x7fc0u | ((magnitude >> 45) & 0x7fu));
+  if (magnitude >= 0x47efff0000000000ULL) return (berth_u16)(sign | 0x7f80u);  // >= (2 - 2^-8) 2^127
+  if (magnitude >= 0x3810000000000000ULL) {                                   // >= 2^-126
+    berth_u64 rounded = magnitude + 0xfffffffffffULL + ((magnitude >> 45) & 1u);
+    return (berth_u16)(sign | (berth_u16)((rounded - 0x3800000000000000ULL) >> 45));
+  }
+  // Subnormal: steps of 2^-133.
+  double steps = __longlong_as_double((long long)magnitude) * 8.7112285931760246646623899502532662e39;
+  return (berth_u16)(sign | (berth_u16)__double2uint_rn(steps));
+}
+// An integer's magnitude as a 16-bit float with `mantissa_bits` and `bias`,
+// exactly rounded (ties to even); past the largest exponent: inf.
+__device__ __forceinline__ berth_u16 berth_u64_to_half_bits(berth_u64 m, bool negative, int mantissa_bits, int bias, int max_exponent) {
+  berth_u16 sign = negative ? 0x8000u : 0u;
+  if (m == 0) return sign;
+  int top = 63 - __clzll((long long)m);
+  berth_u64 kept = m;
+  if (top > mantissa_bits) {
+    int shift = top - mantissa_bits;
+    kept = m >> shift;
+    berth_u64 rest = m & ((1ULL << shift) - 1), half = 1ULL << (shift - 1);
+    if (rest > half || (rest == half && (kept & 1u))) ++kept;
+    if (kept >> (mantissa_bits + 1)) { kept >>= 1; ++top; }
+  } else {
+    kept = m << (mantissa_bits - top);
+  }
+  int exponent = top + bias;
+  if (exponent >= max_exponent) return (berth_u16)(sign | ((berth_u16)max_exponent << mantissa_bits));
+  return (berth_u16)(sign | ((berth_u16)exponent << mantissa_bits) | (berth_u16)(kept & ((1ULL << mantissa_bits) - 1)));
+}
+template <typename T>
+__device__ __forceinline__ berth_u64 berth_magnitude(T v) {
+  return v < 0 ? (berth_u64)0 - (berth_u64)(berth_s64)v : (berth_u64)v;
+}
+template <typename T> __device__ __forceinline__ berth_u16 berth_int_to_f16(T v) { return berth_u64_to_half_bits(berth_magnitude(v), v < 0, 10, 15, 31); }
+template <typename T> __device__ __forceinline__ berth_u16 berth_int_to_bf16(T v) { return berth_u64_to_half_bits(berth_magnitude(v), v < 0, 7, 127, 255); }
+__device__ __forceinline__ float berth_round_f16(float f) { return berth_f16_to_f32(berth_f32_to_f16(f)); }
+__device__ __forceinline__ float berth_round_bf16(float f) { return berth_bf16_to_f32(berth_f32_to_bf16(f)); }
+
+// ---- float semantics.
+// IEEE maximum / minimum: a NaN operand is the result, +0 > -0.
+template <typename F> __device__ __forceinline__ F berth_fmax(F a, F b) {
+  F r = a > b ? a : b;
+  r = a == b ? (signbit(a) ? b : a) : r;
+  return a != a ? a : r;
+}
+template <typename F> __device__ __forceinline__ F berth_fmin(F a, F b) {
+  F r = a < b ? a : b;
+  r = a == b ? (signbit(a) ? a : b) : r;
+  return a != a ? a : r;
+}
+template <typename F> __device__ __forceinline__ F berth_fsign(F x) {
+  return x != x ? x : (x > 0 ? (F)1 : (x < 0 ? (F)-1 : x));
+}
+template <typename F> __device__ __forceinline__ F berth_logistic(F x) { return (F)1 / ((F)1 + exp(-x)); }
+// Truncates toward zero, saturates at the bounds, NaN gives 0.
+template <typename T, typename F> __device__ __forceinline__ T berth_float_to_int(F x) {
+  if (x != x) return 0;
+  // 2^(bits-1) for a signed type, 2^bits for an unsigned one; exact in F.
+  const F bound = berth_limits<T>::lo < 0 ? -(F)berth_limits<T>::lo
+                                          : (F)2 * ((F)(berth_limits<T>::hi / 2) + (F)1);
+  if (berth_limits<T>::lo < 0) {
+    if (x <= -bound) return berth_limits<T>::lo;
+  } else if (x <= (F)0) {
+    return 0;
+  }
+  if (x >= bound) return berth_limits<T>::hi;
+  return (T)x;
+}
+// Total order keys: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
+__device__ __forceinline__ berth_s32 berth_total_key(float f) {
+  berth_s32 x = __float_as_int(f);
+  return x < 0 ? x ^ 0x7fffffff : x;
+}
+__device__ __forceinline__ berth_s64 berth_total_key(double d) {
+  berth_s64 x = __double_as_longlong(d);
+  return x < 0 ? x ^ 0x7fffffffffffffffLL : x;
+}
+
+// ---- integer semantics (wrapping arithmetic through the unsigned type).
+template <typename T> __device__ __forceinline__ T berth_iadd(T a, T b) { typedef typename berth_limits<T>::U U; return (T)(U)((U)a + (U)b); }
+template <typename T> __device__ __forceinline__ T berth_isub(T a, T b) { typedef typename berth_limits<T>::U U; return (T)(U)((U)a - (U)b); }
+template <typename T> __device__ __forceinline__ T berth_imul(T a, T b) {
+  typedef typename berth_limits<T>::U U;
+  return (T)(U)((berth_u64)(U)a * (berth_u64)(U)b);
+}
+template <typename T> __device__ __forceinline__ T berth_ineg(T a) { typedef typename berth_limits<T>::U U; return (T)(U)((U)0 - (U)a); }
+template <typename T> __device__ __forceinline__ T berth_iabs(T a) { return a < 0 ? berth_ineg(a) : a; }
+template <typename T> __device__ __forceinline__ T berth_isign(T a) { return a > 0 ? (T)1 : (a < 0 ? (T)-1 : (T)0); }
+template <typename T> __device__ __forceinline__ T berth_idiv(T a, T b) {
+  if (b == 0) return 0;
+  if (berth_limits<T>::lo < 0 && b == (T)-1) return a == berth_limits<T>::lo ? (T)0 : berth_ineg(a);
+  return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T berth_irem(T a, T b) {
+  if (b == 0) return 0;
+  if (berth_limits<T>::lo < 0 && b == (T)-1) return 0;
+  return (T)(a % b);
+}
+template <typename T> __device__ __forceinline__ T berth_ipow(T base, T exponent) {
+  if (berth_limits<T>::lo < 0 && exponent < 0) {
+    if (base == 1) return 1;
+    if (base == (T)-1) return (exponent & 1) ? (T)-1 : (T)1;
+    return 0;
+  }
+  berth_u64 result = 1, square = (berth_u64)(typename berth_limits<T>::U)base;
+  for (berth_u64 e = (berth_u64)(typename berth_limits<T>::U)exponent; e != 0; e >>= 1) {
+    if (e & 1u) result *= square;
+    square *= square;
+  }
+  return (T)(typename berth_limits<T>::U)result;
+}
+// Shift amounts are read unsigned; at or past the width: 0 (or the sign).
+template <typename T> __device__ __forceinline__ T berth_shl(T a, T b) {
+  typedef typename berth_limits<T>::U U;
+  return (U)b >= (U)berth_limits<T>::bits ? (T)0 : (T)(U)((U)a << (U)b);
+}
+template <typename T> __device__ __forceinline__ T berth_shr_logical(T a, T b) {
+  typedef typename berth_limits<T>::U U;
+  return (U)b >= (U)berth_limits<T>::bits ? (T)0 : (T)(U)((U)a >> (U)b);
+}
+// Arithmetic: the top bit fills, for unsigned types too (as the reference
+// interpreter's APInt::ashr and XLA do).
+template <typename T> __device__ __forceinline__ T berth_shr_arithmetic(T a, T b) {
+  typedef typename berth_limits<T>::U U;
+  typedef typename berth_limits<T>::S S;
+  const S bits = (S)(U)a;
+  if ((U)b >= (U)berth_limits<T>::bits) return (T)(U)(bits < 0 ? (S)-1 : (S)0);
+  return (T)(U)(S)(bits >> (U)b);
+}
+template <typename T> __device__ __forceinline__ T berth_popcnt(T a) {
+  return (T)__popcll((berth_u64)(typename berth_limits<T>::U)a);
+}
+template <typename T> __device__ __forceinline__ T berth_clz(T a) {
+  berth_u64 bits = (berth_u64)(typename berth_limits<T>::U)a;
+  return (T)(__clzll((long long)bits) - (64 - berth_limits<T>::bits));
+}
+)cuda";
+  return kPrelude;
+}
+
+}  // namespace berth::cuda

@@ -1,0 +1,40 @@
+// How the cuda plugin runs a program: the entry function's ops as steps,
+// chains of elementwise ops fused into generated kernels (elementwise_codegen).
+//
+// Planned today: constants, the elementwise ops and func.return. Every other
+// op is UNIMPLEMENTED naming it and its location (the library-backed kernels
+// of issue 20 - cuBLASLt, cuDNN, cuFFT, CUB, data movement, control flow -
+// are not written yet).
+#ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
+#define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "berth/stablehlo/ir.hpp"
+#include "berth/status.hpp"
+#include "codegen/elementwise_codegen.hpp"
+
+namespace berth::cuda {
+
+struct PlanStep {
+  enum class Kind { kConstant, kFused };
+  Kind kind = Kind::kConstant;
+  const stablehlo::Operation* op = nullptr;  // kConstant: the constant
+  FusedKernel fused;                         // kFused
+  std::string source;                        // kFused: the kernel's CUDA C
+};
+
+struct CudaPlan {
+  const stablehlo::Function* entry = nullptr;
+  std::vector<PlanStep> steps;
+  int fused_ops = 0;  // ops inside fused kernels
+};
+
+// Plans function `entry_name` of `module` (empty: Module::entry_function). The module must have been verified.
+Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name);
+
+}  // namespace berth::cuda
+
+#endif  // BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_

@@ -1,0 +1,22 @@
+// The kernels of kernel_families.hpp, generated at build time by
+// generate_host_kernels and compiled as host C++ (kernel_host_shim.hpp).
+#ifndef BERTH_TESTS_CUDA_HOST_KERNELS_HPP_
+#define BERTH_TESTS_CUDA_HOST_KERNELS_HPP_
+
+#include <cstddef>
+
+namespace berth::cuda::testing {
+
+struct HostKernel {
+  const char* family;
+  // args: each input's data, each output's data, then the address of the
+  // element count (a long long).
+  void (*invoke)(void* const* args);
+};
+
+extern const HostKernel kHostKernels[];
+extern const size_t kNumHostKernels;
+
+}  // namespace berth::cuda::testing
+
+#endif  // BERTH_TESTS_CUDA_HOST_KERNELS_HPP_

@@ -1,0 +1,225 @@
+// The elementwise programs the cuda code generator is tested on, shared by
+// the NVRTC test (cuda_codegen_test), the generator of their host-compiled
+// kernels (generate_host_kernels) and the test that runs those against the
+// cpu plugin (cuda_kernel_semantics_test). Each family is one function whose
+// ops all fuse into one kernel.
+#ifndef BERTH_TESTS_CUDA_KERNEL_FAMILIES_HPP_
+#define BERTH_TESTS_CUDA_KERNEL_FAMILIES_HPP_
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace berth::cuda::testing {
+
+inline const std::vector<std::string> kIntTypes = {"i8",  "i16",  "i32",  "i64",
+                                                   "ui8", "ui16", "ui32", "ui64"};
+inline const std::vector<std::string> kSignedTypes = {"i8", "i16", "i32", "i64"};
+inline const std::vector<std::string> kFloatTypes = {"f16", "bf16", "f32", "f64"};
+
+inline std::vector<std::string> Join(std::initializer_list<std::vector<std::string>> lists) {
+  std::vector<std::string> all;
+  for (const auto& list : lists) all.insert(all.end(), list.begin(), list.end());
+  return all;
+}
+
+// A function taking one tensor<SHAPExT> per type, applying each op of
+// `ops` to each type (generic op syntax) and returning every result.
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(std::string shape = "37") : shape_(std::move(shape)) {}
+
+  std::string Tensor(const std::string& type) const {
+    return "tensor<" + shape_ + (shape_.empty() ? "" : "x") + type + ">";
+  }
+
+  // An argument of `type` (one per type and role), by name.
+  std::string Arg(const std::string& type, const std::string& role = "a", bool scalar = false) {
+    const std::string name = "%" + role + "_" + type + (scalar ? "_s" : "");
+    for (const auto& [n, t] : args_) {
+      if (n == name) return name;
+    }
+    args_.emplace_back(name, scalar ? "tensor<" + type + ">" : Tensor(type));
+    return name;
+  }
+
+  // `%rN = "stablehlo.OP"(operands) {attrs} : (types) -> result`.
+  void Op(const std::string& op, const std::vector<std::string>& operands,
+          const std::vector<std::string>& types, const std::string& result,
+          const std::string& attrs = "") {
+    const std::string name = "%r" + std::to_string(results_.size());
+    std::string line = "  " + name + " = \"stablehlo." + op + "\"(";
+    for (size_t i = 0; i < operands.size(); ++i) line += (i ? ", " : "") + operands[i];
+    line += ")" + (attrs.empty() ? "" : " {" + attrs + "}") + " : (";
+    for (size_t i = 0; i < types.size(); ++i) line += (i ? ", " : "") + types[i];
+    line += ") -> " + result + "\n";
+    body_ += line;
+    results_.emplace_back(name, result);
+  }
+
+  void Unary(const std::string& op, const std::string& type) {
+    Op(op, {Arg(type)}, {Tensor(type)}, Tensor(type));
+  }
+  void Binary(const std::string& op, const std::string& type) {
+    Op(op, {Arg(type), Arg(type, "b")}, {Tensor(type), Tensor(type)}, Tensor(type));
+  }
+
+  std::string Text() const {
+    std::string text = "func.func @main(";
+    for (size_t i = 0; i < args_.size(); ++i)
+      text += (i ? ", " : "") + args_[i].first + ": " + args_[i].second;
+    text += ") -> (";
+    for (size_t i = 0; i < results_.size(); ++i) text += (i ? ", " : "") + results_[i].second;
+    text += ") {\n" + body_ + "  return ";
+    for (size_t i = 0; i < results_.size(); ++i) text += (i ? ", " : "") + results_[i].first;
+    text += " : ";
+    for (size_t i = 0; i < results_.size(); ++i) text += (i ? ", " : "") + results_[i].second;
+    return text + "\n}\n";
+  }
+
+  size_t num_results() const { return results_.size(); }
+
+ private:
+  std::string shape_;
+  std::vector<std::pair<std::string, std::string>> args_;
+  std::vector<std::pair<std::string, std::string>> results_;
+  std::string body_;
+};
+
+struct KernelFamily {
+  std::string name;
+  ProgramBuilder program;
+  bool transcendental = false;  // results may differ by a few ulps between math libraries
+};
+
+inline std::vector<KernelFamily> KernelFamilies() {
+  std::vector<KernelFamily> families;
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({kIntTypes, kFloatTypes})) {
+      for (const char* op :
+           {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"}) {
+        program.Binary(op, type);
+      }
+    }
+    for (const std::string& type : kIntTypes) program.Binary("power", type);
+    for (const char* op : {"add", "multiply", "maximum", "minimum", "and", "or", "xor"})
+      program.Binary(op, "i1");
+    families.push_back({"binary_arithmetic", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kIntTypes) {
+      for (const char* op :
+           {"and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic"}) {
+        program.Binary(op, type);
+      }
+      for (const char* op : {"not", "popcnt", "count_leading_zeros", "negate"})
+        program.Unary(op, type);
+    }
+    for (const std::string& type : kSignedTypes) {
+      for (const char* op : {"abs", "sign"}) program.Unary(op, type);
+    }
+    program.Unary("not", "i1");
+    families.push_back({"integer_bits", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op : {"abs", "negate", "sign", "sqrt", "ceil", "floor", "round_nearest_even",
+                             "round_nearest_afz"}) {
+        program.Unary(op, type);
+      }
+      program.Op("is_finite", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor("i1"));
+    }
+    families.push_back({"float_exact", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op : {"exponential", "exponential_minus_one", "log", "log_plus_one",
+                             "logistic", "rsqrt", "cbrt", "sine", "cosine", "tan", "tanh"}) {
+        program.Unary(op, type);
+      }
+      program.Binary("atan2", type);
+      program.Binary("power", type);
+    }
+    families.push_back({"float_functions", program, true});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
+      const bool is_float = type[0] == 'f' || type[0] == 'b';
+      const bool is_signed = type[0] == 'i' && type != "i1";
+      std::vector<std::string> compare_types = {is_float    ? "FLOAT"
+                                                : is_signed ? "SIGNED"
+                                                            : "UNSIGNED"};
+      if (is_float) compare_types.push_back("TOTALORDER");
+      for (const std::string& compare_type : compare_types) {
+        for (const char* direction : {"EQ", "NE", "GE", "GT", "LE", "LT"}) {
+          program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                     {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                     "comparison_direction = #stablehlo<comparison_direction " +
+                         std::string(direction) + ">, compare_type = #stablehlo<comparison_type " +
+                         compare_type + ">");
+        }
+      }
+    }
+    families.push_back({"compare", program});
+  }
+  {
+    ProgramBuilder program;
+    const std::vector<std::string> all = Join({{"i1"}, kIntTypes, kFloatTypes});
+    for (const std::string& from : all) {
+      for (const std::string& to : all) {
+        if (from != to)
+          program.Op("convert", {program.Arg(from)}, {program.Tensor(from)}, program.Tensor(to));
+      }
+    }
+    families.push_back({"convert", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
+      const std::string t = program.Tensor(type), s = "tensor<" + type + ">";
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), t, t}, t);
+      program.Op("select",
+                 {program.Arg("i1", "p", true), program.Arg(type), program.Arg(type, "b")},
+                 {"tensor<i1>", t, t}, t);
+      program.Op("clamp",
+                 {program.Arg(type, "lo", true), program.Arg(type), program.Arg(type, "hi", true)},
+                 {s, t, s}, t);
+      program.Op("clamp", {program.Arg(type, "lo"), program.Arg(type), program.Arg(type, "hi")},
+                 {t, t, t}, t);
+    }
+    families.push_back({"select_clamp", program});
+  }
+  {
+    // A chain: values stay in registers between ops, half types rounded
+    // after each.
+    ProgramBuilder program;
+    for (const char* type : {"f16", "bf16", "f32"}) {
+      const std::string t = program.Tensor(type);
+      program.Op("multiply", {program.Arg(type), program.Arg(type, "b")}, {t, t}, t);
+      const std::string product = "%r" + std::to_string(program.num_results() - 1);
+      program.Op("add", {product, program.Arg(type, "c")}, {t, t}, t);
+      const std::string sum = "%r" + std::to_string(program.num_results() - 1);
+      program.Op("subtract", {sum, program.Arg(type)}, {t, t}, t);
+    }
+    families.push_back({"chain", program});
+  }
+  {
+    ProgramBuilder program("");
+    program.Binary("add", "f32");
+    program.Binary("multiply", "bf16");
+    program.Binary("divide", "i64");
+    families.push_back({"rank_zero", program});
+  }
+  return families;
+}
+
+}  // namespace berth::cuda::testing
+
+#endif  // BERTH_TESTS_CUDA_KERNEL_FAMILIES_HPP_

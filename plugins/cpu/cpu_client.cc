@@ -25,24 +25,6 @@ namespace {
 constexpr int64_t kMaxDevices = 4096;
 constexpr int64_t kMaxNodes = 65536;
 
-// Copies a strided host array into dense major-to-minor storage.
-void CopyStrided(const std::byte* src, std::span<const int64_t> dims,
-                 std::span<const int64_t> byte_strides, size_t element_size, std::byte* dst) {
-  const size_t rank = dims.size();
-  std::vector<int64_t> index(rank, 0);
-  const int64_t count = ElementCount(dims);
-  for (int64_t n = 0; n < count; ++n) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < rank; ++d) offset += index[d] * byte_strides[d];
-    std::memcpy(dst, src + offset, element_size);
-    dst += element_size;
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < dims[d]) break;
-      index[d] = 0;
-    }
-  }
-}
-
 }  // namespace
 
 CpuClient::CpuClient(CpuClientOptions options, CpuTopology topology,
@@ -239,22 +221,9 @@ DeviceStream& CpuClient::StreamLocked(const plugin::Device& device) {
 
 Result<plugin::HostBufferResult> CpuClient::BufferFromHostBuffer(
     const plugin::HostBufferArgs& args) {
-  size_t element_size = ElementTypeByteSize(args.type);
   BERTH_ASSIGN_OR_RETURN(size_t byte_size, DenseByteSize(args.type, args.dims));
   std::shared_ptr<Storage> storage = Storage::Allocate(byte_size);
-  const auto* src = static_cast<const std::byte*>(args.data);
-  if (byte_size == 0) {
-    // Nothing to copy.
-  } else if (args.byte_strides.empty()) {
-    std::memcpy(storage->data(), src, byte_size);
-  } else {
-    for (int64_t stride : args.byte_strides) {
-      if (stride < 0) {
-        return InvalidArgumentError("negative byte strides are not supported");
-      }
-    }
-    CopyStrided(src, args.dims, args.byte_strides, element_size, storage->data());
-  }
+  if (byte_size > 0) BERTH_RETURN_IF_ERROR(plugin::CopyHostArrayDense(args, storage->data()));
   plugin::HostBufferResult result;
   if (args.type == berth::ElementType::kPred) {
     // Predicates are 0 or 1 inside the backend, whatever byte the host used.

@@ -5,6 +5,8 @@
 #include "berth/plugin/options.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "codegen/nvrtc_compiler.hpp"
+#include "cuda_buffer.hpp"
+#include "cuda_executable.hpp"
 #include "cuda_plan.hpp"
 #include "cuda_status.hpp"
 
@@ -49,27 +51,14 @@ Result<std::unique_ptr<CudaClient>> CudaClient::Create(const NamedValueMap& opti
                                    StatusCode::kFailedPrecondition));
   if (count == 0) return FailedPreconditionError("cuda client: the CUDA runtime shows no GPU");
   BERTH_ASSIGN_OR_RETURN(std::vector<int> ordinals, SelectVisibleDevices(parsed, count));
-  std::vector<GpuInfo> gpus;
-  for (int ordinal : ordinals) {
-    BERTH_ASSIGN_OR_RETURN(GpuInfo info, Describe(ordinal));
-    gpus.push_back(std::move(info));
-  }
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   std::string version = "berth-cuda " BERTH_VERSION " (CUDA runtime " + VersionText(runtime) +
                         ", driver " + VersionText(driver) + ", NVRTC " + NvrtcVersion() + ")";
-  return std::unique_ptr<CudaClient>(
-      new CudaClient(std::move(parsed), std::move(gpus), std::move(version)));
-}
-
-CudaClient::CudaClient(CudaClientOptions options, std::vector<GpuInfo> gpus,
-                       std::string platform_version)
-    : options_(std::move(options)),
-      gpus_(std::move(gpus)),
-      platform_version_(std::move(platform_version)) {
-  for (size_t i = 0; i < gpus_.size(); ++i) {
-    const GpuInfo& gpu = gpus_[i];
+  std::unique_ptr<CudaClient> client(new CudaClient(std::move(parsed), std::move(version)));
+  for (size_t i = 0; i < ordinals.size(); ++i) {
+    BERTH_ASSIGN_OR_RETURN(GpuInfo gpu, Describe(ordinals[i]));
     NamedValueMap attributes = {
         {"compute_capability",
          std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)},
@@ -80,18 +69,25 @@ CudaClient::CudaClient(CudaClientOptions options, std::vector<GpuInfo> gpus,
     };
     plugin::DeviceDescription description(static_cast<int64_t>(i), 0, gpu.name,
                                           std::move(attributes));
-    auto device = std::make_unique<plugin::Device>(std::move(description), true, gpu.ordinal);
+    BERTH_ASSIGN_OR_RETURN(
+        std::unique_ptr<CudaDevice> device,
+        CudaDevice::Create(std::move(description), std::move(gpu), client->options_));
     plugin::Memory* on_device =
-        AddMemory(std::make_unique<plugin::Memory>(static_cast<int32_t>(2 * i), "device"));
-    plugin::Memory* pinned =
-        AddMemory(std::make_unique<plugin::Memory>(static_cast<int32_t>(2 * i + 1), "pinned_host"));
+        client->AddMemory(std::make_unique<plugin::Memory>(static_cast<int32_t>(2 * i), "device"));
+    plugin::Memory* pinned = client->AddMemory(
+        std::make_unique<plugin::Memory>(static_cast<int32_t>(2 * i + 1), "pinned_host"));
     device->AttachMemory(on_device);
     device->AttachMemory(pinned);
     on_device->AttachDevice(device.get());
     pinned->AttachDevice(device.get());
-    AddDevice(std::move(device));
+    client->cuda_devices_.push_back(device.get());
+    client->AddDevice(std::move(device));
   }
+  return client;
 }
+
+CudaClient::CudaClient(CudaClientOptions options, std::string platform_version)
+    : options_(std::move(options)), platform_version_(std::move(platform_version)) {}
 
 Result<plugin::HostBufferResult> CudaClient::BufferFromHostBuffer(
     const plugin::HostBufferArgs& args) {
@@ -112,19 +108,26 @@ Result<std::unique_ptr<plugin::LoadedExecutable>> CudaClient::Compile(
   parse_options.verify = true;
   BERTH_ASSIGN_OR_RETURN(stablehlo::Module module,
                          stablehlo::ParseModule(program.code, source_name, parse_options));
-  BERTH_ASSIGN_OR_RETURN(CudaPlan plan, PlanCudaProgram(module, options.entry_name));
-  // Every kernel compiles for every device's architecture now, so a program
-  // that cannot run fails at compile time.
-  for (const GpuInfo& gpu : gpus_) {
-    for (const PlanStep& step : plan.steps) {
-      if (step.kind != PlanStep::Kind::kFused) continue;
-      BERTH_RETURN_IF_ERROR(
-          CompileCudaSource(step.source, gpu.compute_major, gpu.compute_minor).status());
-    }
+  if (options.num_replicas > 1 || options.num_partitions > 1) {
+    return UnimplementedError(
+        "the cuda plugin runs programs of one replica and one partition only, not " +
+        std::to_string(options.num_replicas) + " x " + std::to_string(options.num_partitions));
   }
-  return UnimplementedError(
-      "cuda client: the program planned into " + std::to_string(plan.steps.size()) +
-      " steps and its kernels compiled, but executing on the GPU is not written yet (issue 20)");
+  if (options.device_assignment.size() > 1) {
+    return UnimplementedError(
+        "the cuda plugin runs a program on one device only (device_assignment has " +
+        std::to_string(options.device_assignment.size()) + ")");
+  }
+  CudaDevice* device = cuda_devices_.front();
+  if (options.device_assignment.size() == 1) {
+    BERTH_ASSIGN_OR_RETURN(plugin::Device * assigned, LookupDevice(options.device_assignment[0]));
+    device = dynamic_cast<CudaDevice*>(assigned);
+  }
+  auto owned = std::make_unique<stablehlo::Module>(std::move(module));
+  BERTH_ASSIGN_OR_RETURN(CudaPlan plan, PlanCudaProgram(*owned, options.entry_name));
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<CudaExecutable> executable,
+                         CudaExecutable::Load(std::move(owned), std::move(plan), {device}));
+  return std::unique_ptr<plugin::LoadedExecutable>(std::move(executable));
 }
 
 }  // namespace berth::cuda

@@ -14,19 +14,9 @@
 #include "berth/plugin/client.hpp"
 #include "berth/plugin/key_value.hpp"
 #include "cuda_client_options.hpp"
+#include "cuda_device.hpp"
 
 namespace berth::cuda {
-
-// What the CUDA runtime says about one GPU.
-struct GpuInfo {
-  int ordinal = 0;  // the runtime's device number
-  std::string name;
-  int compute_major = 0;
-  int compute_minor = 0;
-  int64_t memory_bytes = 0;
-  int multiprocessors = 0;
-  std::string pci_bus_id;
-};
 
 class CudaClient final : public plugin::Client {
  public:
@@ -42,13 +32,13 @@ class CudaClient final : public plugin::Client {
       const plugin::Program& program, const plugin::CompileOptions& options) override;
 
   const CudaClientOptions& options() const { return options_; }
-  const std::vector<GpuInfo>& gpus() const { return gpus_; }
+  const std::vector<CudaDevice*>& cuda_devices() const { return cuda_devices_; }
 
  private:
-  CudaClient(CudaClientOptions options, std::vector<GpuInfo> gpus, std::string platform_version);
+  CudaClient(CudaClientOptions options, std::string platform_version);
 
   CudaClientOptions options_;
-  std::vector<GpuInfo> gpus_;
+  std::vector<CudaDevice*> cuda_devices_;  // owned by the base class, in id order
   std::string platform_name_ = "cuda";
   std::string platform_version_;
 };

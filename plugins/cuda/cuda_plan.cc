@@ -1,6 +1,7 @@
 #include "cuda_plan.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace berth::cuda {
@@ -22,69 +23,164 @@ Result<const stablehlo::Function*> FindEntry(const stablehlo::Module& module,
   return entry;
 }
 
-// Closes the kernel of `ops`: what it reads from outside, what is used after
-// it. A kernel whose results are all unused is dropped.
-void Flush(std::vector<const Operation*>& ops, int64_t num_elements, CudaPlan& plan) {
-  if (ops.empty()) return;
-  std::unordered_set<const Operation*> inside(ops.begin(), ops.end());
-  PlanStep step;
-  step.kind = PlanStep::Kind::kFused;
-  step.fused.num_elements = num_elements;
-  step.fused.ops = ops;
-  for (const Operation* op : ops) {
-    for (const stablehlo::Value* operand : op->operands()) {
-      const Operation* producer = operand->defining_op();
-      if (producer != nullptr && inside.contains(producer)) continue;
-      if (std::find(step.fused.inputs.begin(), step.fused.inputs.end(), operand) ==
-          step.fused.inputs.end()) {
-        step.fused.inputs.push_back(operand);
+class Planner {
+ public:
+  explicit Planner(CudaPlan& plan) : plan_(plan) {}
+
+  Status Add(const Operation& op) {
+    if (IsViewKind(op.kind())) {
+      BERTH_RETURN_IF_ERROR(CheckView(op));
+      ViewRead view;
+      view.value = op.result(0);
+      view.chain.push_back(&op);
+      if (op.kind() != OpKind::kIota) {
+        const stablehlo::Value* operand = op.operand(0);
+        if (auto it = views_.find(operand); it != views_.end()) {
+          view.source = it->second.source;
+          view.chain.insert(view.chain.end(), it->second.chain.begin(), it->second.chain.end());
+        } else {
+          view.source = operand;
+        }
+      }
+      views_[view.value] = std::move(view);
+      return OkStatus();
+    }
+    if (IsGeneratedElementwiseKind(op.kind())) {
+      BERTH_RETURN_IF_ERROR(CheckFusible(op));
+      const int64_t elements = op.result(0)->type().NumElements();
+      bool reads_group_through_view = false;
+      for (const stablehlo::Value* operand : op.operands()) {
+        auto it = views_.find(operand);
+        if (it != views_.end() && it->second.source != nullptr &&
+            it->second.source->defining_op() != nullptr &&
+            inside_.contains(it->second.source->defining_op())) {
+          reads_group_through_view = true;  // its source must be in memory first
+        }
+      }
+      if (!chain_.empty() && (elements != chain_elements_ || reads_group_through_view)) Flush();
+      chain_elements_ = elements;
+      chain_.push_back(&op);
+      inside_.insert(&op);
+      return OkStatus();
+    }
+    Flush();
+    if (op.kind() == OpKind::kConstant) {
+      PlanStep step;
+      step.kind = PlanStep::Kind::kConstant;
+      step.op = &op;
+      plan_.steps.push_back(std::move(step));
+      return OkStatus();
+    }
+    return UnimplementedError("the cuda plugin has no kernel for " + std::string(op.name()) +
+                              " (at " + op.location().ToString() + ") yet");
+  }
+
+  // Ends the planning: views the function returns are written out, one
+  // kernel per element count.
+  void Finish(const Operation& terminator) {
+    Flush();
+    std::vector<const stablehlo::Value*> returned;
+    for (const stablehlo::Value* value : terminator.operands()) {
+      if (views_.contains(value) &&
+          std::find(returned.begin(), returned.end(), value) == returned.end()) {
+        returned.push_back(value);
       }
     }
-    const stablehlo::Value* result = op->result(0);
-    for (const stablehlo::OpOperand& use : result->uses()) {
-      if (!inside.contains(use.owner)) {
-        step.fused.outputs.push_back(result);
-        break;
+    while (!returned.empty()) {
+      const int64_t elements = returned.front()->type().NumElements();
+      std::vector<const stablehlo::Value*> same;
+      std::erase_if(returned, [&](const stablehlo::Value* value) {
+        if (value->type().NumElements() != elements) return false;
+        same.push_back(value);
+        return true;
+      });
+      FusedKernel kernel;
+      kernel.num_elements = elements;
+      for (const stablehlo::Value* value : same) {
+        AddView(kernel, views_.at(value));
+        kernel.outputs.push_back(value);
       }
+      Emit(std::move(kernel));
     }
   }
-  if (!step.fused.outputs.empty()) {
-    step.fused.name = "berth_fused_" + std::to_string(plan.steps.size());
-    plan.fused_ops += static_cast<int>(ops.size());
-    plan.steps.push_back(std::move(step));
+
+ private:
+  static void AddInput(FusedKernel& kernel, const stablehlo::Value* value) {
+    if (value != nullptr &&
+        std::find(kernel.inputs.begin(), kernel.inputs.end(), value) == kernel.inputs.end()) {
+      kernel.inputs.push_back(value);
+    }
   }
-  ops.clear();
-}
+
+  static void AddView(FusedKernel& kernel, const ViewRead& view) {
+    for (const ViewRead& known : kernel.views) {
+      if (known.value == view.value) return;
+    }
+    AddInput(kernel, view.source);
+    kernel.views.push_back(view);
+  }
+
+  // Closes the kernel of the chain: what it reads from memory (directly or
+  // through views), what is used after it. A kernel whose results are all
+  // unused is dropped.
+  void Flush() {
+    if (chain_.empty()) return;
+    FusedKernel kernel;
+    kernel.num_elements = chain_elements_;
+    kernel.ops = chain_;
+    for (const Operation* op : chain_) {
+      for (const stablehlo::Value* operand : op->operands()) {
+        const Operation* producer = operand->defining_op();
+        if (producer != nullptr && inside_.contains(producer)) continue;
+        if (auto it = views_.find(operand); it != views_.end()) {
+          AddView(kernel, it->second);
+        } else {
+          AddInput(kernel, operand);
+        }
+      }
+      const stablehlo::Value* result = op->result(0);
+      for (const stablehlo::OpOperand& use : result->uses()) {
+        if (!inside_.contains(use.owner)) {
+          kernel.outputs.push_back(result);
+          break;
+        }
+      }
+    }
+    const int ops = static_cast<int>(chain_.size());
+    chain_.clear();
+    inside_.clear();
+    if (kernel.outputs.empty()) return;
+    plan_.fused_ops += ops;
+    Emit(std::move(kernel));
+  }
+
+  void Emit(FusedKernel kernel) {
+    PlanStep step;
+    step.kind = PlanStep::Kind::kFused;
+    kernel.name = "berth_fused_" + std::to_string(plan_.steps.size());
+    step.fused = std::move(kernel);
+    plan_.steps.push_back(std::move(step));
+  }
+
+  CudaPlan& plan_;
+  std::unordered_map<const stablehlo::Value*, ViewRead> views_;
+  std::vector<const Operation*> chain_;
+  std::unordered_set<const Operation*> inside_;
+  int64_t chain_elements_ = 0;
+};
 
 }  // namespace
 
 Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name) {
   CudaPlan plan;
   BERTH_ASSIGN_OR_RETURN(plan.entry, FindEntry(module, entry_name));
-  std::vector<const Operation*> chain;
-  int64_t chain_elements = 0;
-  for (const Operation* op : plan.entry->entry_block().operations()) {
+  Planner planner(plan);
+  const stablehlo::Block& block = plan.entry->entry_block();
+  for (const Operation* op : block.operations()) {
     if (op->kind() == OpKind::kReturn || op->kind() == OpKind::kFuncReturn) continue;
-    if (IsGeneratedElementwiseKind(op->kind())) {
-      BERTH_RETURN_IF_ERROR(CheckFusible(*op));
-      const int64_t elements = op->result(0)->type().NumElements();
-      if (!chain.empty() && elements != chain_elements) Flush(chain, chain_elements, plan);
-      chain_elements = elements;
-      chain.push_back(op);
-      continue;
-    }
-    Flush(chain, chain_elements, plan);
-    if (op->kind() == OpKind::kConstant) {
-      PlanStep step;
-      step.kind = PlanStep::Kind::kConstant;
-      step.op = op;
-      plan.steps.push_back(std::move(step));
-      continue;
-    }
-    return UnimplementedError("the cuda plugin has no kernel for " + std::string(op->name()) +
-                              " (at " + op->location().ToString() + ") yet");
+    BERTH_RETURN_IF_ERROR(planner.Add(*op));
   }
-  Flush(chain, chain_elements, plan);
+  planner.Finish(*block.terminator());
   for (PlanStep& step : plan.steps) {
     if (step.kind != PlanStep::Kind::kFused) continue;
     BERTH_ASSIGN_OR_RETURN(step.source, EmitFusedKernel(step.fused));

@@ -1,10 +1,15 @@
 // How the cuda plugin runs a program: the entry function's ops as steps,
 // chains of elementwise ops fused into generated kernels (elementwise_codegen).
 //
-// Planned today: constants, the elementwise ops and func.return. Every other
-// op is UNIMPLEMENTED naming it and its location (the library-backed kernels
-// of issue 20 - cuBLASLt, cuDNN, cuFFT, CUB, data movement, control flow -
-// are not written yet).
+// Planned today: constants, the elementwise ops, data movement folded into
+// the loads of the kernels that read it (transpose, broadcast_in_dim,
+// reshape, slice, reverse, iota: no copy is made unless the function returns
+// the moved value) and func.return. A chain ends where the element count
+// changes or where an op reads, through data movement, a value the chain
+// itself computes (that value is written out, and the next kernel reads it).
+// Every other op is UNIMPLEMENTED naming it and its location (the
+// library-backed kernels of issue 20 - cuBLASLt, cuDNN, cuFFT, CUB,
+// reductions, gather/scatter, control flow - are not written yet).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 

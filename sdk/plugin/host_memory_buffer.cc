@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "berth/plugin/device.hpp"
 #include "berth/shape.hpp"
@@ -13,18 +14,42 @@ HostMemoryBuffer::HostMemoryBuffer(ElementType type, std::vector<int64_t> dims, 
     : Buffer(type, std::move(dims), device, memory != nullptr ? memory : device->default_memory()),
       bytes_(std::move(bytes)) {}
 
+Status CopyHostArrayDense(const HostBufferArgs& args, std::byte* dst) {
+  const size_t element_size = ElementTypeByteSize(args.type);
+  const auto* src = static_cast<const std::byte*>(args.data);
+  const int64_t count = ElementCount(args.dims);
+  if (args.byte_strides.empty()) {
+    if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * element_size);
+    return OkStatus();
+  }
+  for (int64_t stride : args.byte_strides) {
+    if (stride < 0) return InvalidArgumentError("negative byte strides are not supported");
+  }
+  const size_t rank = args.dims.size();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d) offset += index[d] * args.byte_strides[d];
+    std::memcpy(dst, src + offset, element_size);
+    dst += element_size;
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < args.dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return OkStatus();
+}
+
 Result<HostBufferResult> HostMemoryBuffer::FromHost(const HostBufferArgs& args,
                                                     std::string_view backend) {
-  if (!args.byte_strides.empty()) {
-    return UnimplementedError(std::string(backend) + ": strided host buffers are not supported");
-  }
   Result<size_t> size = DenseByteSize(args.type, args.dims);
   if (!size.ok()) return size.status().WithContext(backend);
-  const auto* data = static_cast<const std::byte*>(args.data);
+  std::vector<std::byte> bytes(*size);
+  if (*size > 0) BERTH_RETURN_IF_ERROR(CopyHostArrayDense(args, bytes.data()).WithContext(backend));
   HostBufferResult result;
   result.buffer = std::make_unique<HostMemoryBuffer>(
       args.type, std::vector<int64_t>(args.dims.begin(), args.dims.end()), args.device,
-      std::vector<std::byte>(data, data + *size), args.memory);
+      std::move(bytes), args.memory);
   result.done_with_host_buffer = Event::Ready();
   return result;
 }

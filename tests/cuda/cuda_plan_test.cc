@@ -83,14 +83,61 @@ TEST(CudaPlanTest, ADifferentElementCountStartsANewKernelThatReadsTheFirstOnesOu
 TEST(CudaPlanTest, OpWithoutAKernelIsUnimplementedNamingItAndItsLine) {
   stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = stablehlo.abs %a : tensor<4x4xf32>
-  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = stablehlo.dot_general %0, %a, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %1 : tensor<4x4xf32>
 })");
   Result<CudaPlan> plan = Plan(module);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(plan.status().message(),
-              HasSubstr("no kernel for stablehlo.transpose (at plan.mlir:3:"));
+              HasSubstr("no kernel for stablehlo.dot_general (at plan.mlir:3:"));
+}
+
+TEST(CudaPlanTest, DataMovementFoldsIntoTheLoadsOfItsReaders) {
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<3x5xf32>, %b: tensor<5xf32>) -> tensor<5x3xf32> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [0] : (tensor<5xf32>) -> tensor<5x3xf32>
+  %2 = stablehlo.reverse %1, dims = [1] : tensor<5x3xf32>
+  %3 = stablehlo.iota dim = 1 : tensor<5x3xf32>
+  %4 = stablehlo.add %0, %2 : tensor<5x3xf32>
+  %5 = stablehlo.multiply %4, %3 : tensor<5x3xf32>
+  return %5 : tensor<5x3xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  const FusedKernel& kernel = plan->steps[0].fused;
+  EXPECT_EQ(kernel.ops.size(), 2u);
+  const stablehlo::Block& block = plan->entry->entry_block();
+  EXPECT_EQ(kernel.inputs,
+            (std::vector<const stablehlo::Value*>{block.argument(0), block.argument(1)}));
+  ASSERT_EQ(kernel.views.size(), 3u);
+  EXPECT_EQ(kernel.views[1].chain.size(), 2u);  // reverse of broadcast_in_dim of %b
+  EXPECT_EQ(kernel.views[1].source, block.argument(1));
+  EXPECT_EQ(kernel.views[2].source, nullptr);  // iota
+  // %a is read only through the transpose: never at the kernel's own index.
+  EXPECT_THAT(plan->steps[0].source, ::testing::Not(HasSubstr("in0[i]")));
+}
+
+TEST(CudaPlanTest, ReadingTheChainsOwnResultThroughDataMovementEndsTheChain) {
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<2x2xf32>) {
+  %0 = stablehlo.abs %a : tensor<4x4xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %2 = stablehlo.add %1, %a : tensor<4x4xf32>
+  %3 = stablehlo.slice %2 [1:3, 0:4:2] : (tensor<4x4xf32>) -> tensor<2x2xf32>
+  return %2, %3 : tensor<4x4xf32>, tensor<2x2xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 3u);  // abs; transpose + add; the returned slice written out
+  const stablehlo::Block& block = plan->entry->entry_block();
+  EXPECT_EQ(plan->steps[0].fused.outputs[0], block.operations()[0]->result(0));
+  EXPECT_EQ(plan->steps[1].fused.inputs[0], block.operations()[0]->result(0));
+  EXPECT_TRUE(plan->steps[2].fused.ops.empty());
+  EXPECT_EQ(plan->steps[2].fused.outputs[0], block.operations()[3]->result(0));
+  EXPECT_EQ(plan->steps[2].fused.num_elements, 4);
 }
 
 TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {

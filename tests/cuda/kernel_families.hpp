@@ -58,6 +58,18 @@ class ProgramBuilder {
     results_.emplace_back(name, result);
   }
 
+  // An argument of any tensor type, by its full name ("%x").
+  void NamedArg(const std::string& name, const std::string& type) {
+    args_.emplace_back(name, type);
+  }
+
+  // `%tN = TEXT` (pretty syntax), a value that is not returned; its name.
+  std::string Value(const std::string& text) {
+    const std::string name = "%t" + std::to_string(values_++);
+    body_ += "  " + name + " = " + text + "\n";
+    return name;
+  }
+
   void Unary(const std::string& op, const std::string& type) {
     Op(op, {Arg(type)}, {Tensor(type)}, Tensor(type));
   }
@@ -85,6 +97,7 @@ class ProgramBuilder {
   std::vector<std::pair<std::string, std::string>> args_;
   std::vector<std::pair<std::string, std::string>> results_;
   std::string body_;
+  int values_ = 0;
 };
 
 struct KernelFamily {
@@ -209,6 +222,56 @@ inline std::vector<KernelFamily> KernelFamilies() {
       program.Op("subtract", {sum, program.Arg(type)}, {t, t}, t);
     }
     families.push_back({"chain", program});
+  }
+  {
+    // Data movement folded into loads: every view of 3x5x7 = 105 elements,
+    // read by an elementwise op (views returned as they are would be
+    // written by a kernel of their own).
+    ProgramBuilder program("3x5x7");
+    const std::string t = program.Tensor("f32");
+    program.Arg("f32", "a");
+    program.Arg("f16", "h");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%a_7x3x5", "tensor<7x3x5xf32>"},
+                                                          {"%b_5", "tensor<5xf32>"},
+                                                          {"%c_105", "tensor<105xf32>"},
+                                                          {"%d_6x11x7", "tensor<6x11x7xf32>"},
+                                                          {"%e_7", "tensor<7xf32>"},
+                                                          {"%s_1x1", "tensor<1x1xf32>"},
+                                                          {"%g_5x7x3", "tensor<5x7x3xi16>"}}) {
+      program.NamedArg(name, type);
+    }
+    std::vector<std::string> views = {
+        program.Value("stablehlo.transpose %a_7x3x5, dims = [1, 2, 0] : (tensor<7x3x5xf32>) -> " +
+                      t),
+        program.Value("stablehlo.broadcast_in_dim %b_5, dims = [1] : (tensor<5xf32>) -> " + t),
+        program.Value("stablehlo.reshape %c_105 : (tensor<105xf32>) -> " + t),
+        program.Value("stablehlo.slice %d_6x11x7 [0:6:2, 1:11:2, 0:7] : (tensor<6x11x7xf32>) -> " +
+                      t),
+        program.Value("stablehlo.reverse %a_f32, dims = [0, 2] : " + t),
+        program.Value("stablehlo.iota dim = 2 : " + t),
+        program.Value("stablehlo.reshape " +
+                      program.Value("stablehlo.transpose " +
+                                    program.Value("stablehlo.broadcast_in_dim %e_7, dims = [0] : "
+                                                  "(tensor<7xf32>) -> tensor<7x15xf32>") +
+                                    ", dims = [1, 0] : (tensor<7x15xf32>) -> tensor<15x7xf32>") +
+                      " : (tensor<15x7xf32>) -> " + t),
+        program.Value("stablehlo.broadcast_in_dim %s_1x1, dims = [0, 2] : (tensor<1x1xf32>) -> " +
+                      t),
+    };
+    for (const std::string& view : views) program.Op("negate", {view}, {t}, t);
+    program.Op("add", {views[0], views[1]}, {t, t}, t);
+    // Integer and half views, and iotas of other types.
+    const std::string i = program.Tensor("i16"), h = program.Tensor("f16"),
+                      l = program.Tensor("i64");
+    program.Op("not",
+               {program.Value(
+                   "stablehlo.transpose %g_5x7x3, dims = [2, 0, 1] : (tensor<5x7x3xi16>) -> " + i)},
+               {i}, i);
+    program.Op("abs", {program.Value("stablehlo.reverse %h_f16, dims = [1] : " + h)}, {h}, h);
+    program.Op("negate", {program.Value("stablehlo.iota dim = 1 : " + h)}, {h}, h);
+    program.Op("negate", {program.Value("stablehlo.iota dim = 0 : " + l)}, {l}, l);
+    families.push_back({"views", program});
   }
   {
     ProgramBuilder program("");

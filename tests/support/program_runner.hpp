@@ -84,6 +84,41 @@ struct Literal {
   }
 };
 
+// Compiles `program` on `client`, gives each device of the executable its
+// arguments (`args_per_device[d]`, or the only list for every device), runs
+// it once and returns the outputs per device.
+inline Result<std::vector<std::vector<Literal>>> RunOnClient(
+    Client& client, const std::string& program,
+    const std::vector<std::vector<Literal>>& args_per_device, const CompileOptions& options = {}) {
+  BERTH_ASSIGN_OR_RETURN(Executable executable, client.Compile(program, options));
+  const std::vector<Device>& devices = executable.addressable_devices();
+  std::vector<std::vector<Buffer>> buffers(devices.size());
+  std::vector<std::vector<const Buffer*>> lists(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const std::vector<Literal>& args =
+        args_per_device.size() == 1 ? args_per_device[0] : args_per_device.at(d);
+    for (const Literal& arg : args) {
+      BERTH_ASSIGN_OR_RETURN(
+          Buffer buffer, client.BufferFromHost(arg.bytes.data(), arg.type, arg.dims, devices[d]));
+      buffers[d].push_back(std::move(buffer));
+    }
+    for (const Buffer& buffer : buffers[d]) lists[d].push_back(&buffer);
+  }
+  BERTH_ASSIGN_OR_RETURN(ExecuteResult result, executable.Execute(lists));
+  std::vector<std::vector<Literal>> out(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    BERTH_RETURN_IF_ERROR(result.completion[d].Await());
+    for (const Buffer& buffer : result.outputs[d]) {
+      Literal literal;
+      literal.type = buffer.element_type();
+      literal.dims = buffer.dims();
+      BERTH_ASSIGN_OR_RETURN(literal.bytes, buffer.ToHostBytes());
+      out[d].push_back(std::move(literal));
+    }
+  }
+  return out;
+}
+
 class CpuRunner {
  public:
   static CpuRunner& Get() {
@@ -114,33 +149,7 @@ class CpuRunner {
   Result<std::vector<std::vector<Literal>>> RunAll(
       const std::string& program, const std::vector<std::vector<Literal>>& args_per_device,
       const CompileOptions& options = {}) {
-    BERTH_ASSIGN_OR_RETURN(Executable executable, client_->Compile(program, options));
-    const std::vector<Device>& devices = executable.addressable_devices();
-    std::vector<std::vector<Buffer>> buffers(devices.size());
-    std::vector<std::vector<const Buffer*>> lists(devices.size());
-    for (size_t d = 0; d < devices.size(); ++d) {
-      const std::vector<Literal>& args =
-          args_per_device.size() == 1 ? args_per_device[0] : args_per_device.at(d);
-      for (const Literal& arg : args) {
-        BERTH_ASSIGN_OR_RETURN(Buffer buffer, client_->BufferFromHost(arg.bytes.data(), arg.type,
-                                                                      arg.dims, devices[d]));
-        buffers[d].push_back(std::move(buffer));
-      }
-      for (const Buffer& buffer : buffers[d]) lists[d].push_back(&buffer);
-    }
-    BERTH_ASSIGN_OR_RETURN(ExecuteResult result, executable.Execute(lists));
-    std::vector<std::vector<Literal>> out(devices.size());
-    for (size_t d = 0; d < devices.size(); ++d) {
-      BERTH_RETURN_IF_ERROR(result.completion[d].Await());
-      for (const Buffer& buffer : result.outputs[d]) {
-        Literal literal;
-        literal.type = buffer.element_type();
-        literal.dims = buffer.dims();
-        BERTH_ASSIGN_OR_RETURN(literal.bytes, buffer.ToHostBytes());
-        out[d].push_back(std::move(literal));
-      }
-    }
-    return out;
+    return RunOnClient(*client_, program, args_per_device, options);
   }
 
  private:

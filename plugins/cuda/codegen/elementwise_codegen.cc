@@ -1,5 +1,6 @@
 #include "codegen/elementwise_codegen.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "codegen/kernel_prelude.hpp"
@@ -280,6 +281,111 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
 
 bool IsRankZeroOf(stablehlo::Type type) { return type.IsTensor() && type.rank() == 0; }
 
+std::vector<int64_t> RowMajorStrides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+// Code computing, from the element index `i` of `view.value`, the source's
+// element index (`index` gets its name) or, for an iota chain, the iota's
+// value as an i64 (`iota` gets its name). Each step names its multi-index
+// "<prefix><step>_<dim>".
+std::string EmitViewIndex(const ViewRead& view, const std::string& prefix, std::string& index,
+                          std::string& iota) {
+  std::string code;
+  std::vector<std::string> current;
+  stablehlo::Type type = view.value->type();
+  {
+    const std::vector<int64_t> strides = RowMajorStrides(type.shape());
+    for (int64_t d = 0; d < type.rank(); ++d) {
+      const std::string name = prefix + "0_" + std::to_string(d);
+      code += "    const berth_s64 " + name + " = i / " + std::to_string(strides[d]) + "LL % " +
+              std::to_string(type.dim(d)) + "LL;\n";
+      current.push_back(name);
+    }
+  }
+  int step = 0;
+  for (const Operation* op : view.chain) {
+    ++step;
+    if (op->kind() == OpKind::kIota) {
+      iota = current[static_cast<size_t>(*op->GetInt("iota_dimension"))];
+      return code;
+    }
+    const stablehlo::Type operand = op->operand(0)->type();
+    std::vector<std::string> next(static_cast<size_t>(operand.rank()));
+    auto name = [&](size_t d) { return prefix + std::to_string(step) + "_" + std::to_string(d); };
+    std::vector<std::string> exprs(next.size());
+    switch (op->kind()) {
+      case OpKind::kTranspose: {
+        std::span<const int64_t> permutation = op->GetI64Array("permutation");
+        for (size_t d = 0; d < permutation.size(); ++d)
+          exprs[static_cast<size_t>(permutation[d])] = current[d];
+        break;
+      }
+      case OpKind::kBroadcastInDim: {
+        std::span<const int64_t> dims = op->GetI64Array("broadcast_dimensions");
+        for (size_t k = 0; k < dims.size(); ++k) {
+          exprs[k] = operand.dim(static_cast<int64_t>(k)) == 1
+                         ? "0LL"
+                         : current[static_cast<size_t>(dims[k])];
+        }
+        break;
+      }
+      case OpKind::kReshape: {
+        const std::vector<int64_t> result_strides = RowMajorStrides(type.shape());
+        std::string linear = "0LL";
+        for (size_t d = 0; d < current.size(); ++d) {
+          linear += " + " + current[d] + " * " + std::to_string(result_strides[d]) + "LL";
+        }
+        const std::string flat = prefix + std::to_string(step) + "_flat";
+        code += "    const berth_s64 " + flat + " = " + linear + ";\n";
+        const std::vector<int64_t> operand_strides = RowMajorStrides(operand.shape());
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          exprs[d] = flat + " / " + std::to_string(operand_strides[d]) + "LL % " +
+                     std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL";
+        }
+        break;
+      }
+      case OpKind::kSlice: {
+        std::span<const int64_t> start = op->GetI64Array("start_indices");
+        std::span<const int64_t> strides = op->GetI64Array("strides");
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          const int64_t stride = d < strides.size() ? strides[d] : 1;
+          exprs[d] = std::to_string(start[d]) + "LL + " + current[d] + " * " +
+                     std::to_string(stride) + "LL";
+        }
+        break;
+      }
+      case OpKind::kReverse: {
+        std::span<const int64_t> dims = op->GetI64Array("dimensions");
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          const bool reversed =
+              std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+          exprs[d] = reversed ? std::to_string(operand.dim(static_cast<int64_t>(d)) - 1) + "LL - " +
+                                    current[d]
+                              : current[d];
+        }
+        break;
+      }
+      default: break;
+    }
+    for (size_t d = 0; d < next.size(); ++d) {
+      next[d] = name(d);
+      code += "    const berth_s64 " + next[d] + " = " + exprs[d] + ";\n";
+    }
+    current = std::move(next);
+    type = operand;
+  }
+  const std::vector<int64_t> strides = RowMajorStrides(type.shape());
+  std::string linear = "0LL";
+  for (size_t d = 0; d < current.size(); ++d)
+    linear += " + " + current[d] + " * " + std::to_string(strides[d]) + "LL";
+  index = prefix + "_at";
+  code += "    const berth_s64 " + index + " = " + linear + ";\n";
+  return code;
+}
+
 }  // namespace
 
 bool IsGeneratedElementwiseKind(OpKind kind) {
@@ -312,6 +418,56 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kClamp:
     case OpKind::kConvert: return true;
     default: return false;
+  }
+}
+
+bool IsViewKind(OpKind kind) {
+  switch (kind) {
+    case OpKind::kTranspose:
+    case OpKind::kBroadcastInDim:
+    case OpKind::kReshape:
+    case OpKind::kSlice:
+    case OpKind::kReverse:
+    case OpKind::kIota: return true;
+    default: return false;
+  }
+}
+
+Status CheckView(const Operation& op) {
+  if (!IsViewKind(op.kind())) return Unsupported(op, "not data movement the code generator folds");
+  const stablehlo::Type result = op.result(0)->type();
+  std::vector<stablehlo::Type> types = {result};
+  for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
+  for (stablehlo::Type type : types) {
+    if (!type.IsTensor() || !type.HasStaticShape()) {
+      return Unsupported(op,
+                         "its values must be statically shaped tensors, not " + type.ToString());
+    }
+    if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
+      return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
+    }
+  }
+  const size_t operand_rank =
+      op.num_operands() > 0 ? static_cast<size_t>(op.operand(0)->type().rank()) : 0;
+  auto needs = [&](const char* name, size_t size) -> Status {
+    if (op.GetI64Array(name).size() != size) {
+      return Unsupported(op, std::string("attribute ") + name + " must hold " +
+                                 std::to_string(size) + " values");
+    }
+    return OkStatus();
+  };
+  switch (op.kind()) {
+    case OpKind::kTranspose: return needs("permutation", operand_rank);
+    case OpKind::kBroadcastInDim: return needs("broadcast_dimensions", operand_rank);
+    case OpKind::kSlice: return needs("start_indices", operand_rank);
+    case OpKind::kIota: {
+      std::optional<int64_t> dimension = op.GetInt("iota_dimension");
+      if (!dimension || *dimension < 0 || *dimension >= result.rank()) {
+        return Unsupported(op, "iota_dimension is not a dimension of the result");
+      }
+      return OkStatus();
+    }
+    default: return OkStatus();
   }
 }
 
@@ -348,8 +504,9 @@ Status CheckFusible(const Operation& op) {
 }
 
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
-  if (kernel.ops.empty() || kernel.outputs.empty()) {
-    return InvalidArgumentError("fused kernel '" + kernel.name + "' has no ops or no outputs");
+  if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {
+    return InvalidArgumentError("fused kernel '" + kernel.name +
+                                "' has nothing to compute or no outputs");
   }
   std::unordered_map<const stablehlo::Value*, std::string> names;
   std::string params, body;
@@ -359,6 +516,12 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     const std::string param = "in" + std::to_string(i);
     const std::string local = "x" + std::to_string(i);
     params += "const " + std::string(StorageType(type)) + "* __restrict__ " + param + ", ";
+    // Loaded per element only when an op reads it as it is (a view's
+    // source may have another element count).
+    const bool direct = std::any_of(kernel.ops.begin(), kernel.ops.end(), [&](const Operation* op) {
+      return std::find(op->operands().begin(), op->operands().end(), value) != op->operands().end();
+    });
+    if (!direct) continue;
     const bool scalar = IsRankZeroOf(value->type()) && kernel.num_elements != 1;
     body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
             Load(type, param + (scalar ? "[0]" : "[i]")) + ";\n";
@@ -367,6 +530,27 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
   for (size_t i = 0; i < kernel.outputs.size(); ++i) {
     params += std::string(StorageType(kernel.outputs[i]->type().element_type())) +
               "* __restrict__ out" + std::to_string(i) + ", ";
+  }
+  for (size_t k = 0; k < kernel.views.size(); ++k) {
+    const ViewRead& view = kernel.views[k];
+    const ElementType type = view.value->type().element_type();
+    std::string index, iota;
+    body += EmitViewIndex(view, "w" + std::to_string(k) + "_", index, iota);
+    const std::string local = "y" + std::to_string(k);
+    if (!iota.empty()) {
+      body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
+              ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+    } else {
+      auto input = std::find(kernel.inputs.begin(), kernel.inputs.end(), view.source);
+      if (view.source == nullptr || input == kernel.inputs.end()) {
+        return InvalidArgumentError("fused kernel '" + kernel.name +
+                                    "': a view's source is not an input");
+      }
+      const std::string param = "in" + std::to_string(input - kernel.inputs.begin());
+      body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
+              Load(type, param + "[" + index + "]") + ";\n";
+    }
+    names[view.value] = local;
   }
   int next = 0;
   for (const Operation* op : kernel.ops) {

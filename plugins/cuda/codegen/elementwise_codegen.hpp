@@ -17,19 +17,40 @@
 
 namespace berth::cuda {
 
+// A value read through data movement: `source` (a kernel input; NULL when
+// the chain ends in an iota, which computes its values) seen through the
+// view ops of `chain`, the one producing `value` first, each reading the
+// next one's result. The kernel loads `value`'s element i from the source
+// element the chain maps i to: no copy of the moved data is made.
+struct ViewRead {
+  const stablehlo::Value* value = nullptr;
+  const stablehlo::Value* source = nullptr;
+  std::vector<const stablehlo::Operation*> chain;
+};
+
 // One kernel: `ops` in program order over `num_elements` elements. Inputs are
-// the values the ops read from outside the kernel (a rank-0 input is read
-// once and used for every element); outputs are the op results used after it.
+// the values the ops read from memory (a rank-0 input is read once and used
+// for every element), directly or through `views`; outputs are the op
+// results (or views: a view returned is written out) used after it.
 struct FusedKernel {
   std::string name;  // the kernel's extern "C" symbol
   std::vector<const stablehlo::Value*> inputs;
   std::vector<const stablehlo::Value*> outputs;
   std::vector<const stablehlo::Operation*> ops;
+  std::vector<ViewRead> views;
   int64_t num_elements = 0;
 };
 
 // Whether `kind` is an elementwise op the code generator knows.
 bool IsGeneratedElementwiseKind(stablehlo::OpKind kind);
+
+// Whether `kind` is data movement the code generator folds into loads:
+// transpose, broadcast_in_dim, reshape, slice, reverse, iota.
+bool IsViewKind(stablehlo::OpKind kind);
+
+// OK when `op` (of a view kind) can be folded: static shapes of a supported
+// element type, its attributes present. Otherwise UNIMPLEMENTED naming it.
+Status CheckView(const stablehlo::Operation& op);
 
 // OK when `op` can be generated: an elementwise kind the code generator
 // knows, statically shaped tensors of the supported element types, operands

@@ -38,6 +38,12 @@ struct HostBufferArgs {
   Memory* memory = nullptr;
 };
 
+// Since plugin SDK 1.7: copies the host array of `args` - dense, or with
+// its byte strides - into dense major-to-minor order at `dst`, which holds
+// DenseByteSize(args.type, args.dims) bytes. Negative strides are
+// INVALID_ARGUMENT (nothing is copied).
+Status CopyHostArrayDense(const HostBufferArgs& args, std::byte* dst);
+
 struct HostBufferResult {
   std::unique_ptr<Buffer> buffer;
   Event done_with_host_buffer;  // ready once `data` may be reused

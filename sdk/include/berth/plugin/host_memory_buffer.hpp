@@ -33,7 +33,8 @@ class HostMemoryBuffer : public Buffer {
 
   // A copy of the host data `args` describes, on args.device (args.memory
   // when set); done_with_host_buffer is ready at once. Strided host data is
-  // UNIMPLEMENTED; `backend` names the plugin in messages.
+  // copied dense (since plugin SDK 1.7; UNIMPLEMENTED before); `backend`
+  // names the plugin in messages.
   static Result<HostBufferResult> FromHost(const HostBufferArgs& args, std::string_view backend);
 
   size_t on_device_size() const override { return bytes_.size(); }

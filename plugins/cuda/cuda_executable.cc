@@ -1,0 +1,240 @@
+#include "cuda_executable.hpp"
+
+#include <algorithm>
+
+#include "codegen/nvrtc_compiler.hpp"
+#include "cuda_buffer.hpp"
+#include "cuda_status.hpp"
+
+namespace berth::cuda {
+namespace {
+
+constexpr int kThreadsPerBlock = 256;
+
+ElementType BufferTypeOf(stablehlo::Type type) {
+  return ParseElementType(stablehlo::ElementTypeName(type.element_type()))
+      .value_or(ElementType::kInvalid);
+}
+
+std::string Describe(ElementType type, std::span<const int64_t> dims) {
+  return std::string(ElementTypeName(type)) + DimsString(dims);
+}
+
+}  // namespace
+
+CudaExecutable::CudaExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
+                               std::vector<plugin::Device*> devices,
+                               std::unique_ptr<stablehlo::Module> module, CudaPlan plan)
+    : plugin::LoadedExecutable(std::move(metadata), std::move(devices)),
+      module_(std::move(module)),
+      plan_(std::move(plan)) {}
+
+CudaExecutable::~CudaExecutable() {
+  for (OnDevice& on : on_devices_) {
+    if (on.device->Activate().ok()) cudaStreamSynchronize(on.device->stream());
+    on.constants.clear();
+  }
+  for (cudaLibrary_t library : libraries_) cudaLibraryUnload(library);
+}
+
+Result<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
+    std::unique_ptr<stablehlo::Module> module, CudaPlan plan, std::vector<CudaDevice*> devices) {
+  auto metadata = std::make_shared<plugin::ExecutableMetadata>();
+  metadata->name = std::string(plan.entry->name());
+  for (const stablehlo::Value* result : plan.entry->entry_block().terminator()->operands()) {
+    const stablehlo::Type type = result->type();
+    if (!type.IsTensor() || !type.HasStaticShape() || BufferTypeOf(type) == ElementType::kInvalid) {
+      return UnimplementedError("the cuda plugin cannot return a value of type " + type.ToString() +
+                                " yet");
+    }
+    metadata->output_types.push_back(BufferTypeOf(type));
+    metadata->output_dims.emplace_back(type.shape().begin(), type.shape().end());
+  }
+  for (const stablehlo::Value* argument : plan.entry->entry_block().arguments()) {
+    const stablehlo::Type type = argument->type();
+    if (!type.IsTensor() || !type.HasStaticShape() || BufferTypeOf(type) == ElementType::kInvalid) {
+      return UnimplementedError("the cuda plugin cannot take a parameter of type " +
+                                type.ToString() + " yet");
+    }
+  }
+  std::vector<plugin::Device*> plain(devices.begin(), devices.end());
+  std::unique_ptr<CudaExecutable> executable(new CudaExecutable(
+      std::move(metadata), std::move(plain), std::move(module), std::move(plan)));
+  const CudaPlan& steps = executable->plan_;
+
+  // One library per (step, architecture); each device takes its handles.
+  std::map<std::pair<size_t, int>, cudaKernel_t> loaded;
+  for (CudaDevice* device : devices) {
+    BERTH_RETURN_IF_ERROR(device->Activate());
+    OnDevice on;
+    on.device = device;
+    const int arch = device->gpu().compute_major * 10 + device->gpu().compute_minor;
+    for (size_t s = 0; s < steps.steps.size(); ++s) {
+      const PlanStep& step = steps.steps[s];
+      if (step.kind == PlanStep::Kind::kConstant) {
+        on.kernels.push_back(nullptr);
+        const stablehlo::DenseElementsAttr* value = step.op->GetDense("value");
+        if (value == nullptr) return UnimplementedError("a constant without dense elements");
+        const std::vector<uint8_t> bytes = value->ExpandedData();
+        BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
+                               DeviceMemory::Allocate(*device, bytes.size()));
+        if (!bytes.empty()) {
+          // On the device's stream (the memory is stream-ordered), waited
+          // for here: loading is not on the execution path.
+          BERTH_RETURN_IF_ERROR(
+              CudaStatus(cudaMemcpyAsync(memory->data(), bytes.data(), bytes.size(),
+                                         cudaMemcpyHostToDevice, device->stream()),
+                         device->Name() + ": uploading a constant"));
+          BERTH_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(device->stream()),
+                                           device->Name() + ": uploading a constant"));
+        }
+        on.constants[step.op->result(0)] = std::move(memory);
+        continue;
+      }
+      auto it = loaded.find({s, arch});
+      if (it == loaded.end()) {
+        BERTH_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledKernel> compiled,
+                               CompileCudaSource(step.source, device->gpu().compute_major,
+                                                 device->gpu().compute_minor));
+        cudaLibrary_t library = nullptr;
+        BERTH_RETURN_IF_ERROR(
+            CudaStatus(cudaLibraryLoadData(&library, compiled->cubin.data(), nullptr, nullptr, 0,
+                                           nullptr, nullptr, 0),
+                       device->Name() + ": loading kernel " + step.fused.name));
+        executable->libraries_.push_back(library);
+        cudaKernel_t kernel = nullptr;
+        BERTH_RETURN_IF_ERROR(
+            CudaStatus(cudaLibraryGetKernel(&kernel, library, step.fused.name.c_str()),
+                       device->Name() + ": finding kernel " + step.fused.name));
+        it = loaded.emplace(std::make_pair(s, arch), kernel).first;
+      }
+      on.kernels.push_back(it->second);
+    }
+    executable->on_devices_.push_back(std::move(on));
+  }
+  return executable;
+}
+
+Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
+    OnDevice& on, const std::vector<plugin::Buffer*>& args, plugin::Event done) {
+  CudaDevice& device = *on.device;
+  const stablehlo::Block& block = plan_.entry->entry_block();
+  if (args.size() != block.num_arguments()) {
+    return InvalidArgumentError("the program takes " + std::to_string(block.num_arguments()) +
+                                " arguments, not " + std::to_string(args.size()));
+  }
+  std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values = on.constants;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const stablehlo::Type type = block.argument(i)->type();
+    auto* buffer = dynamic_cast<CudaBuffer*>(args[i]);
+    if (buffer == nullptr || &buffer->cuda_device() != &device) {
+      return InvalidArgumentError("argument " + std::to_string(i) + " is not a buffer on " +
+                                  device.Name());
+    }
+    if (buffer->element_type() != BufferTypeOf(type) ||
+        !std::equal(buffer->dims().begin(), buffer->dims().end(), type.shape().begin(),
+                    type.shape().end())) {
+      return InvalidArgumentError("argument " + std::to_string(i) + " is " +
+                                  Describe(buffer->element_type(), buffer->dims()) +
+                                  "; the program's parameter is " +
+                                  Describe(BufferTypeOf(type), type.shape()));
+    }
+    if (buffer->ReadyEvent().IsReady() && !buffer->ReadyEvent().status().ok()) {
+      return buffer->ReadyEvent().status().WithContext("argument " + std::to_string(i));
+    }
+    std::shared_ptr<DeviceMemory> data = buffer->data();
+    if (data == nullptr)
+      return FailedPreconditionError("argument " + std::to_string(i) + " was deleted");
+    values[block.argument(i)] = std::move(data);
+  }
+  BERTH_RETURN_IF_ERROR(device.Activate());
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    if (step.kind != PlanStep::Kind::kFused) continue;
+    const FusedKernel& kernel = step.fused;
+    std::vector<void*> pointers;
+    for (const stablehlo::Value* input : kernel.inputs)
+      pointers.push_back(values.at(input)->data());
+    for (const stablehlo::Value* output : kernel.outputs) {
+      BERTH_ASSIGN_OR_RETURN(const size_t size,
+                             DenseByteSize(BufferTypeOf(output->type()), output->type().shape()));
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
+                             DeviceMemory::Allocate(device, size));
+      pointers.push_back(memory->data());
+      values[output] = std::move(memory);
+    }
+    long long n = kernel.num_elements;
+    std::vector<void*> launch_args;
+    for (void*& pointer : pointers) launch_args.push_back(&pointer);
+    launch_args.push_back(&n);
+    if (n == 0) continue;
+    const long long blocks =
+        std::min<long long>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
+                            static_cast<long long>(device.gpu().multiprocessors) * 32);
+    BERTH_RETURN_IF_ERROR(
+        CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels[s]),
+                                    dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
+                                    launch_args.data(), 0, device.stream()),
+                   device.Name() + ": launching " + kernel.name));
+  }
+  // Outputs own their memory; a value returned twice, or an argument or
+  // constant returned, is copied.
+  std::vector<std::unique_ptr<plugin::Buffer>> outputs;
+  std::vector<const stablehlo::Value*> given;
+  for (const stablehlo::Value* result : block.terminator()->operands()) {
+    std::shared_ptr<DeviceMemory> memory = values.at(result);
+    const bool computed = result->defining_op() != nullptr && !on.constants.contains(result);
+    if (!computed || std::find(given.begin(), given.end(), result) != given.end()) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> copy,
+                             DeviceMemory::Allocate(device, memory->size()));
+      if (memory->size() > 0) {
+        BERTH_RETURN_IF_ERROR(
+            CudaStatus(cudaMemcpyAsync(copy->data(), memory->data(), memory->size(),
+                                       cudaMemcpyDeviceToDevice, device.stream()),
+                       device.Name() + ": copying an output"));
+      }
+      memory = std::move(copy);
+    }
+    given.push_back(result);
+    const stablehlo::Type type = result->type();
+    outputs.push_back(std::make_unique<CudaBuffer>(
+        BufferTypeOf(type), std::vector<int64_t>(type.shape().begin(), type.shape().end()), device,
+        device.default_memory(), std::move(memory), done));
+  }
+  // Intermediates are given back now, stream-ordered, when `values` goes.
+  return outputs;
+}
+
+Result<plugin::ExecuteResult> CudaExecutable::Execute(
+    std::span<const std::vector<plugin::Buffer*>> argument_lists,
+    const plugin::ExecuteOptions& options, plugin::Device* execute_device) {
+  (void)options;
+  std::vector<OnDevice*> targets;
+  if (execute_device != nullptr) {
+    for (OnDevice& on : on_devices_) {
+      if (on.device == execute_device) targets.push_back(&on);
+    }
+    if (targets.empty()) return InvalidArgumentError("the program was not loaded on that device");
+  } else {
+    for (OnDevice& on : on_devices_) targets.push_back(&on);
+  }
+  if (argument_lists.size() != targets.size()) {
+    return InvalidArgumentError(std::to_string(argument_lists.size()) + " argument lists for " +
+                                std::to_string(targets.size()) + " devices");
+  }
+  plugin::ExecuteResult result;
+  for (size_t d = 0; d < targets.size(); ++d) {
+    plugin::Event done;
+    BERTH_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<plugin::Buffer>> outputs,
+                           Enqueue(*targets[d], argument_lists[d], done));
+    CudaDevice& device = *targets[d]->device;
+    device.completions()
+        .Enqueue(device.stream(), [done](const Status& status) { done.Set(status); })
+        .IgnoreError();
+    result.outputs.push_back(std::move(outputs));
+    result.completion.push_back(done);
+  }
+  return result;
+}
+
+}  // namespace berth::cuda

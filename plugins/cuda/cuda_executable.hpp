@@ -1,0 +1,58 @@
+// A compiled program on the cuda plugin: its plan, each fused kernel loaded
+// (cudaLibraryLoadData of the NVRTC cubin for the device's architecture) and
+// each constant in device memory, per device. Execute enqueues everything on
+// the device's stream and returns at once; the outputs' ready events and the
+// completion event are set by the device's completion queue.
+#ifndef BERTH_PLUGINS_CUDA_CUDA_EXECUTABLE_HPP_
+#define BERTH_PLUGINS_CUDA_CUDA_EXECUTABLE_HPP_
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "berth/plugin/executable.hpp"
+#include "berth/stablehlo/ir.hpp"
+#include "cuda_device.hpp"
+#include "cuda_plan.hpp"
+
+namespace berth::cuda {
+
+class CudaExecutable final : public plugin::LoadedExecutable {
+ public:
+  // Loads `plan` (of `module`) on `devices`: compiles each kernel for each
+  // architecture among them and uploads the constants.
+  static Result<std::unique_ptr<CudaExecutable>> Load(std::unique_ptr<stablehlo::Module> module,
+                                                      CudaPlan plan,
+                                                      std::vector<CudaDevice*> devices);
+  ~CudaExecutable() override;
+
+  Result<plugin::ExecuteResult> Execute(
+      std::span<const std::vector<plugin::Buffer*>> argument_lists,
+      const plugin::ExecuteOptions& options, plugin::Device* execute_device) override;
+
+ private:
+  // What one device holds of the program.
+  struct OnDevice {
+    CudaDevice* device = nullptr;
+    std::vector<cudaKernel_t> kernels;  // per plan step (NULL for constants)
+    std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> constants;
+  };
+
+  CudaExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
+                 std::vector<plugin::Device*> devices, std::unique_ptr<stablehlo::Module> module,
+                 CudaPlan plan);
+  Result<std::vector<std::unique_ptr<plugin::Buffer>>> Enqueue(
+      OnDevice& on, const std::vector<plugin::Buffer*>& args, plugin::Event done);
+
+  std::unique_ptr<stablehlo::Module> module_;
+  CudaPlan plan_;
+  std::vector<cudaLibrary_t> libraries_;
+  std::vector<OnDevice> on_devices_;
+};
+
+}  // namespace berth::cuda
+
+#endif  // BERTH_PLUGINS_CUDA_CUDA_EXECUTABLE_HPP_

@@ -1,0 +1,183 @@
+// Checking a kernel family's results against the cpu plugin's: seeded
+// random arguments and an element-by-element comparison that names the op,
+// its line, the operands and both results of each mismatch. Shared by the
+// host-compiled kernels' test and the GPU's.
+#ifndef BERTH_TESTS_CUDA_FAMILY_CHECK_HPP_
+#define BERTH_TESTS_CUDA_FAMILY_CHECK_HPP_
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "berth/stablehlo/ir.hpp"
+#include "program_runner.hpp"
+
+namespace berth::cuda::testing {
+
+using stablehlo::ElementType;
+
+inline size_t ElementBytes(ElementType type) {
+  switch (type) {
+    case ElementType::kI1:
+    case ElementType::kSI8:
+    case ElementType::kUI8: return 1;
+    case ElementType::kSI16:
+    case ElementType::kUI16:
+    case ElementType::kF16:
+    case ElementType::kBF16: return 2;
+    case ElementType::kSI32:
+    case ElementType::kUI32:
+    case ElementType::kF32: return 4;
+    default: return 8;
+  }
+}
+
+inline bool IsFloatElement(ElementType type) {
+  return type == ElementType::kF16 || type == ElementType::kBF16 || type == ElementType::kF32 ||
+         type == ElementType::kF64;
+}
+
+// Random storage for `count` elements of `type`.
+inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std::mt19937_64& rng) {
+  const size_t size = ElementBytes(type);
+  std::vector<std::byte> bytes(count * size);
+  std::uniform_int_distribution<int> pick(0, 9);
+  std::uniform_int_distribution<int> small(-4, 9);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t bits = rng();
+    const int kind = pick(rng);
+    if (type == ElementType::kI1) {
+      bits &= 1;
+    } else if (!IsFloatElement(type)) {
+      if (kind < 4)
+        bits = static_cast<uint64_t>(static_cast<int64_t>(small(rng)));  // small, shifts, divisors
+      if (kind == 4) bits = uint64_t{1} << (size * 8 - 1);               // the signed minimum
+      if (kind == 5) bits = (uint64_t{1} << (size * 8 - 1)) - 1;         // the signed maximum
+    } else if (kind < 5) {
+      // Ordinary values: small integers and halves, moderate magnitudes.
+      double value = kind < 2 ? small(rng) * 0.5
+                              : std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng),
+                                           static_cast<int>(rng() % 40) - 20);
+      if (kind == 4)
+        value = std::ldexp(static_cast<double>(static_cast<int64_t>(rng())),
+                           -static_cast<int>(rng() % 40));
+      if (type == ElementType::kF64) {
+        std::memcpy(&bits, &value, 8);
+      } else {
+        const float f = static_cast<float>(value);
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        // f16/bf16: a float that is exactly one (truncate the bits for bf16;
+        // for f16 use the value's float bits only when representable).
+        if (type == ElementType::kBF16) b >>= 16;
+        if (type == ElementType::kF16) b = static_cast<uint32_t>(rng());  // bit patterns suffice
+        bits = b;
+      }
+    }
+    std::memcpy(bytes.data() + i * size, &bits, size);  // little-endian: the low bytes
+  }
+  return bytes;
+}
+
+// Distance in ulps between two finite floats of the same sign (as ordered bit patterns).
+inline int64_t OrderedBits(ElementType type, const std::byte* p) {
+  int64_t value = 0;
+  const size_t size = ElementBytes(type);
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, size);
+  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
+  value = (bits & sign) ? -static_cast<int64_t>(bits & (sign - 1)) : static_cast<int64_t>(bits);
+  return value;
+}
+
+inline bool IsNan(ElementType type, const std::byte* p) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, ElementBytes(type));
+  switch (type) {
+    case ElementType::kF16: return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0;
+    case ElementType::kBF16: return (bits & 0x7f80) == 0x7f80 && (bits & 0x7f) != 0;
+    case ElementType::kF32: return (bits & 0x7f800000) == 0x7f800000 && (bits & 0x7fffff) != 0;
+    case ElementType::kF64:
+      return (bits & 0x7ff0000000000000) == 0x7ff0000000000000 && (bits & 0xfffffffffffff) != 0;
+    default: return false;
+  }
+}
+
+inline std::string Hex(ElementType type, const std::byte* p) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, ElementBytes(type));
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+// Random arguments for every parameter of `block`.
+inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Block& block,
+                                                            uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<berth::testing::Literal> args;
+  for (const stablehlo::Value* arg : block.arguments()) {
+    const stablehlo::Type type = arg->type();
+    berth::testing::Literal literal;
+    literal.type = *ParseElementType(stablehlo::ElementTypeName(type.element_type()));
+    literal.dims.assign(type.shape().begin(), type.shape().end());
+    literal.bytes =
+        RandomElements(type.element_type(), static_cast<size_t>(type.NumElements()), rng);
+    args.push_back(std::move(literal));
+  }
+  return args;
+}
+
+// Compares returned value `returned` of `block` as computed (`got`, dense
+// storage) with the cpu plugin's (`want`): equal bits, or both NaN, or -
+// with `ulps` > 0 - finite floats at most `ulps` apart (`half_ulps` for
+// f16/bf16). Reports up to 20 mismatches; returns their count.
+inline int CompareReturned(const std::string& family, const stablehlo::Block& block,
+                           size_t returned, const std::vector<berth::testing::Literal>& args,
+                           const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                           int64_t ulps, int64_t half_ulps) {
+  const stablehlo::Value* output = block.terminator()->operand(returned);
+  const ElementType type = output->type().element_type();
+  EXPECT_EQ(got.size(), want.size()) << family << ": result " << returned;
+  if (got.size() != want.size()) return 1;
+  const size_t size = ElementBytes(type);
+  const stablehlo::Operation* op = output->defining_op();
+  int mismatches = 0;
+  for (size_t e = 0; e * size < got.size(); ++e) {
+    const std::byte* g = got.data() + e * size;
+    const std::byte* w = want.data() + e * size;
+    if (std::memcmp(g, w, size) == 0) continue;
+    if (IsFloatElement(type) && IsNan(type, g) && IsNan(type, w)) continue;
+    const int64_t tolerance =
+        type == ElementType::kF16 || type == ElementType::kBF16 ? half_ulps : ulps;
+    if (tolerance > 0 && IsFloatElement(type) && !IsNan(type, g) && !IsNan(type, w) &&
+        std::llabs(OrderedBits(type, g) - OrderedBits(type, w)) <= tolerance) {
+      continue;
+    }
+    if (++mismatches > 20 || op == nullptr) continue;
+    std::string operands;
+    for (const stablehlo::Value* operand : op->operands()) {
+      if (!operand->IsBlockArgument()) {
+        operands += " (computed)";
+        continue;
+      }
+      const berth::testing::Literal& arg = args[operand->index()];
+      const size_t arg_size = ElementBytes(operand->type().element_type());
+      const size_t at = operand->type().rank() == 0 ? 0 : e;
+      operands += " " + Hex(operand->type().element_type(), arg.bytes.data() + at * arg_size);
+    }
+    ADD_FAILURE() << family << ": " << op->name() << " (line " << op->location().line << ", "
+                  << output->type().ToString() << ") element " << e << " of operands" << operands
+                  << ": got " << Hex(type, g) << ", the cpu plugin " << Hex(type, w);
+  }
+  return mismatches;
+}
+
+}  // namespace berth::cuda::testing
+
+#endif  // BERTH_TESTS_CUDA_FAMILY_CHECK_HPP_

@@ -64,6 +64,29 @@ class Planner {
       return OkStatus();
     }
     Flush();
+    if (op.kind() == OpKind::kReduce) {
+      BERTH_RETURN_IF_ERROR(CheckReduce(op));
+      FusedKernel kernel;
+      kernel.reduce = &op;
+      kernel.num_elements = op.result(0)->type().NumElements();
+      const size_t n = op.num_results();
+      for (size_t j = 0; j < 2 * n; ++j) {
+        const stablehlo::Value* operand = op.operand(j);
+        auto it = views_.find(operand);
+        if (it == views_.end()) {
+          AddInput(kernel, operand);
+        } else if (j < n) {
+          AddView(kernel, it->second);
+        } else {
+          return UnimplementedError("the cuda plugin cannot take the init value of " +
+                                    std::string(op.name()) + " (at " + op.location().ToString() +
+                                    ") from data movement yet");
+        }
+      }
+      for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);
+      Emit(std::move(kernel));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;

@@ -71,8 +71,8 @@ class CudaExecuteTest : public ::testing::Test {
 TEST_F(CudaExecuteTest, EveryKernelFamilyGivesTheCpuPluginsResults) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
     // The GPU's math functions are within a few ulps of the C library's.
-    ExpectSameAsCpu(*client_, family.name, family.program.Text(), family.transcendental ? 8 : 0,
-                    family.transcendental ? 1 : 0);
+    ExpectSameAsCpu(*client_, family.name, family.program.Text(),
+                    family.ulps > 0 ? 2 * family.ulps : 0, family.half_ulps);
   }
 }
 

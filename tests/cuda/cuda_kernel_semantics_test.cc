@@ -13,57 +13,75 @@
 #include "berth/stablehlo/parser.hpp"
 #include "cuda_plan.hpp"
 #include "family_check.hpp"
+
+#include <unordered_map>
 #include "host_kernels.hpp"
 #include "kernel_families.hpp"
 
 namespace berth::cuda {
 namespace {
 
-const testing::HostKernel* FindHostKernel(const std::string& family) {
+const testing::HostKernel* FindHostKernel(const std::string& family, size_t step) {
   for (size_t i = 0; i < testing::kNumHostKernels; ++i) {
-    if (family == testing::kHostKernels[i].family) return &testing::kHostKernels[i];
+    const testing::HostKernel& kernel = testing::kHostKernels[i];
+    if (family == kernel.family && static_cast<size_t>(kernel.step) == step) return &kernel;
   }
   return nullptr;
 }
 
+// Runs the family's plan on the host, step by step as the cuda executable
+// does on a GPU, and compares each returned value with the cpu plugin's.
 void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
   const std::string text = family.program.Text();
   Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
   ASSERT_TRUE(module.ok()) << module.status().ToString();
   Result<CudaPlan> plan = PlanCudaProgram(*module, "");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  ASSERT_EQ(plan->steps.size(), 1u);
-  const FusedKernel& kernel = plan->steps[0].fused;
-  const testing::HostKernel* host = FindHostKernel(family.name);
-  ASSERT_NE(host, nullptr) << "no host kernel generated for " << family.name;
-
   const stablehlo::Block& block = plan->entry->entry_block();
   std::vector<berth::testing::Literal> args = testing::RandomArguments(block, seed);
   Result<std::vector<berth::testing::Literal>> expected =
       berth::testing::CpuRunner::Get().Run(text, args);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
 
-  std::vector<void*> addresses;
-  for (const stablehlo::Value* input : kernel.inputs)
-    addresses.push_back(args[input->index()].bytes.data());
-  std::vector<std::vector<std::byte>> outputs;
-  for (const stablehlo::Value* output : kernel.outputs) {
-    outputs.emplace_back(static_cast<size_t>(kernel.num_elements) *
-                         testing::ElementBytes(output->type().element_type()));
+  std::unordered_map<const stablehlo::Value*, std::vector<std::byte>> memory;
+  for (size_t a = 0; a < args.size(); ++a) memory[block.argument(a)] = args[a].bytes;
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    const PlanStep& step = plan->steps[s];
+    if (step.kind == PlanStep::Kind::kConstant) {
+      const std::vector<uint8_t> data = step.op->GetDense("value")->ExpandedData();
+      std::vector<std::byte>& bytes = memory[step.op->result(0)];
+      bytes.resize(data.size());
+      if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size());
+      continue;
+    }
+    const FusedKernel& kernel = step.fused;
+    const testing::HostKernel* host = FindHostKernel(family.name, s);
+    ASSERT_NE(host, nullptr) << "no host kernel generated for " << family.name << " step " << s;
+    std::vector<void*> addresses;
+    for (const stablehlo::Value* input : kernel.inputs) {
+      ASSERT_TRUE(memory.contains(input))
+          << family.name << " step " << s << " reads a value not in memory";
+      addresses.push_back(memory[input].data());
+    }
+    std::vector<std::vector<std::byte>> outputs;
+    for (const stablehlo::Value* output : kernel.outputs) {
+      outputs.emplace_back(static_cast<size_t>(output->type().NumElements()) *
+                           testing::ElementBytes(output->type().element_type()));
+    }
+    for (std::vector<std::byte>& output : outputs) addresses.push_back(output.data());
+    long long n = kernel.num_elements;
+    addresses.push_back(&n);
+    host->invoke(addresses.data());
+    for (size_t o = 0; o < outputs.size(); ++o) memory[kernel.outputs[o]] = std::move(outputs[o]);
   }
-  for (std::vector<std::byte>& output : outputs) addresses.push_back(output.data());
-  long long n = kernel.num_elements;
-  addresses.push_back(&n);
-  host->invoke(addresses.data());
 
-  // The families return each kernel output once, in the kernel's order.
-  ASSERT_EQ(outputs.size(), block.terminator()->num_operands());
   int mismatches = 0;
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    ASSERT_EQ(block.terminator()->operand(j), kernel.outputs[j]);
-    mismatches +=
-        testing::CompareReturned(family.name, block, j, args, outputs[j], (*expected)[j].bytes,
-                                 family.transcendental ? 4 : 0, family.transcendental ? 1 : 0);
+  for (size_t j = 0; j < block.terminator()->num_operands(); ++j) {
+    const stablehlo::Value* returned = block.terminator()->operand(j);
+    ASSERT_TRUE(memory.contains(returned))
+        << family.name << ": result " << j << " was never written";
+    mismatches += testing::CompareReturned(family.name, block, j, args, memory[returned],
+                                           (*expected)[j].bytes, family.ulps, family.half_ulps);
   }
   EXPECT_EQ(mismatches, 0) << family.name;
 }

@@ -140,6 +140,43 @@ TEST(CudaPlanTest, ReadingTheChainsOwnResultThroughDataMovementEndsTheChain) {
   EXPECT_EQ(plan->steps[2].fused.num_elements, 4);
 }
 
+TEST(CudaPlanTest, AReduceIsAKernelOfItsOwnReadingViewsAndMemory) {
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<4x6xf32>, %z: tensor<f32>) -> tensor<6xf32> {
+  %0 = stablehlo.exponential %a : tensor<4x6xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %2 = stablehlo.reduce(%1 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<6x4xf32>, tensor<f32>) -> tensor<6xf32>
+  %3 = stablehlo.sqrt %2 : tensor<6xf32>
+  return %3 : tensor<6xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 3u);  // exp; the reduce of its transpose; sqrt
+  const stablehlo::Block& block = plan->entry->entry_block();
+  const FusedKernel& reduce = plan->steps[1].fused;
+  EXPECT_EQ(reduce.reduce, block.operations()[2]);
+  EXPECT_EQ(reduce.num_elements, 6);
+  ASSERT_EQ(reduce.views.size(), 1u);
+  EXPECT_EQ(reduce.views[0].source, block.operations()[0]->result(0));
+  EXPECT_EQ(reduce.inputs, (std::vector<const stablehlo::Value*>{block.operations()[0]->result(0),
+                                                                 block.argument(1)}));
+  EXPECT_EQ(plan->steps[2].fused.inputs[0], block.operations()[2]->result(0));
+}
+
+TEST(CudaPlanTest, AReduceWhoseInitComesFromDataMovementIsUnimplemented) {
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<4x6xf32>, %z: tensor<1xf32>) -> tensor<6xf32> {
+  %z0 = stablehlo.reshape %z : (tensor<1xf32>) -> tensor<f32>
+  %0 = stablehlo.reduce(%a init: %z0) applies stablehlo.add across dimensions = [0] : (tensor<4x6xf32>, tensor<f32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("init value of stablehlo.reduce (at plan.mlir:3:"));
+}
+
 TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {
   stablehlo::Module complex =
       Parse(R"(func.func @main(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {

@@ -1,6 +1,7 @@
 // Writes the kernels of kernel_families.hpp as one host C++ file (argument:
-// the output path): the prelude once, each family's kernel renamed after
-// the family, and the kHostKernels table of host_kernels.hpp.
+// the output path): the prelude once, each kernel of each family's plan
+// renamed after the family and its step, and the kHostKernels table of
+// host_kernels.hpp.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -28,20 +29,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     Result<cuda::CudaPlan> plan = cuda::PlanCudaProgram(*module, "");
-    if (!plan.ok() || plan->steps.size() != 1) {
-      std::cerr << family.name << ": " << (plan.ok() ? "not one kernel" : plan.status().ToString())
-                << "\n";
+    if (!plan.ok()) {
+      std::cerr << family.name << ": " << plan.status().ToString() << "\n";
       return 1;
     }
-    const cuda::PlanStep& step = plan->steps[0];
-    std::string kernel = step.source.substr(prelude.size());
-    const std::string from = "void " + step.fused.name + "(",
-                      to = "void berth_host_" + family.name + "(";
-    kernel.replace(kernel.find(from), from.size(), to);
-    out += kernel;
-    table += "    {\"" + family.name +
-             "\", [](void* const* args) { BerthHostInvoker<decltype(&berth_host_" + family.name +
-             ")>::Invoke(&berth_host_" + family.name + ", args); }},\n";
+    for (size_t s = 0; s < plan->steps.size(); ++s) {
+      const cuda::PlanStep& step = plan->steps[s];
+      if (step.kind != cuda::PlanStep::Kind::kFused) continue;
+      const std::string name = "berth_host_" + family.name + "_" + std::to_string(s);
+      std::string kernel = step.source.substr(prelude.size());
+      const std::string from = "void " + step.fused.name + "(", to = "void " + name + "(";
+      kernel.replace(kernel.find(from), from.size(), to);
+      out += kernel;
+      table += "    {\"" + family.name + "\", " + std::to_string(s) +
+               ", [](void* const* args) { BerthHostInvoker<decltype(&" + name + ")>::Invoke(&" +
+               name + ", args); }},\n";
+    }
   }
   out += "\nnamespace berth::cuda::testing {\nconst HostKernel kHostKernels[] = {\n" + table +
          "};\nconst size_t kNumHostKernels = sizeof(kHostKernels) / sizeof(kHostKernels[0]);\n}  "

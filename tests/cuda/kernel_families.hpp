@@ -64,9 +64,12 @@ class ProgramBuilder {
   }
 
   // `%tN = TEXT` (pretty syntax), a value that is not returned; its name.
+  // TEXT with several results: `%tN:2 = ...`, read as NAME#0, NAME#1.
   std::string Value(const std::string& text) {
     const std::string name = "%t" + std::to_string(values_++);
-    body_ += "  " + name + " = " + text + "\n";
+    const bool pair =
+        text.find(") -> (") != std::string::npos && text.find("reducer") != std::string::npos;
+    body_ += "  " + name + (pair ? ":2" : "") + " = " + text + "\n";
     return name;
   }
 
@@ -103,7 +106,13 @@ class ProgramBuilder {
 struct KernelFamily {
   std::string name;
   ProgramBuilder program;
-  bool transcendental = false;  // results may differ by a few ulps between math libraries
+  // How far the host-compiled kernels' floats may be from the cpu plugin's
+  // (f16/bf16: half_ulps): 0 but for transcendental functions, whose math
+  // libraries differ in the last bits, and sums in another order.
+  int64_t ulps = 0;
+  int64_t half_ulps = 0;
+  // One kernel (the NVRTC test checks that the planner fuses it so).
+  bool one_kernel = true;
 };
 
 inline std::vector<KernelFamily> KernelFamilies() {
@@ -158,7 +167,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
       program.Binary("atan2", type);
       program.Binary("power", type);
     }
-    families.push_back({"float_functions", program, true});
+    families.push_back({"float_functions", program, 4, 1});
   }
   {
     ProgramBuilder program;
@@ -272,6 +281,61 @@ inline std::vector<KernelFamily> KernelFamilies() {
     program.Op("negate", {program.Value("stablehlo.iota dim = 1 : " + h)}, {h}, h);
     program.Op("negate", {program.Value("stablehlo.iota dim = 0 : " + l)}, {l}, l);
     families.push_back({"views", program});
+  }
+  {
+    // Reductions: each a kernel of its own, after and before elementwise
+    // kernels, over one, two and all dimensions, of a view, and variadic.
+    ProgramBuilder program("6x4x5");
+    const std::string f = program.Tensor("f32"), i = program.Tensor("i32"),
+                      h = program.Tensor("f16");
+    const std::string fa = program.Arg("f32"), ia = program.Arg("i32"), ha = program.Arg("f16");
+    const std::string fi = program.Arg("f32", "init", true), ii = program.Arg("i32", "init", true);
+    const std::string hi = program.Arg("f16", "init", true);
+    const std::string twice = program.Value("stablehlo.add " + fa + ", " + fa + " : " + f);
+    program.Op("negate",
+               {program.Value("stablehlo.reduce(" + twice + " init: " + fi +
+                              ") applies stablehlo.maximum across dimensions = [1] : (" + f +
+                              ", tensor<f32>) -> tensor<6x5xf32>")},
+               {"tensor<6x5xf32>"}, "tensor<6x5xf32>");
+    program.Op("abs",
+               {program.Value("stablehlo.reduce(" + ia + " init: " + ii +
+                              ") applies stablehlo.add across dimensions = [0, 2] : (" + i +
+                              ", tensor<i32>) -> tensor<4xi32>")},
+               {"tensor<4xi32>"}, "tensor<4xi32>");
+    program.Op("negate",
+               {program.Value("stablehlo.reduce(" + ha + " init: " + hi +
+                              ") applies stablehlo.minimum across dimensions = [0, 1, 2] : (" + h +
+                              ", tensor<f16>) -> tensor<f16>")},
+               {"tensor<f16>"}, "tensor<f16>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose " + ia + ", dims = [2, 0, 1] : (" + i + ") -> tensor<5x6x4xi32>");
+    program.Op("not",
+               {program.Value("stablehlo.reduce(" + transposed + " init: " + ii +
+                              ") applies stablehlo.multiply across dimensions = [1] : "
+                              "(tensor<5x6x4xi32>, tensor<i32>) -> "
+                              "tensor<5x4xi32>")},
+               {"tensor<5x4xi32>"}, "tensor<5x4xi32>");
+    // A float sum: the cpu plugin adds in the same row-major order here.
+    program.Op("negate",
+               {program.Value("stablehlo.reduce(" + fa + " init: " + fi +
+                              ") applies stablehlo.add across dimensions = [0, 1] : (" + f +
+                              ", tensor<f32>) -> tensor<5xf32>")},
+               {"tensor<5xf32>"}, "tensor<5xf32>");
+    // The largest element along dimension 2 and where it is (an argmax).
+    const std::string where = program.Value("stablehlo.iota dim = 2 : " + i);
+    const std::string best = program.Value(
+        "stablehlo.reduce(" + fa + " init: " + fi + "), (" + where + " init: " + ii +
+        ") across dimensions = [2] : (" + f + ", " + i +
+        ", tensor<f32>, tensor<i32>) -> (tensor<6x4xf32>, tensor<6x4xi32>)\n"
+        "    reducer(%x: tensor<f32>, %y: tensor<f32>) (%xi: tensor<i32>, %yi: tensor<i32>) {\n"
+        "      %gt = stablehlo.compare GT, %y, %x : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "      %m = stablehlo.select %gt, %y, %x : tensor<i1>, tensor<f32>\n"
+        "      %mi = stablehlo.select %gt, %yi, %xi : tensor<i1>, tensor<i32>\n"
+        "      stablehlo.return %m, %mi : tensor<f32>, tensor<i32>\n"
+        "    }");
+    program.Op("negate", {best + "#0"}, {"tensor<6x4xf32>"}, "tensor<6x4xf32>");
+    program.Op("negate", {best + "#1"}, {"tensor<6x4xi32>"}, "tensor<6x4xi32>");
+    families.push_back({"reduce", program, 0, 0, false});
   }
   {
     ProgramBuilder program("");

@@ -287,12 +287,12 @@ std::vector<int64_t> RowMajorStrides(std::span<const int64_t> shape) {
   return strides;
 }
 
-// Code computing, from the element index `i` of `view.value`, the source's
+// Code computing, from the element index `at` of `view.value`, the source's
 // element index (`index` gets its name) or, for an iota chain, the iota's
 // value as an i64 (`iota` gets its name). Each step names its multi-index
 // "<prefix><step>_<dim>".
-std::string EmitViewIndex(const ViewRead& view, const std::string& prefix, std::string& index,
-                          std::string& iota) {
+std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std::string& prefix,
+                          std::string& index, std::string& iota) {
   std::string code;
   std::vector<std::string> current;
   stablehlo::Type type = view.value->type();
@@ -300,8 +300,8 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& prefix, std::
     const std::vector<int64_t> strides = RowMajorStrides(type.shape());
     for (int64_t d = 0; d < type.rank(); ++d) {
       const std::string name = prefix + "0_" + std::to_string(d);
-      code += "    const berth_s64 " + name + " = i / " + std::to_string(strides[d]) + "LL % " +
-              std::to_string(type.dim(d)) + "LL;\n";
+      code += "    const berth_s64 " + name + " = " + at + " / " + std::to_string(strides[d]) +
+              "LL % " + std::to_string(type.dim(d)) + "LL;\n";
       current.push_back(name);
     }
   }
@@ -384,6 +384,49 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& prefix, std::
   index = prefix + "_at";
   code += "    const berth_s64 " + index + " = " + linear + ";\n";
   return code;
+}
+
+// The translation unit: the prelude, then the kernel `name` with
+// `params` (and the element count n) running `body` in a grid-stride loop
+// over the element index i.
+std::string WrapKernel(const std::string& name, const std::string& params,
+                       const std::string& body) {
+  std::string source(KernelPrelude());
+  source += "\nextern \"C\" __global__ void " + name + "(" + params + "berth_s64 n) {\n";
+  source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
+  source += "       i += (berth_s64)gridDim.x * blockDim.x) {\n";
+  source += body;
+  source += "  }\n}\n";
+  return source;
+}
+
+// Appends `ops` (elementwise, checked) to `body` as locals v<next>...,
+// reading `names` and recording their results there.
+Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
+               const std::string& indent,
+               std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+               std::string& body) {
+  for (const Operation* op : ops) {
+    BERTH_RETURN_IF_ERROR(CheckFusible(*op));
+    std::vector<std::string> args;
+    for (const stablehlo::Value* operand : op->operands()) {
+      auto it = names.find(operand);
+      if (it == names.end()) {
+        return InvalidArgumentError(
+            "kernel '" + kernel + "': " + Where(*op) +
+            " reads a value that is neither an input nor computed before it");
+      }
+      args.push_back(it->second);
+    }
+    BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
+    const ElementType type = op->result(0)->type().element_type();
+    if (op->kind() != OpKind::kConvert && IsHalf(type)) expression = RoundTo(type, expression);
+    const std::string local = "v" + std::to_string(next++);
+    body += indent + "const " + std::string(ComputeType(type)) + " " + local + " = " + expression +
+            ";\n";
+    names[op->result(0)] = local;
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -503,7 +546,165 @@ Status CheckFusible(const Operation& op) {
   return OpExpression(op, args).status();
 }
 
+Status CheckReduce(const Operation& op) {
+  if (op.kind() != OpKind::kReduce) return Unsupported(op, "not a reduce");
+  const size_t n = op.num_results();
+  if (n == 0 || op.num_operands() != 2 * n || op.num_regions() != 1 ||
+      op.region(0).blocks().size() != 1) {
+    return Unsupported(op, "not N operands, N init values, N results and one body block");
+  }
+  for (const stablehlo::Value* value : op.operands()) {
+    const stablehlo::Type type = value->type();
+    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
+        StorageType(type.element_type()) == nullptr) {
+      return Unsupported(op, "operand type " + type.ToString() + " is not generated yet");
+    }
+  }
+  for (size_t j = n; j < 2 * n; ++j) {
+    if (op.operand(j)->type().rank() != 0) return Unsupported(op, "init values must be rank 0");
+  }
+  const std::span<const int64_t> dims = op.GetI64Array("dimensions");
+  const int64_t rank = op.operand(0)->type().rank();
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank) return Unsupported(op, "dimensions must be dimensions of the operands");
+  }
+  const stablehlo::Block& body = op.region(0).entry_block();
+  if (body.num_arguments() != 2 * n || body.terminator() == nullptr ||
+      body.terminator()->num_operands() != n) {
+    return Unsupported(op, "its body must take 2N values and return N");
+  }
+  for (const Operation* inner : body.operations()) {
+    if (inner == body.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in the body of " + Where(op)));
+  }
+  return OkStatus();
+}
+
+namespace {
+
+// Declares <prefix><k> = the index along dimension dims[k] of `shape` of
+// position `linear` in the row-major order over those dimensions, and
+// records each name at at[dims[k]].
+void EmitDecompose(const std::string& linear, std::span<const int64_t> dims,
+                   std::span<const int64_t> shape, const std::string& prefix,
+                   const std::string& indent, std::string& body, std::vector<std::string>& at) {
+  int64_t stride = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    const std::string name = prefix + std::to_string(k);
+    const int64_t extent = shape[static_cast<size_t>(dims[k])];
+    body += indent + "const berth_s64 " + name + " = " + linear + " / " + std::to_string(stride) +
+            "LL % " + std::to_string(extent) + "LL;\n";
+    at[static_cast<size_t>(dims[k])] = name;
+    stride *= extent;
+  }
+}
+
+// One output element per thread: the accumulators start at the init values
+// and take each reduced element in row-major order through the body.
+Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.reduce;
+  BERTH_RETURN_IF_ERROR(CheckReduce(op));
+  const size_t n = op.num_results();
+  const stablehlo::Type operand = op.operand(0)->type();
+  const std::span<const int64_t> dims = op.GetI64Array("dimensions");
+  auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  std::string params, body;
+  auto input_index = [&](const stablehlo::Value* value) -> Result<size_t> {
+    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), value);
+    if (it == kernel.inputs.end()) {
+      return InvalidArgumentError("reduction kernel '" + kernel.name +
+                                  "': a value it reads is not an input");
+    }
+    return static_cast<size_t>(it - kernel.inputs.begin());
+  };
+  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
+    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
+              "* __restrict__ in" + std::to_string(k) + ", ";
+  }
+  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+    params += std::string(StorageType(kernel.outputs[j]->type().element_type())) +
+              "* __restrict__ out" + std::to_string(j) + ", ";
+  }
+  // The output element's index in each kept dimension.
+  std::vector<int64_t> kept, reduced_dims;
+  for (int64_t d = 0; d < operand.rank(); ++d) (reduced(d) ? reduced_dims : kept).push_back(d);
+  std::vector<std::string> at(static_cast<size_t>(operand.rank()));
+  EmitDecompose("i", kept, operand.shape(), "o", "    ", body, at);
+  int64_t count = 1;
+  for (int64_t d : reduced_dims) count *= operand.dim(d);
+  for (size_t j = 0; j < n; ++j) {
+    const stablehlo::Value* init = op.operand(n + j);
+    BERTH_ASSIGN_OR_RETURN(size_t k, input_index(init));
+    const ElementType type = init->type().element_type();
+    body += "    " + std::string(ComputeType(type)) + " acc" + std::to_string(j) + " = " +
+            Load(type, "in" + std::to_string(k) + "[0]") + ";\n";
+  }
+  body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  EmitDecompose("r", reduced_dims, operand.shape(), "q", "      ", body, at);
+  {
+    std::string linear = "0LL";
+    int64_t stride = 1;
+    for (size_t d = at.size(); d-- > 0;) {
+      linear += " + " + at[d] + " * " + std::to_string(stride) + "LL";
+      stride *= operand.dim(static_cast<int64_t>(d));
+    }
+    body += "      const berth_s64 at = " + linear + ";\n";
+  }
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t j = 0; j < n; ++j) {
+    const stablehlo::Value* value = op.operand(j);
+    const ElementType type = value->type().element_type();
+    const std::string local = "x" + std::to_string(j);
+    const ViewRead* view = nullptr;
+    for (const ViewRead& candidate : kernel.views) {
+      if (candidate.value == value) view = &candidate;
+    }
+    if (view == nullptr) {
+      BERTH_ASSIGN_OR_RETURN(size_t k, input_index(value));
+      body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+              Load(type, "in" + std::to_string(k) + "[at]") + ";\n";
+    } else {
+      std::string index, iota;
+      body += EmitViewIndex(*view, "at", "w" + std::to_string(j) + "_", index, iota);
+      if (!iota.empty()) {
+        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+                ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+      } else {
+        BERTH_ASSIGN_OR_RETURN(size_t k, input_index(view->source));
+        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+                Load(type, "in" + std::to_string(k) + "[" + index + "]") + ";\n";
+      }
+    }
+    names[block.argument(j)] = "acc" + std::to_string(j);
+    names[block.argument(n + j)] = local;
+  }
+  std::vector<const Operation*> ops;
+  for (const Operation* inner : block.operations()) {
+    if (inner != block.terminator()) ops.push_back(inner);
+  }
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitOps(kernel.name, ops, "      ", names, next, body));
+  // All new values first, then the assignments: a body may swap its accumulators.
+  for (size_t j = 0; j < n; ++j) {
+    body += "      const " + std::string(ComputeType(op.result(j)->type().element_type())) +
+            " next" + std::to_string(j) + " = " + names.at(block.terminator()->operand(j)) + ";\n";
+  }
+  for (size_t j = 0; j < n; ++j)
+    body += "      acc" + std::to_string(j) + " = next" + std::to_string(j) + ";\n";
+  body += "    }\n";
+  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+    const size_t result = static_cast<size_t>(kernel.outputs[j]->index());
+    body += "    out" + std::to_string(j) + "[i] = " +
+            Store(kernel.outputs[j]->type().element_type(), "acc" + std::to_string(result)) + ";\n";
+  }
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
+  if (kernel.reduce != nullptr) return EmitReduceKernel(kernel);
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {
     return InvalidArgumentError("fused kernel '" + kernel.name +
                                 "' has nothing to compute or no outputs");
@@ -535,7 +736,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     const ViewRead& view = kernel.views[k];
     const ElementType type = view.value->type().element_type();
     std::string index, iota;
-    body += EmitViewIndex(view, "w" + std::to_string(k) + "_", index, iota);
+    body += EmitViewIndex(view, "i", "w" + std::to_string(k) + "_", index, iota);
     const std::string local = "y" + std::to_string(k);
     if (!iota.empty()) {
       body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
@@ -553,26 +754,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     names[view.value] = local;
   }
   int next = 0;
-  for (const Operation* op : kernel.ops) {
-    BERTH_RETURN_IF_ERROR(CheckFusible(*op));
-    std::vector<std::string> args;
-    for (const stablehlo::Value* operand : op->operands()) {
-      auto it = names.find(operand);
-      if (it == names.end()) {
-        return InvalidArgumentError(
-            "fused kernel '" + kernel.name + "': " + Where(*op) +
-            " reads a value that is neither an input nor computed before it");
-      }
-      args.push_back(it->second);
-    }
-    BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
-    const ElementType type = op->result(0)->type().element_type();
-    if (op->kind() != OpKind::kConvert && IsHalf(type)) expression = RoundTo(type, expression);
-    const std::string local = "v" + std::to_string(next++);
-    body +=
-        "    const " + std::string(ComputeType(type)) + " " + local + " = " + expression + ";\n";
-    names[op->result(0)] = local;
-  }
+  BERTH_RETURN_IF_ERROR(EmitOps(kernel.name, kernel.ops, "    ", names, next, body));
   for (size_t i = 0; i < kernel.outputs.size(); ++i) {
     auto it = names.find(kernel.outputs[i]);
     if (it == names.end()) {
@@ -582,13 +764,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     body += "    out" + std::to_string(i) +
             "[i] = " + Store(kernel.outputs[i]->type().element_type(), it->second) + ";\n";
   }
-  std::string source(KernelPrelude());
-  source += "\nextern \"C\" __global__ void " + kernel.name + "(" + params + "berth_s64 n) {\n";
-  source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
-  source += "       i += (berth_s64)gridDim.x * blockDim.x) {\n";
-  source += body;
-  source += "  }\n}\n";
-  return source;
+  return WrapKernel(kernel.name, params, body);
 }
 
 }  // namespace berth::cuda

@@ -39,6 +39,11 @@ struct FusedKernel {
   std::vector<const stablehlo::Operation*> ops;
   std::vector<ViewRead> views;
   int64_t num_elements = 0;
+  // Set for a reduction kernel (CheckReduce): no `ops`; inputs are the
+  // reduce's operands (or their views' sources) and its init values,
+  // outputs its results. Each thread computes one output element, combining
+  // the reduced elements in row-major order with the body's ops.
+  const stablehlo::Operation* reduce = nullptr;
 };
 
 // Whether `kind` is an elementwise op the code generator knows.
@@ -57,6 +62,11 @@ Status CheckView(const stablehlo::Operation& op);
 // of the result's shape or rank 0 (clamp, select). Otherwise UNIMPLEMENTED
 // naming the op, its location and what is missing.
 Status CheckFusible(const stablehlo::Operation& op);
+
+// OK when `op` is a stablehlo.reduce the code generator can run: static
+// shapes of supported types, rank-0 init values, a body of elementwise ops
+// on rank-0 values. Otherwise UNIMPLEMENTED naming it and what is missing.
+Status CheckReduce(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

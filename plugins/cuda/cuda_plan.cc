@@ -87,6 +87,24 @@ class Planner {
       Emit(std::move(kernel));
       return OkStatus();
     }
+    if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad) {
+      BERTH_RETURN_IF_ERROR(CheckMove(op));
+      FusedKernel kernel;
+      kernel.mover = &op;
+      kernel.num_elements = op.result(0)->type().NumElements();
+      for (size_t j = 0; j < op.num_operands(); ++j) {
+        const stablehlo::Value* operand = op.operand(j);
+        auto it = views_.find(operand);
+        if (it == views_.end()) {
+          AddInput(kernel, operand);
+        } else {
+          AddView(kernel, it->second);
+        }
+      }
+      kernel.outputs.push_back(op.result(0));
+      Emit(std::move(kernel));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;

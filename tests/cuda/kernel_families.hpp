@@ -338,6 +338,43 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"reduce", program, 0, 0, false});
   }
   {
+    // concatenate and pad: kernels of their own, from arguments, views and
+    // iotas; pad with negative edges (cropping) and interior padding.
+    ProgramBuilder program("4x6");
+    const std::string fa = program.Arg("f32"), ia = program.Arg("i16");
+    const std::string fv = program.Arg("f32", "pad", true), iv = program.Arg("i16", "pad", true);
+    program.NamedArg("%p_2x6", "tensor<2x6xf32>");
+    program.NamedArg("%q_4x3", "tensor<4x3xf32>");
+    const std::string rows =
+        program.Value("stablehlo.concatenate " + fa +
+                      ", %p_2x6, dim = 0 : (tensor<4x6xf32>, tensor<2x6xf32>) -> tensor<6x6xf32>");
+    const std::string strided = program.Value(
+        "stablehlo.slice " + fa + " [0:4, 0:6:2] : (tensor<4x6xf32>) -> tensor<4x3xf32>");
+    const std::string columns = program.Value(
+        "stablehlo.concatenate %q_4x3, " + strided + ", " + strided +
+        ", dim = 1 : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x9xf32>");
+    const std::string counted = program.Value("stablehlo.iota dim = 1 : tensor<4x2xi16>");
+    const std::string mixed =
+        program.Value("stablehlo.concatenate " + counted + ", " + ia +
+                      ", dim = 1 : (tensor<4x2xi16>, tensor<4x6xi16>) -> tensor<4x8xi16>");
+    const std::string padded =
+        program.Value("stablehlo.pad " + fa + ", " + fv +
+                      ", low = [1, -1], high = [2, 0], interior = [1, 0] : (tensor<4x6xf32>, "
+                      "tensor<f32>) -> tensor<10x5xf32>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose " + ia + ", dims = [1, 0] : (tensor<4x6xi16>) -> tensor<6x4xi16>");
+    const std::string spread =
+        program.Value("stablehlo.pad " + transposed + ", " + iv +
+                      ", low = [0, 2], high = [-1, 1], interior = [0, 2] : (tensor<6x4xi16>, "
+                      "tensor<i16>) -> tensor<5x13xi16>");
+    program.Op("negate", {rows}, {"tensor<6x6xf32>"}, "tensor<6x6xf32>");
+    program.Op("negate", {columns}, {"tensor<4x9xf32>"}, "tensor<4x9xf32>");
+    program.Op("not", {mixed}, {"tensor<4x8xi16>"}, "tensor<4x8xi16>");
+    program.Op("negate", {padded}, {"tensor<10x5xf32>"}, "tensor<10x5xf32>");
+    program.Op("not", {spread}, {"tensor<5x13xi16>"}, "tensor<5x13xi16>");
+    families.push_back({"concatenate_pad", program, 0, 0, false});
+  }
+  {
     ProgramBuilder program("");
     program.Binary("add", "f32");
     program.Binary("multiply", "bf16");

@@ -703,8 +703,148 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+Status CheckMove(const Operation& op) {
+  if (op.kind() != OpKind::kConcatenate && op.kind() != OpKind::kPad) {
+    return Unsupported(op, "not a concatenate or pad");
+  }
+  std::vector<stablehlo::Type> types = {op.result(0)->type()};
+  for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
+  for (stablehlo::Type type : types) {
+    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
+        StorageType(type.element_type()) == nullptr) {
+      return Unsupported(op, "type " + type.ToString() + " is not generated yet");
+    }
+  }
+  const int64_t rank = op.result(0)->type().rank();
+  if (op.kind() == OpKind::kConcatenate) {
+    std::optional<int64_t> dimension = op.GetInt("dimension");
+    if (!dimension || *dimension < 0 || *dimension >= rank || op.num_operands() == 0) {
+      return Unsupported(op, "no dimension of the result to concatenate along");
+    }
+    return OkStatus();
+  }
+  if (op.num_operands() != 2 || op.operand(1)->type().rank() != 0) {
+    return Unsupported(op, "the padding value must be rank 0");
+  }
+  for (const char* name : {"edge_padding_low", "edge_padding_high", "interior_padding"}) {
+    if (static_cast<int64_t>(op.GetI64Array(name).size()) != rank) {
+      return Unsupported(op,
+                         std::string("attribute ") + name + " must hold one value per dimension");
+    }
+  }
+  return OkStatus();
+}
+
+namespace {
+
+// One output element per thread: the element of the operand it comes from,
+// or (pad) the padding value.
+Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.mover;
+  BERTH_RETURN_IF_ERROR(CheckMove(op));
+  const stablehlo::Type result = op.result(0)->type();
+  const ElementType type = result.element_type();
+  std::string params, body;
+  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
+    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
+              "* __restrict__ in" + std::to_string(k) + ", ";
+  }
+  params += std::string(StorageType(type)) + "* __restrict__ out0, ";
+  std::vector<int64_t> all(static_cast<size_t>(result.rank()));
+  for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> m(all.size());
+  EmitDecompose("i", all, result.shape(), "m", "    ", body, m);
+  body += "    " + std::string(ComputeType(type)) + " y;\n";
+  // Loads element `index` (per dimension) of operand `j` into y.
+  int reads = 0;
+  auto load = [&](size_t j, const std::vector<std::string>& index,
+                  const std::string& indent) -> Status {
+    const stablehlo::Value* value = op.operand(j);
+    const stablehlo::Type shape = value->type();
+    std::string linear = "0LL";
+    int64_t stride = 1;
+    for (size_t d = index.size(); d-- > 0;) {
+      linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
+      stride *= shape.dim(static_cast<int64_t>(d));
+    }
+    const std::string at = "at" + std::to_string(reads++);
+    body += indent + "const berth_s64 " + at + " = " + linear + ";\n";
+    const ViewRead* view = nullptr;
+    for (const ViewRead& candidate : kernel.views) {
+      if (candidate.value == value) view = &candidate;
+    }
+    std::string source_index = at;
+    const stablehlo::Value* source = value;
+    if (view != nullptr) {
+      std::string iota, code;
+      code = EmitViewIndex(*view, at, "w" + std::to_string(reads) + "_", source_index, iota);
+      for (size_t start = 0; start < code.size();) {  // re-indent
+        const size_t end = code.find('\n', start);
+        body += indent + code.substr(start + 4, end - start - 4) + "\n";
+        start = end + 1;
+      }
+      if (!iota.empty()) {
+        body += indent + "y = " + ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+        return OkStatus();
+      }
+      source = view->source;
+    }
+    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), source);
+    if (it == kernel.inputs.end())
+      return InvalidArgumentError("kernel '" + kernel.name + "': an operand is not an input");
+    body +=
+        indent + "y = " +
+        Load(type, "in" + std::to_string(it - kernel.inputs.begin()) + "[" + source_index + "]") +
+        ";\n";
+    return OkStatus();
+  };
+  if (op.kind() == OpKind::kConcatenate) {
+    const size_t dimension = static_cast<size_t>(*op.GetInt("dimension"));
+    int64_t offset = 0;
+    for (size_t j = 0; j < op.num_operands(); ++j) {
+      const int64_t size = op.operand(j)->type().dim(static_cast<int64_t>(dimension));
+      std::vector<std::string> index = m;
+      index[dimension] = m[dimension] + " - " + std::to_string(offset) + "LL";
+      const bool last = j + 1 == op.num_operands();
+      body += std::string(j == 0 ? "    " : " else ") +
+              (last ? "{\n"
+                    : "if (" + m[dimension] + " < " + std::to_string(offset + size) + "LL) {\n");
+      BERTH_RETURN_IF_ERROR(load(j, index, "      "));
+      body += "    }";
+      offset += size;
+    }
+    body += "\n";
+  } else {
+    const std::span<const int64_t> low = op.GetI64Array("edge_padding_low");
+    const std::span<const int64_t> interior = op.GetI64Array("interior_padding");
+    const stablehlo::Type operand = op.operand(0)->type();
+    std::vector<std::string> index(m.size());
+    body += "    bool inside = true;\n";
+    for (size_t d = 0; d < m.size(); ++d) {
+      const std::string t = "t" + std::to_string(d);
+      const int64_t step = interior[d] + 1;
+      body +=
+          "    const berth_s64 " + t + " = " + m[d] + " - (" + std::to_string(low[d]) + "LL);\n";
+      body += "    inside = inside && " + t + " >= 0 && " + t + " % " + std::to_string(step) +
+              "LL == 0 && " + t + " / " + std::to_string(step) + "LL < " +
+              std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL;\n";
+      index[d] = t + " / " + std::to_string(step) + "LL";
+    }
+    body += "    if (inside) {\n";
+    BERTH_RETURN_IF_ERROR(load(0, index, "      "));
+    body += "    } else {\n";
+    BERTH_RETURN_IF_ERROR(load(1, {}, "      "));
+    body += "    }\n";
+  }
+  body += "    out0[i] = " + Store(type, "y") + ";\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
   if (kernel.reduce != nullptr) return EmitReduceKernel(kernel);
+  if (kernel.mover != nullptr) return EmitMoveKernel(kernel);
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {
     return InvalidArgumentError("fused kernel '" + kernel.name +
                                 "' has nothing to compute or no outputs");

@@ -44,6 +44,10 @@ struct FusedKernel {
   // outputs its results. Each thread computes one output element, combining
   // the reduced elements in row-major order with the body's ops.
   const stablehlo::Operation* reduce = nullptr;
+  // Set for a concatenate or pad kernel (CheckMove): no `ops`; inputs are
+  // the op's operands (or their views' sources), the output its result,
+  // each element loaded from the operand (or the padding value) it comes from.
+  const stablehlo::Operation* mover = nullptr;
 };
 
 // Whether `kind` is an elementwise op the code generator knows.
@@ -67,6 +71,11 @@ Status CheckFusible(const stablehlo::Operation& op);
 // shapes of supported types, rank-0 init values, a body of elementwise ops
 // on rank-0 values. Otherwise UNIMPLEMENTED naming it and what is missing.
 Status CheckReduce(const stablehlo::Operation& op);
+
+// OK when `op` is a concatenate or pad the code generator can run: static
+// shapes of a supported type, its attributes present, pad's padding value
+// rank 0. Otherwise UNIMPLEMENTED naming it.
+Status CheckMove(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

@@ -3,6 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
 #include "berth/stablehlo/parser.hpp"
 #include "cuda_plan.hpp"
 
@@ -205,6 +211,65 @@ TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {
   } else {
     ADD_FAILURE() << "sqrt of i32 planned";
   }
+}
+
+// The planner on every case of the upstream interpreter suite: it plans the
+// case or refuses it with UNIMPLEMENTED (or INVALID_ARGUMENT) naming what is
+// missing, never anything else. Prints how many plan and the ops most often
+// missing (issue 20's road map).
+TEST(CudaPlanTest, PlansEveryConformanceCaseOrSaysWhatIsMissing) {
+  const std::filesystem::path root =
+      std::filesystem::path(BERTH_SOURCE_ROOT) / ".." / "shared" / "conformance" / "stablehlo";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no conformance suite at " << root;
+  int cases = 0, planned = 0, unparsed = 0;
+  std::map<std::string, int> missing;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".mlir") continue;
+    std::ifstream file(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    for (const stablehlo::TestChunk& chunk : stablehlo::SplitTestFile(text)) {
+      stablehlo::ParseOptions options;
+      options.first_line = chunk.first_line;
+      options.verify = true;
+      Result<stablehlo::Module> module =
+          stablehlo::ParseModule(chunk.text, entry.path().filename().string(), options);
+      if (!module.ok()) {
+        ++unparsed;  // e.g. quantized types, which the cpu plugin lowers first
+        continue;
+      }
+      for (const stablehlo::Function* function : module->functions()) {
+        if (function->is_declaration() || function->visibility() != stablehlo::Visibility::kPublic)
+          continue;
+        ++cases;
+        Result<CudaPlan> plan = Plan(*module, function->name());
+        if (plan.ok()) {
+          ++planned;
+          continue;
+        }
+        ASSERT_TRUE(plan.status().code() == StatusCode::kUnimplemented ||
+                    plan.status().code() == StatusCode::kInvalidArgument)
+            << entry.path() << ":" << chunk.first_line << ": " << plan.status().ToString();
+        const std::string& message = plan.status().message();
+        const size_t at = message.find("stablehlo.") != std::string::npos
+                              ? message.find("stablehlo.")
+                              : message.find("check.");
+        std::string op = at == std::string::npos ? std::string("other") : message.substr(at);
+        op = op.substr(0, op.find_first_of(" (:"));
+        ++missing[op];
+      }
+    }
+  }
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& [op, count] : missing) ranked.emplace_back(count, op);
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::string top;
+  for (size_t i = 0; i < ranked.size() && i < 12; ++i)
+    top += " " + ranked[i].second + " " + std::to_string(ranked[i].first);
+  std::printf("cuda planner: %d of %d conformance functions plan (%d chunks not parsed alone); "
+              "first missing:%s\n",
+              planned, cases, unparsed, top.c_str());
+  EXPECT_GT(cases, 400);
 }
 
 TEST(CudaPlanTest, EntryIsMainOrTheNamedFunction) {

@@ -87,10 +87,16 @@ class Planner {
       Emit(std::move(kernel));
       return OkStatus();
     }
-    if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad) {
-      BERTH_RETURN_IF_ERROR(CheckMove(op));
+    if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
+        op.kind() == OpKind::kDotGeneral) {
       FusedKernel kernel;
-      kernel.mover = &op;
+      if (op.kind() == OpKind::kDotGeneral) {
+        BERTH_RETURN_IF_ERROR(CheckDot(op));
+        kernel.dot = &op;
+      } else {
+        BERTH_RETURN_IF_ERROR(CheckMove(op));
+        kernel.mover = &op;
+      }
       kernel.num_elements = op.result(0)->type().NumElements();
       for (size_t j = 0; j < op.num_operands(); ++j) {
         const stablehlo::Value* operand = op.operand(j);

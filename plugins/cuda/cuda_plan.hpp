@@ -7,9 +7,10 @@
 // the moved value) and func.return. A chain ends where the element count
 // changes or where an op reads, through data movement, a value the chain
 // itself computes (that value is written out, and the next kernel reads it).
-// stablehlo.reduce with an elementwise body, concatenate and pad are
-// kernels of their own (one output element per thread). Every other op is UNIMPLEMENTED naming it and
-// its location (the library-backed kernels of issue 20 - cuBLASLt, cuDNN,
+// stablehlo.reduce with an elementwise body, concatenate, pad and
+// dot_general are kernels of their own (one output element per thread).
+// Every other op is UNIMPLEMENTED naming it and its location (the
+// library-backed kernels of issue 20 - cuBLASLt for GEMM-shaped dots, cuDNN,
 // cuFFT, CUB, gather/scatter, control flow - are not written yet).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_

@@ -38,7 +38,8 @@ void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
   Result<CudaPlan> plan = PlanCudaProgram(*module, "");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   const stablehlo::Block& block = plan->entry->entry_block();
-  std::vector<berth::testing::Literal> args = testing::RandomArguments(block, seed);
+  std::vector<berth::testing::Literal> args =
+      testing::RandomArguments(block, seed, family.small_values);
   Result<std::vector<berth::testing::Literal>> expected =
       berth::testing::CpuRunner::Get().Run(text, args);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();

@@ -89,14 +89,14 @@ TEST(CudaPlanTest, ADifferentElementCountStartsANewKernelThatReadsTheFirstOnesOu
 TEST(CudaPlanTest, OpWithoutAKernelIsUnimplementedNamingItAndItsLine) {
   stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = stablehlo.abs %a : tensor<4x4xf32>
-  %1 = stablehlo.dot_general %0, %a, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = stablehlo.cholesky %0, lower = true : tensor<4x4xf32>
   return %1 : tensor<4x4xf32>
 })");
   Result<CudaPlan> plan = Plan(module);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(plan.status().message(),
-              HasSubstr("no kernel for stablehlo.dot_general (at plan.mlir:3:"));
+              HasSubstr("no kernel for stablehlo.cholesky (at plan.mlir:3:"));
 }
 
 TEST(CudaPlanTest, DataMovementFoldsIntoTheLoadsOfItsReaders) {

@@ -116,9 +116,42 @@ inline std::string Hex(ElementType type, const std::byte* p) {
   return text;
 }
 
-// Random arguments for every parameter of `block`.
+// Small integers in [-8, 8] as `type`'s storage (exact in every type).
+inline std::vector<std::byte> SmallElements(ElementType type, size_t count, std::mt19937_64& rng) {
+  const size_t size = ElementBytes(type);
+  std::vector<std::byte> bytes(count * size);
+  for (size_t i = 0; i < count; ++i) {
+    const int value = static_cast<int>(rng() % 17) - 8;
+    uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(value));
+    if (type == ElementType::kF64) {
+      const double d = value;
+      std::memcpy(&bits, &d, 8);
+    } else if (type == ElementType::kF32 || type == ElementType::kBF16) {
+      const float f = static_cast<float>(value);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      bits = type == ElementType::kBF16 ? b >> 16 : b;  // small integers are exact in bf16
+    } else if (type == ElementType::kF16) {
+      // Sign, exponent and the 10 mantissa bits of a small integer.
+      const int magnitude = value < 0 ? -value : value;
+      int exponent = 0;
+      while ((2 << exponent) <= magnitude) ++exponent;
+      bits = magnitude == 0 ? 0
+                            : static_cast<uint64_t>(((exponent + 15) << 10) |
+                                                    ((magnitude << (10 - exponent)) & 0x3ff));
+      if (value < 0) bits |= 0x8000;
+    } else if (type == ElementType::kI1) {
+      bits &= 1;
+    }
+    std::memcpy(bytes.data() + i * size, &bits, size);
+  }
+  return bytes;
+}
+
+// Random arguments for every parameter of `block` (small integers with
+// `small`).
 inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Block& block,
-                                                            uint64_t seed) {
+                                                            uint64_t seed, bool small = false) {
   std::mt19937_64 rng(seed);
   std::vector<berth::testing::Literal> args;
   for (const stablehlo::Value* arg : block.arguments()) {
@@ -126,8 +159,9 @@ inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Blo
     berth::testing::Literal literal;
     literal.type = *ParseElementType(stablehlo::ElementTypeName(type.element_type()));
     literal.dims.assign(type.shape().begin(), type.shape().end());
-    literal.bytes =
-        RandomElements(type.element_type(), static_cast<size_t>(type.NumElements()), rng);
+    const size_t count = static_cast<size_t>(type.NumElements());
+    literal.bytes = small ? SmallElements(type.element_type(), count, rng)
+                          : RandomElements(type.element_type(), count, rng);
     args.push_back(std::move(literal));
   }
   return args;

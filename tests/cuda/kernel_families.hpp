@@ -113,6 +113,8 @@ struct KernelFamily {
   int64_t half_ulps = 0;
   // One kernel (the NVRTC test checks that the planner fuses it so).
   bool one_kernel = true;
+  // Arguments are small integers (floats too): sums are exact in any order.
+  bool small_values = false;
 };
 
 inline std::vector<KernelFamily> KernelFamilies() {
@@ -373,6 +375,60 @@ inline std::vector<KernelFamily> KernelFamilies() {
     program.Op("negate", {padded}, {"tensor<10x5xf32>"}, "tensor<10x5xf32>");
     program.Op("not", {spread}, {"tensor<5x13xi16>"}, "tensor<5x13xi16>");
     families.push_back({"concatenate_pad", program, 0, 0, false});
+  }
+  {
+    // dot_general: matrix products, batched, several contracting
+    // dimensions, transposed operands and views, mixed and half types.
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%a", "tensor<7x9xf32>"},
+                                                          {"%b", "tensor<9x5xf32>"},
+                                                          {"%c", "tensor<3x4x6xf64>"},
+                                                          {"%d", "tensor<3x6x5xf64>"},
+                                                          {"%e", "tensor<2x3x4x5xi32>"},
+                                                          {"%f", "tensor<5x4x2x6xi32>"},
+                                                          {"%g", "tensor<8x17xf16>"},
+                                                          {"%h", "tensor<17x3xf16>"},
+                                                          {"%p", "tensor<6x4xbf16>"},
+                                                          {"%q", "tensor<6xbf16>"},
+                                                          {"%s", "tensor<10x3xi8>"},
+                                                          {"%t", "tensor<3x4xi8>"}}) {
+      program.NamedArg(name, type);
+    }
+    program.Op("dot_general", {"%a", "%b"}, {"tensor<7x9xf32>", "tensor<9x5xf32>"},
+               "tensor<7x5xf32>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+               "rhs_contracting_dimensions = [0]>");
+    program.Op("dot_general", {"%c", "%d"}, {"tensor<3x4x6xf64>", "tensor<3x6x5xf64>"},
+               "tensor<3x4x5xf64>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
+               "rhs_batching_dimensions = [0], "
+               "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>");
+    program.Op("dot_general", {"%e", "%f"}, {"tensor<2x3x4x5xi32>", "tensor<5x4x2x6xi32>"},
+               "tensor<2x3x6xi32>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
+               "rhs_batching_dimensions = [2], "
+               "lhs_contracting_dimensions = [3, 2], rhs_contracting_dimensions = [0, 1]>");
+    program.Op("dot_general", {"%g", "%h"}, {"tensor<8x17xf16>", "tensor<17x3xf16>"},
+               "tensor<8x3xf16>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+               "rhs_contracting_dimensions = [0]>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose %b, dims = [1, 0] : (tensor<9x5xf32>) -> tensor<5x9xf32>");
+    program.Op("dot_general", {transposed, "%a"}, {"tensor<5x9xf32>", "tensor<7x9xf32>"},
+               "tensor<5x7xf32>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+               "rhs_contracting_dimensions = [1]>");
+    program.Op("dot_general", {"%p", "%q"}, {"tensor<6x4xbf16>", "tensor<6xbf16>"}, "tensor<4xf32>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], "
+               "rhs_contracting_dimensions = [0]>");
+    program.Op("dot_general", {"%s", "%t"}, {"tensor<10x3xi8>", "tensor<3x4xi8>"},
+               "tensor<10x4xi32>",
+               "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+               "rhs_contracting_dimensions = [0]>");
+    KernelFamily family{"dot_general", program, 0, 0, false};
+    family.small_values = true;
+    families.push_back(family);
   }
   {
     ProgramBuilder program("");

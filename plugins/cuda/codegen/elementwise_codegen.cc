@@ -386,6 +386,21 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
   return code;
 }
 
+// The kernel's parameters but the element count: each input
+// (`const T* inK`), then each output (`T* outJ`), in their storage types.
+std::string KernelParams(const FusedKernel& kernel) {
+  std::string params;
+  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
+    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
+              "* __restrict__ in" + std::to_string(k) + ", ";
+  }
+  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+    params += std::string(StorageType(kernel.outputs[j]->type().element_type())) +
+              "* __restrict__ out" + std::to_string(j) + ", ";
+  }
+  return params;
+}
+
 // The translation unit: the prelude, then the kernel `name` with
 // `params` (and the element count n) running `body` in a grid-stride loop
 // over the element index i.
@@ -599,6 +614,17 @@ void EmitDecompose(const std::string& linear, std::span<const int64_t> dims,
   }
 }
 
+// Declares <prefix><d> = the index along each dimension d of `shape` of
+// the kernel's element i; their names.
+std::vector<std::string> EmitResultIndex(std::span<const int64_t> shape, const std::string& prefix,
+                                         std::string& body) {
+  std::vector<int64_t> all(shape.size());
+  for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> names(all.size());
+  EmitDecompose("i", all, shape, prefix, "    ", body, names);
+  return names;
+}
+
 // One output element per thread: the accumulators start at the init values
 // and take each reduced element in row-major order through the body.
 Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
@@ -608,7 +634,7 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   const stablehlo::Type operand = op.operand(0)->type();
   const std::span<const int64_t> dims = op.GetI64Array("dimensions");
   auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
-  std::string params, body;
+  std::string params = KernelParams(kernel), body;
   auto input_index = [&](const stablehlo::Value* value) -> Result<size_t> {
     auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), value);
     if (it == kernel.inputs.end()) {
@@ -617,14 +643,6 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
     }
     return static_cast<size_t>(it - kernel.inputs.begin());
   };
-  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
-    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
-              "* __restrict__ in" + std::to_string(k) + ", ";
-  }
-  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
-    params += std::string(StorageType(kernel.outputs[j]->type().element_type())) +
-              "* __restrict__ out" + std::to_string(j) + ", ";
-  }
   // The output element's index in each kept dimension.
   std::vector<int64_t> kept, reduced_dims;
   for (int64_t d = 0; d < operand.rank(); ++d) (reduced(d) ? reduced_dims : kept).push_back(d);
@@ -737,6 +755,53 @@ Status CheckMove(const Operation& op) {
 
 namespace {
 
+// Appends to `body` (at `indent`) code setting `target` (declared, of
+// `type`'s compute type) to the element of `value` at `index` (one
+// expression per dimension): from its kernel input, or through its view
+// (whose iota computes the value). `reads` numbers the locals.
+Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
+                       const std::vector<std::string>& index, const std::string& target,
+                       ElementType type, const std::string& indent, int& reads, std::string& body) {
+  const stablehlo::Type shape = value->type();
+  std::string linear = "0LL";
+  int64_t stride = 1;
+  for (size_t d = index.size(); d-- > 0;) {
+    linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
+    stride *= shape.dim(static_cast<int64_t>(d));
+  }
+  const std::string at = "at" + std::to_string(reads++);
+  body += indent + "const berth_s64 " + at + " = " + linear + ";\n";
+  const ViewRead* view = nullptr;
+  for (const ViewRead& candidate : kernel.views) {
+    if (candidate.value == value) view = &candidate;
+  }
+  std::string source_index = at;
+  const stablehlo::Value* source = value;
+  if (view != nullptr) {
+    std::string iota;
+    const std::string code =
+        EmitViewIndex(*view, at, "w" + std::to_string(reads) + "_", source_index, iota);
+    for (size_t start = 0; start < code.size();) {  // re-indented
+      const size_t end = code.find('\n', start);
+      body += indent + code.substr(start + 4, end - start - 4) + "\n";
+      start = end + 1;
+    }
+    if (!iota.empty()) {
+      body += indent + target + " = " + ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+      return OkStatus();
+    }
+    source = view->source;
+  }
+  auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), source);
+  if (it == kernel.inputs.end()) {
+    return InvalidArgumentError("kernel '" + kernel.name + "': a value it reads is not an input");
+  }
+  body += indent + target + " = " +
+          Load(type, "in" + std::to_string(it - kernel.inputs.begin()) + "[" + source_index + "]") +
+          ";\n";
+  return OkStatus();
+}
+
 // One output element per thread: the element of the operand it comes from,
 // or (pad) the padding value.
 Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
@@ -744,59 +809,12 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
   BERTH_RETURN_IF_ERROR(CheckMove(op));
   const stablehlo::Type result = op.result(0)->type();
   const ElementType type = result.element_type();
-  std::string params, body;
-  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
-    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
-              "* __restrict__ in" + std::to_string(k) + ", ";
-  }
-  params += std::string(StorageType(type)) + "* __restrict__ out0, ";
-  std::vector<int64_t> all(static_cast<size_t>(result.rank()));
-  for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
-  std::vector<std::string> m(all.size());
-  EmitDecompose("i", all, result.shape(), "m", "    ", body, m);
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> m = EmitResultIndex(result.shape(), "m", body);
   body += "    " + std::string(ComputeType(type)) + " y;\n";
-  // Loads element `index` (per dimension) of operand `j` into y.
   int reads = 0;
-  auto load = [&](size_t j, const std::vector<std::string>& index,
-                  const std::string& indent) -> Status {
-    const stablehlo::Value* value = op.operand(j);
-    const stablehlo::Type shape = value->type();
-    std::string linear = "0LL";
-    int64_t stride = 1;
-    for (size_t d = index.size(); d-- > 0;) {
-      linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
-      stride *= shape.dim(static_cast<int64_t>(d));
-    }
-    const std::string at = "at" + std::to_string(reads++);
-    body += indent + "const berth_s64 " + at + " = " + linear + ";\n";
-    const ViewRead* view = nullptr;
-    for (const ViewRead& candidate : kernel.views) {
-      if (candidate.value == value) view = &candidate;
-    }
-    std::string source_index = at;
-    const stablehlo::Value* source = value;
-    if (view != nullptr) {
-      std::string iota, code;
-      code = EmitViewIndex(*view, at, "w" + std::to_string(reads) + "_", source_index, iota);
-      for (size_t start = 0; start < code.size();) {  // re-indent
-        const size_t end = code.find('\n', start);
-        body += indent + code.substr(start + 4, end - start - 4) + "\n";
-        start = end + 1;
-      }
-      if (!iota.empty()) {
-        body += indent + "y = " + ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
-        return OkStatus();
-      }
-      source = view->source;
-    }
-    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), source);
-    if (it == kernel.inputs.end())
-      return InvalidArgumentError("kernel '" + kernel.name + "': an operand is not an input");
-    body +=
-        indent + "y = " +
-        Load(type, "in" + std::to_string(it - kernel.inputs.begin()) + "[" + source_index + "]") +
-        ";\n";
-    return OkStatus();
+  auto load = [&](size_t j, const std::vector<std::string>& index, const std::string& indent) {
+    return EmitElementLoad(kernel, op.operand(j), index, "y", type, indent, reads, body);
   };
   if (op.kind() == OpKind::kConcatenate) {
     const size_t dimension = static_cast<size_t>(*op.GetInt("dimension"));
@@ -842,7 +860,102 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+Status CheckDot(const Operation& op) {
+  if (op.kind() != OpKind::kDotGeneral || op.num_operands() != 2)
+    return Unsupported(op, "not a dot_general");
+  for (stablehlo::Type type :
+       {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
+    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
+        StorageType(type.element_type()) == nullptr) {
+      return Unsupported(op, "type " + type.ToString() + " is not generated yet");
+    }
+  }
+  if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
+  if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");
+  return OkStatus();
+}
+
+namespace {
+
+// One output element per thread: the sum over the contracting elements of
+// lhs x rhs, each converted to the result's type first.
+Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.dot;
+  BERTH_RETURN_IF_ERROR(CheckDot(op));
+  const stablehlo::DotDimensionNumbers& numbers = *op.dot_dimension_numbers();
+  const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
+                        result = op.result(0)->type();
+  const ElementType type = result.element_type();
+  const Class c = ClassOf(type);
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
+  // Where each operand dimension's index comes from: the result's batch and
+  // free dimensions, in order, or the contracting loop.
+  auto is_in = [](const std::vector<int64_t>& list, int64_t d) {
+    return std::find(list.begin(), list.end(), d) != list.end();
+  };
+  std::vector<std::string> lhs_index(static_cast<size_t>(lhs.rank())),
+      rhs_index(static_cast<size_t>(rhs.rank()));
+  size_t next = 0;
+  for (size_t b = 0; b < numbers.lhs_batching_dimensions.size(); ++b, ++next) {
+    lhs_index[static_cast<size_t>(numbers.lhs_batching_dimensions[b])] = r[next];
+    rhs_index[static_cast<size_t>(numbers.rhs_batching_dimensions[b])] = r[next];
+  }
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!is_in(numbers.lhs_batching_dimensions, d) &&
+        !is_in(numbers.lhs_contracting_dimensions, d)) {
+      lhs_index[static_cast<size_t>(d)] = r[next++];
+    }
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!is_in(numbers.rhs_batching_dimensions, d) &&
+        !is_in(numbers.rhs_contracting_dimensions, d)) {
+      rhs_index[static_cast<size_t>(d)] = r[next++];
+    }
+  }
+  int64_t count = 1;
+  for (int64_t d : numbers.lhs_contracting_dimensions) count *= lhs.dim(d);
+  const std::string t = ComputeType(type);
+  body += "    " + t + " acc = " + (c == Class::kBool ? "false" : "(" + t + ")0") + ";\n";
+  body += "    for (berth_s64 k = 0; k < " + std::to_string(count) + "LL; ++k) {\n";
+  std::vector<std::string> contracted(static_cast<size_t>(lhs.rank()));
+  EmitDecompose("k", numbers.lhs_contracting_dimensions, lhs.shape(), "c", "      ", body,
+                contracted);
+  for (size_t k = 0; k < numbers.lhs_contracting_dimensions.size(); ++k) {
+    const std::string& name =
+        contracted[static_cast<size_t>(numbers.lhs_contracting_dimensions[k])];
+    lhs_index[static_cast<size_t>(numbers.lhs_contracting_dimensions[k])] = name;
+    rhs_index[static_cast<size_t>(numbers.rhs_contracting_dimensions[k])] = name;
+  }
+  int reads = 0;
+  const ElementType lhs_type = lhs.element_type(), rhs_type = rhs.element_type();
+  body += "      " + std::string(ComputeType(lhs_type)) + " a;\n";
+  body += "      " + std::string(ComputeType(rhs_type)) + " b;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "      ", reads, body));
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "      ", reads, body));
+  // Each operand in the result's type; halves stay in float until the end.
+  const ElementType wide = IsHalf(type) ? ElementType::kF32 : type;
+  const std::string x = ConvertExpression(lhs_type, wide, "a"),
+                    y = ConvertExpression(rhs_type, wide, "b");
+  if (c == Class::kBool) {
+    body += "      acc = acc || (" + x + " && " + y + ");\n";
+  } else if (c == Class::kFloat) {
+    body += "      acc = acc + " + x + " * " + y + ";\n";
+  } else {
+    body +=
+        "      acc = berth_iadd<" + t + ">(acc, berth_imul<" + t + ">(" + x + ", " + y + "));\n";
+  }
+  body += "    }\n";
+  body += "    out0[i] = " + Store(type, "acc") + ";\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
+  if (kernel.dot != nullptr) return EmitDotKernel(kernel);
   if (kernel.reduce != nullptr) return EmitReduceKernel(kernel);
   if (kernel.mover != nullptr) return EmitMoveKernel(kernel);
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {
@@ -850,13 +963,12 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
                                 "' has nothing to compute or no outputs");
   }
   std::unordered_map<const stablehlo::Value*, std::string> names;
-  std::string params, body;
+  std::string params = KernelParams(kernel), body;
   for (size_t i = 0; i < kernel.inputs.size(); ++i) {
     const stablehlo::Value* value = kernel.inputs[i];
     const ElementType type = value->type().element_type();
     const std::string param = "in" + std::to_string(i);
     const std::string local = "x" + std::to_string(i);
-    params += "const " + std::string(StorageType(type)) + "* __restrict__ " + param + ", ";
     // Loaded per element only when an op reads it as it is (a view's
     // source may have another element count).
     const bool direct = std::any_of(kernel.ops.begin(), kernel.ops.end(), [&](const Operation* op) {
@@ -867,10 +979,6 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
             Load(type, param + (scalar ? "[0]" : "[i]")) + ";\n";
     names[value] = local;
-  }
-  for (size_t i = 0; i < kernel.outputs.size(); ++i) {
-    params += std::string(StorageType(kernel.outputs[i]->type().element_type())) +
-              "* __restrict__ out" + std::to_string(i) + ", ";
   }
   for (size_t k = 0; k < kernel.views.size(); ++k) {
     const ViewRead& view = kernel.views[k];

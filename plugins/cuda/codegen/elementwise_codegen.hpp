@@ -48,6 +48,10 @@ struct FusedKernel {
   // the op's operands (or their views' sources), the output its result,
   // each element loaded from the operand (or the padding value) it comes from.
   const stablehlo::Operation* mover = nullptr;
+  // Set for a dot_general kernel (CheckDot): each thread one output element,
+  // the products over the contracting dimensions summed in row-major order
+  // in the result's type (f16/bf16 in float, rounded once at the end).
+  const stablehlo::Operation* dot = nullptr;
 };
 
 // Whether `kind` is an elementwise op the code generator knows.
@@ -76,6 +80,11 @@ Status CheckReduce(const stablehlo::Operation& op);
 // shapes of a supported type, its attributes present, pad's padding value
 // rank 0. Otherwise UNIMPLEMENTED naming it.
 Status CheckMove(const stablehlo::Operation& op);
+
+// OK when `op` is a dot_general the code generator can run: static shapes
+// of supported real types, dimension numbers, no dot algorithm. Otherwise
+// UNIMPLEMENTED naming it.
+Status CheckDot(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

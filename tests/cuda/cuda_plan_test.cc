@@ -250,7 +250,7 @@ TEST(CudaPlanTest, PlansEveryConformanceCaseOrSaysWhatIsMissing) {
         ASSERT_TRUE(plan.status().code() == StatusCode::kUnimplemented ||
                     plan.status().code() == StatusCode::kInvalidArgument)
             << entry.path() << ":" << chunk.first_line << ": " << plan.status().ToString();
-        const std::string& message = plan.status().message();
+        const std::string message = plan.status().message();
         const size_t at = message.find("stablehlo.") != std::string::npos
                               ? message.find("stablehlo.")
                               : message.find("check.");

@@ -8,7 +8,11 @@ namespace berth::cuda {
 class CudaPlugin final : public plugin::Plugin {
  public:
   NamedValueMap Attributes() const override {
+    std::vector<int64_t> element_types;
+    for (berth::ElementType type : kCudaElementTypes)
+      element_types.push_back(static_cast<int64_t>(type));
     return {{"vendor", std::string("Berth")},
+            {"element_types", element_types},
             {"stablehlo_support", true},
             {"version", std::string(BERTH_VERSION)},
             {"nvrtc_version", NvrtcVersion()}};

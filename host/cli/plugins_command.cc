@@ -96,7 +96,7 @@ int RunPlugins(const std::vector<std::string>& args, Context& context) {
     nlohmann::json list = nlohmann::json::array();
     for (const PluginInfo& info : plugins) {
       nlohmann::json entry = PluginInfoJson(info);
-      if (auto it = probes.find(info.name); it != probes.end() && info.kind == "plugin") {
+      if (auto it = probes.find(info.name); it != probes.end()) {
         if (it->second.error.empty()) {
           entry["devices"] = it->second.devices;
         } else {
@@ -130,7 +130,7 @@ int RunPlugins(const std::vector<std::string>& args, Context& context) {
     if (!info.message.empty()) {
       context.out << "    " << info.reason << ": " << info.message << "\n";
     }
-    if (auto it = probes.find(info.name); it != probes.end() && info.kind == "plugin") {
+    if (auto it = probes.find(info.name); it != probes.end()) {
       if (it->second.error.empty()) {
         context.out << "    devices: " << it->second.devices << "\n";
       } else {

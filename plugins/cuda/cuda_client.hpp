@@ -18,16 +18,6 @@
 
 namespace berth::cuda {
 
-// The buffer element types the plugin holds and computes on (the plugin
-// attribute `element_types`, which `berth conformance` tests): those the code
-// generator knows.
-inline constexpr berth::ElementType kCudaElementTypes[] = {
-    berth::ElementType::kPred, berth::ElementType::kS8,   berth::ElementType::kS16,
-    berth::ElementType::kS32,  berth::ElementType::kS64,  berth::ElementType::kU8,
-    berth::ElementType::kU16,  berth::ElementType::kU32,  berth::ElementType::kU64,
-    berth::ElementType::kF16,  berth::ElementType::kBF16, berth::ElementType::kF32,
-    berth::ElementType::kF64};
-
 class CudaClient final : public plugin::Client {
  public:
   static Result<std::unique_ptr<CudaClient>> Create(const NamedValueMap& options,

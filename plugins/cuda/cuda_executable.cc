@@ -123,7 +123,12 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
     return InvalidArgumentError("the program takes " + std::to_string(block.num_arguments()) +
                                 " arguments, not " + std::to_string(args.size()));
   }
-  std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values = on.constants;
+  // Arguments and what this execution computes; constants stay in `on`.
+  std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values;
+  auto memory_of = [&](const stablehlo::Value* value) -> const std::shared_ptr<DeviceMemory>& {
+    auto it = values.find(value);
+    return it != values.end() ? it->second : on.constants.at(value);
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     const stablehlo::Type type = block.argument(i)->type();
     auto* buffer = dynamic_cast<CudaBuffer*>(args[i]);
@@ -154,7 +159,7 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
     const FusedKernel& kernel = step.fused;
     std::vector<void*> pointers;
     for (const stablehlo::Value* input : kernel.inputs)
-      pointers.push_back(values.at(input)->data());
+      pointers.push_back(memory_of(input)->data());
     for (const stablehlo::Value* output : kernel.outputs) {
       BERTH_ASSIGN_OR_RETURN(const size_t size,
                              DenseByteSize(BufferTypeOf(output->type()), output->type().shape()));
@@ -182,7 +187,7 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
   std::vector<std::unique_ptr<plugin::Buffer>> outputs;
   std::vector<const stablehlo::Value*> given;
   for (const stablehlo::Value* result : block.terminator()->operands()) {
-    std::shared_ptr<DeviceMemory> memory = values.at(result);
+    std::shared_ptr<DeviceMemory> memory = memory_of(result);
     const bool computed = result->defining_op() != nullptr && !on.constants.contains(result);
     if (!computed || std::find(given.begin(), given.end(), result) != given.end()) {
       BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> copy,

@@ -1,5 +1,6 @@
 // The cuda plugin's entry point.
 #include "berth/plugin/plugin.hpp"
+#include "codegen/elementwise_codegen.hpp"
 #include "codegen/nvrtc_compiler.hpp"
 #include "cuda_client.hpp"
 
@@ -9,7 +10,7 @@ class CudaPlugin final : public plugin::Plugin {
  public:
   NamedValueMap Attributes() const override {
     std::vector<int64_t> element_types;
-    for (berth::ElementType type : kCudaElementTypes)
+    for (berth::ElementType type : GeneratedBufferTypes())
       element_types.push_back(static_cast<int64_t>(type));
     return {{"vendor", std::string("Berth")},
             {"element_types", element_types},

@@ -446,6 +446,19 @@ Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
 
 }  // namespace
 
+std::vector<berth::ElementType> GeneratedBufferTypes() {
+  std::vector<berth::ElementType> types;
+  for (int t = 0; t <= static_cast<int>(ElementType::kComplex128); ++t) {
+    const auto type = static_cast<ElementType>(t);
+    if (StorageType(type) == nullptr) continue;
+    if (std::optional<berth::ElementType> buffer =
+            ParseElementType(stablehlo::ElementTypeName(type))) {
+      types.push_back(*buffer);
+    }
+  }
+  return types;
+}
+
 bool IsGeneratedElementwiseKind(OpKind kind) {
   if (FloatFunctionOf(kind) != nullptr) return true;
   switch (kind) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "berth/element_type.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
 
@@ -53,6 +54,10 @@ struct FusedKernel {
   // in the result's type (f16/bf16 in float, rounded once at the end).
   const stablehlo::Operation* dot = nullptr;
 };
+
+// The buffer element types the generated kernels hold and compute on (the
+// plugin attribute `element_types`, which `berth conformance` tests).
+std::vector<berth::ElementType> GeneratedBufferTypes();
 
 // Whether `kind` is an elementwise op the code generator knows.
 bool IsGeneratedElementwiseKind(stablehlo::OpKind kind);

@@ -3,12 +3,10 @@
 // and interpreter.run_parallel. A check that does not hold fails the
 // execution with FAILED_PRECONDITION and a message starting "check failed:",
 // which `berth check` reports as a failed (not an erroring) case.
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "berth/plugin/plugin.hpp"
@@ -22,55 +20,6 @@
 #include "interpreter/tensor_util.hpp"
 
 namespace berth::cpu {
-namespace {
-
-using stablehlo::OpKind;
-
-// "[1, 2]" for flat index 5 of a 3x3 tensor.
-std::string IndexString(int64_t flat, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> index(dims.size());
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (dims[d] > 0) {
-      index[d] = flat % dims[d];
-      flat /= dims[d];
-    }
-  }
-  std::string out = "[";
-  for (size_t d = 0; d < index.size(); ++d) out += (d ? ", " : "") + std::to_string(index[d]);
-  return out + "]";
-}
-
-template <typename T>
-std::string ValueString(T value) {
-  std::ostringstream out;
-  if constexpr (kIsComplex<T>)
-    out << '(' << value.real() << ", " << value.imag() << ')';
-  else if constexpr (std::is_same_v<T, bool>)
-    out << (value ? "true" : "false");
-  else if constexpr (kIsFloat<T>) out << static_cast<double>(value);
-  else if constexpr (std::is_signed_v<T>) out << static_cast<int64_t>(value);
-  else out << static_cast<uint64_t>(value);
-  return out.str();
-}
-
-// Bits of a float as an integer ordered like the floats (for ULP distance).
-template <typename T>
-int64_t OrderedBits(T value) {
-  if constexpr (std::is_same_v<T, double>) {
-    int64_t bits = std::bit_cast<int64_t>(value);
-    return bits < 0 ? std::numeric_limits<int64_t>::min() - bits : bits;
-  } else if constexpr (std::is_same_v<T, float>) {
-    int32_t bits = std::bit_cast<int32_t>(value);
-    return bits < 0 ? int64_t{std::numeric_limits<int32_t>::min()} - bits : bits;
-  } else {
-    uint16_t raw;
-    std::memcpy(&raw, &value, sizeof(raw));
-    int16_t bits = static_cast<int16_t>(raw);
-    return bits < 0 ? int64_t{std::numeric_limits<int16_t>::min()} - bits : bits;
-  }
-}
-
-}  // namespace
 
 Status CheckTensors(const Tensor& actual, const void* expected, const CheckSpec& spec) {
   if (!actual.is_tensor()) return InvalidArgumentError("check of a non-tensor value");
@@ -83,74 +32,12 @@ Status CheckTensors(const Tensor& actual, const void* expected, const CheckSpec&
     BERTH_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(expected_tensor, wide, nullptr));
     return CheckTensors(a, e.bytes(), spec);
   }
-  if (stablehlo::IsComplex(actual.type())) {
-    // Each part is checked as a float; element [i, j] part k is [i, j, k].
-    std::vector<int64_t> dims = actual.dims();
-    dims.push_back(2);
-    return CheckTensors(
-        Tensor::Wrap(stablehlo::ComplexComponentType(actual.type()), dims, actual.storage()),
-        expected, spec);
-  }
-  return DispatchElementType(actual.type(), "check", [&]<typename T>() -> Status {
-    const T* a = actual.data<T>();
-    const T* e = static_cast<const T*>(expected);
-    int64_t mismatches = 0;
-    std::string first;
-    for (int64_t i = 0; i < actual.num_elements(); ++i) {
-      bool ok;
-      std::string detail;
-      if constexpr (kIsFloat<T>) {
-        double x = static_cast<double>(a[i]), y = static_cast<double>(e[i]);
-        if (std::isnan(x) || std::isnan(y)) {
-          ok = std::isnan(x) && std::isnan(y);
-        } else if (spec.kind == CheckSpec::kAlmostEqual) {
-          ok = x == y || std::fabs(x - y) <= spec.tolerance;
-          if (!ok) detail = " (difference " + ValueString(std::fabs(x - y)) + " > tolerance " + ValueString(spec.tolerance) + ")";
-        } else if (spec.kind == CheckSpec::kClose) {
-          int64_t ulps = x == y ? 0 : OrderedBits(a[i]) - OrderedBits(e[i]);
-          ulps = ulps < 0 ? -ulps : ulps;
-          ok = ulps >= spec.min_ulps && ulps <= spec.max_ulps;
-          if (!ok) detail = " (" + std::to_string(ulps) + " ULPs apart, allowed " + std::to_string(spec.min_ulps) + ".." + std::to_string(spec.max_ulps) + ")";
-        } else {
-          ok = x == y;
-        }
-      } else {
-        ok = a[i] == e[i];
-      }
-      if (!ok && mismatches++ == 0) {
-        first = "element " + IndexString(i, actual.dims()) + " is " + ValueString(a[i]) +
-                ", expected " + ValueString(e[i]) + detail;
-      }
-    }
-    if (mismatches == 0) return OkStatus();
-    return FailedPreconditionError("check failed: " + spec.name + ": " + first + " (" +
-                                   std::to_string(mismatches) + " of " +
-                                   std::to_string(actual.num_elements()) + " elements differ)");
-  });
+  if (!IsSupportedElementType(actual.type()))
+    return UnsupportedElementType(actual.type(), spec.name);
+  return stablehlo::CompareForCheck(actual.type(), actual.dims(), actual.bytes(), expected, spec);
 }
 
 namespace {
-
-CheckSpec SpecOf(const stablehlo::Operation& op) {
-  CheckSpec spec;
-  switch (op.kind()) {
-    case OpKind::kCheckExpectAlmostEq:
-    case OpKind::kCheckExpectAlmostEqConst:
-      spec.kind = CheckSpec::kAlmostEqual;
-      spec.tolerance = op.GetFloat("tolerance").value_or(kDefaultTolerance);
-      break;
-    case OpKind::kCheckExpectClose:
-      spec.kind = CheckSpec::kClose;
-      spec.min_ulps = op.GetInt("min_ulp_difference").value_or(0);
-      spec.max_ulps = op.GetInt("max_ulp_difference").value_or(kDefaultMaxUlps);
-      break;
-    default:
-      spec.kind = CheckSpec::kEqual;
-      break;
-  }
-  spec.name = std::string(op.name());
-  return spec;
-}
 
 // check.expect_eq, expect_almost_eq, expect_close: two operands.
 Status ExpectTwo(KernelCall& call) {
@@ -159,7 +46,7 @@ Status ExpectTwo(KernelCall& call) {
     return InvalidArgumentError("check compares " + call.operands[0].TypeString() + " with " +
                                 expected.TypeString());
   }
-  return CheckTensors(call.operands[0], expected.bytes(), SpecOf(call.op));
+  return CheckTensors(call.operands[0], expected.bytes(), stablehlo::CheckSpecOf(call.op));
 }
 
 // check.expect_eq_const, expect_almost_eq_const: an operand and a literal.
@@ -175,7 +62,7 @@ Status ExpectConst(KernelCall& call) {
     return InvalidArgumentError("the expected literal has " + value->type().ToString() +
                                 ", the value " + actual.TypeString());
   }
-  return CheckTensors(actual, expected.data(), SpecOf(call.op));
+  return CheckTensors(actual, expected.data(), stablehlo::CheckSpecOf(call.op));
 }
 
 // check.expect_serialized_eq: the operand equals (as check.expect_eq: NaN
@@ -346,6 +233,7 @@ Status RunParallel(KernelCall& call) {
 }  // namespace
 
 void RegisterCheckKernels(KernelRegistry& registry) {
+  using stablehlo::OpKind;
   registry.Register({{OpKind::kCheckExpectEq, ExpectTwo},
                      {OpKind::kCheckExpectAlmostEq, ExpectTwo},
                      {OpKind::kCheckExpectClose, ExpectTwo},

@@ -38,7 +38,7 @@ Status ExpectAlmostEq(KernelCall& call) {
   CheckSpec spec;
   spec.name = "check.expect_almost_eq";
   spec.kind = CheckSpec::kAlmostEqual;
-  spec.tolerance = call.op.GetFloat("tolerance").value_or(kCustomCallTolerance);
+  spec.tolerance = call.op.GetFloat("tolerance").value_or(stablehlo::kCustomCallCheckTolerance);
   return CompareTwo(call, spec);
 }
 
@@ -47,7 +47,7 @@ Status ExpectClose(KernelCall& call) {
   spec.name = "check.expect_close";
   spec.kind = CheckSpec::kClose;
   spec.min_ulps = call.op.GetInt("min_ulp_difference").value_or(0);
-  spec.max_ulps = call.op.GetInt("max_ulp_difference").value_or(kDefaultMaxUlps);
+  spec.max_ulps = call.op.GetInt("max_ulp_difference").value_or(stablehlo::kDefaultCheckMaxUlps);
   return CompareTwo(call, spec);
 }
 

@@ -1,0 +1,58 @@
+// What the test harness ops of the StableHLO interpreter suite check
+// (check.expect_eq, expect_almost_eq, expect_close and their _const forms):
+// how each compares a value with the expected one, and the message a failed
+// check gives. Shared by the plugins, so that a case passes or fails alike on
+// each of them; `berth check` reports an execution failing with "check
+// failed: ..." as a failed (not an erroring) case.
+#ifndef BERTH_STABLEHLO_INTERPRETER_CHECK_HPP_
+#define BERTH_STABLEHLO_INTERPRETER_CHECK_HPP_
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "berth/stablehlo/ir.hpp"
+#include "berth/status.hpp"
+
+namespace berth::stablehlo {
+
+// Default absolute tolerance of check.expect_almost_eq*.
+inline constexpr double kDefaultCheckTolerance = 1e-4;
+// Tolerance of the check.expect_almost_eq custom call (as JAX tests use it).
+inline constexpr double kCustomCallCheckTolerance = 1e-3;
+inline constexpr int64_t kDefaultCheckMaxUlps = 3;
+
+struct CheckSpec {
+  enum Kind { kEqual, kAlmostEqual, kClose };
+  Kind kind = kEqual;
+  double tolerance = kDefaultCheckTolerance;  // kAlmostEqual: |actual - expected| <= tolerance
+  int64_t min_ulps = 0;                       // kClose: ULPs apart within [min, max]
+  int64_t max_ulps = kDefaultCheckMaxUlps;
+  std::string name;  // for the message, e.g. "check.expect_eq"
+};
+
+// Whether `op` is one of the comparing check ops above (not
+// check.expect_serialized_eq, which compares with a probed value).
+bool IsComparingCheck(const Operation& op);
+// The comparison `op` (a comparing check op) asks for: its kind, tolerance
+// or ULP range from its attributes, and its name.
+CheckSpec CheckSpecOf(const Operation& op);
+
+// Whether CompareForCheck takes values of `type`: i1, the integers of 8 to 64
+// bits, f16, bf16, f32, f64 and the complex types. (A plugin checks the
+// narrower types by widening them first.)
+bool IsCheckableType(ElementType type);
+
+// OK when the dense row-major values `actual` and `expected` (both of
+// `type` and `dims`) match: integers and i1 exactly; floats per `spec` (NaN
+// matches NaN, and only NaN); complex numbers part by part (part k of
+// element [i, j] is reported as [i, j, k]). Otherwise FAILED_PRECONDITION
+// "check failed: <name>: element [i, j] is x, expected y (n of m elements
+// differ)", naming the first difference; INVALID_ARGUMENT for a type
+// IsCheckableType refuses.
+Status CompareForCheck(ElementType type, std::span<const int64_t> dims, const void* actual,
+                       const void* expected, const CheckSpec& spec);
+
+}  // namespace berth::stablehlo
+
+#endif  // BERTH_STABLEHLO_INTERPRETER_CHECK_HPP_

@@ -5,26 +5,6 @@
 #include "cuda_status.hpp"
 
 namespace berth::cuda {
-namespace {
-
-// Pinned host memory, freed on destruction.
-struct PinnedStaging {
-  void* data = nullptr;
-  ~PinnedStaging() {
-    if (data != nullptr) cudaFreeHost(data);
-  }
-};
-
-Result<std::shared_ptr<PinnedStaging>> MakeStaging(size_t size, const std::string& what) {
-  auto staging = std::make_shared<PinnedStaging>();
-  BERTH_RETURN_IF_ERROR(
-      CudaStatus(cudaMallocHost(&staging->data, size == 0 ? 1 : size),
-                 what + ": cudaMallocHost of " + std::to_string(size) + " bytes of staging"));
-  return staging;
-}
-
-}  // namespace
-
 CudaBuffer::CudaBuffer(ElementType type, std::vector<int64_t> dims, CudaDevice& device,
                        plugin::Memory* memory, std::shared_ptr<DeviceMemory> data,
                        plugin::Event ready)
@@ -43,14 +23,15 @@ Result<plugin::HostBufferResult> CudaBuffer::FromHost(const plugin::HostBufferAr
   }
   BERTH_ASSIGN_OR_RETURN(const size_t size, DenseByteSize(args.type, args.dims));
   BERTH_RETURN_IF_ERROR(device.Activate());
-  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<PinnedStaging> staging, MakeStaging(size, device.Name()));
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<PinnedHostMemory> staging,
+                         PinnedHostMemory::Allocate(size, device.Name()));
   // The host array is read now, so the caller may reuse it on return.
-  BERTH_RETURN_IF_ERROR(plugin::CopyHostArrayDense(args, static_cast<std::byte*>(staging->data)));
+  BERTH_RETURN_IF_ERROR(plugin::CopyHostArrayDense(args, static_cast<std::byte*>(staging->data())));
   BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> data, DeviceMemory::Allocate(device, size));
   if (size > 0) {
-    BERTH_RETURN_IF_ERROR(CudaStatus(
-        cudaMemcpyAsync(data->data(), staging->data, size, cudaMemcpyHostToDevice, device.stream()),
-        device.Name() + ": cudaMemcpyAsync to the device"));
+    BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(data->data(), staging->data(), size,
+                                                     cudaMemcpyHostToDevice, device.stream()),
+                                     device.Name() + ": cudaMemcpyAsync to the device"));
   }
   plugin::Event ready;
   // The staging lives until the copy is done.
@@ -92,10 +73,10 @@ Result<plugin::Event> CudaBuffer::ToHostBuffer(void* dst, size_t dst_size) {
                                 std::to_string(size_));
   }
   BERTH_RETURN_IF_ERROR(device_.Activate());
-  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<PinnedStaging> staging,
-                         MakeStaging(size_, device_.Name()));
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<PinnedHostMemory> staging,
+                         PinnedHostMemory::Allocate(size_, device_.Name()));
   if (size_ > 0) {
-    BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(staging->data, data->data(), size_,
+    BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(staging->data(), data->data(), size_,
                                                      cudaMemcpyDeviceToHost, device_.stream()),
                                      device_.Name() + ": cudaMemcpyAsync to the host"));
   }
@@ -105,7 +86,7 @@ Result<plugin::Event> CudaBuffer::ToHostBuffer(void* dst, size_t dst_size) {
   device_.completions()
       .Enqueue(device_.stream(),
                [done, staging, data, dst, size](const Status& status) {
-                 if (status.ok() && size > 0) std::memcpy(dst, staging->data, size);
+                 if (status.ok() && size > 0) std::memcpy(dst, staging->data(), size);
                  done.Set(status);
                })
       .IgnoreError();

@@ -49,4 +49,15 @@ DeviceMemory::~DeviceMemory() {
   if (device_.Activate().ok()) device_.allocator().Free(data_, device_.stream());
 }
 
+Result<std::shared_ptr<PinnedHostMemory>> PinnedHostMemory::Allocate(size_t size,
+                                                                     const std::string& what) {
+  void* data = nullptr;
+  BERTH_RETURN_IF_ERROR(
+      CudaStatus(cudaMallocHost(&data, size == 0 ? 1 : size),
+                 what + ": cudaMallocHost of " + std::to_string(size) + " bytes of staging"));
+  return std::shared_ptr<PinnedHostMemory>(new PinnedHostMemory(data, size));
+}
+
+PinnedHostMemory::~PinnedHostMemory() { cudaFreeHost(data_); }
+
 }  // namespace berth::cuda

@@ -75,6 +75,26 @@ class DeviceMemory {
   uint64_t size_;
 };
 
+// `size` bytes of page-locked host memory (cudaMallocHost), the staging of
+// copies between the host and a device; freed when destroyed.
+class PinnedHostMemory {
+ public:
+  // `what` names the transfer in the error.
+  static Result<std::shared_ptr<PinnedHostMemory>> Allocate(size_t size, const std::string& what);
+  ~PinnedHostMemory();
+  PinnedHostMemory(const PinnedHostMemory&) = delete;
+  PinnedHostMemory& operator=(const PinnedHostMemory&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  PinnedHostMemory(void* data, size_t size) : data_(data), size_(size) {}
+
+  void* data_;
+  size_t size_;
+};
+
 }  // namespace berth::cuda
 
 #endif  // BERTH_PLUGINS_CUDA_CUDA_DEVICE_HPP_

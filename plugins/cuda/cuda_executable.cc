@@ -91,6 +91,10 @@ Result<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
         on.constants[step.op->result(0)] = std::move(memory);
         continue;
       }
+      if (step.kind != PlanStep::Kind::kFused) {
+        on.kernels.push_back(nullptr);
+        continue;
+      }
       auto it = loaded.find({s, arch});
       if (it == loaded.end()) {
         BERTH_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledKernel> compiled,
@@ -115,8 +119,18 @@ Result<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
   return executable;
 }
 
-Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
-    OnDevice& on, const std::vector<plugin::Buffer*>& args, plugin::Event done) {
+Status CudaExecutable::CompareChecks(const std::vector<PendingCheck>& checks) {
+  for (const PendingCheck& check : checks) {
+    const void* expected = check.expected ? check.expected->data() : check.other->data();
+    BERTH_RETURN_IF_ERROR(stablehlo::CompareForCheck(check.type, check.dims, check.actual->data(),
+                                                     expected, check.spec));
+  }
+  return OkStatus();
+}
+
+Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
+                                                         const std::vector<plugin::Buffer*>& args,
+                                                         plugin::Event done) {
   CudaDevice& device = *on.device;
   const stablehlo::Block& block = plan_.entry->entry_block();
   if (args.size() != block.num_arguments()) {
@@ -153,8 +167,37 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
     values[block.argument(i)] = std::move(data);
   }
   BERTH_RETURN_IF_ERROR(device.Activate());
+  Enqueued enqueued;
+  // A value copied to the host after the work enqueued so far.
+  auto to_host = [&](const stablehlo::Value* value) -> Result<std::shared_ptr<PinnedHostMemory>> {
+    const std::shared_ptr<DeviceMemory>& memory = memory_of(value);
+    BERTH_ASSIGN_OR_RETURN(
+        std::shared_ptr<PinnedHostMemory> host,
+        PinnedHostMemory::Allocate(memory->size(), device.Name() + ": a checked value"));
+    if (memory->size() > 0) {
+      BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(host->data(), memory->data(), memory->size(),
+                                                       cudaMemcpyDeviceToHost, device.stream()),
+                                       device.Name() + ": copying a checked value to the host"));
+    }
+    return host;
+  };
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep& step = plan_.steps[s];
+    if (step.kind == PlanStep::Kind::kCheck) {
+      PendingCheck check;
+      check.spec = step.check;
+      const stablehlo::Type type = step.op->operand(0)->type();
+      check.type = type.element_type();
+      check.dims.assign(type.shape().begin(), type.shape().end());
+      BERTH_ASSIGN_OR_RETURN(check.actual, to_host(step.op->operand(0)));
+      if (step.expected) {
+        check.expected = step.expected;
+      } else {
+        BERTH_ASSIGN_OR_RETURN(check.other, to_host(step.op->operand(1)));
+      }
+      enqueued.checks.push_back(std::move(check));
+      continue;
+    }
     if (step.kind != PlanStep::Kind::kFused) continue;
     const FusedKernel& kernel = step.fused;
     std::vector<void*> pointers;
@@ -184,7 +227,7 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
   }
   // Outputs own their memory; a value returned twice, or an argument or
   // constant returned, is copied.
-  std::vector<std::unique_ptr<plugin::Buffer>> outputs;
+  std::vector<std::unique_ptr<plugin::Buffer>>& outputs = enqueued.outputs;
   std::vector<const stablehlo::Value*> given;
   for (const stablehlo::Value* result : block.terminator()->operands()) {
     std::shared_ptr<DeviceMemory> memory = memory_of(result);
@@ -207,7 +250,7 @@ Result<std::vector<std::unique_ptr<plugin::Buffer>>> CudaExecutable::Enqueue(
         device.default_memory(), std::move(memory), done));
   }
   // Intermediates are given back now, stream-ordered, when `values` goes.
-  return outputs;
+  return enqueued;
 }
 
 Result<plugin::ExecuteResult> CudaExecutable::Execute(
@@ -230,13 +273,16 @@ Result<plugin::ExecuteResult> CudaExecutable::Execute(
   plugin::ExecuteResult result;
   for (size_t d = 0; d < targets.size(); ++d) {
     plugin::Event done;
-    BERTH_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<plugin::Buffer>> outputs,
-                           Enqueue(*targets[d], argument_lists[d], done));
+    BERTH_ASSIGN_OR_RETURN(Enqueued enqueued, Enqueue(*targets[d], argument_lists[d], done));
     CudaDevice& device = *targets[d]->device;
+    auto checks = std::make_shared<const std::vector<PendingCheck>>(std::move(enqueued.checks));
     device.completions()
-        .Enqueue(device.stream(), [done](const Status& status) { done.Set(status); })
+        .Enqueue(device.stream(),
+                 [done, checks](const Status& status) {
+                   done.Set(status.ok() ? CompareChecks(*checks) : status);
+                 })
         .IgnoreError();
-    result.outputs.push_back(std::move(outputs));
+    result.outputs.push_back(std::move(enqueued.outputs));
     result.completion.push_back(done);
   }
   return result;

@@ -2,7 +2,9 @@
 // (cudaLibraryLoadData of the NVRTC cubin for the device's architecture) and
 // each constant in device memory, per device. Execute enqueues everything on
 // the device's stream and returns at once; the outputs' ready events and the
-// completion event are set by the device's completion queue.
+// completion event are set by the device's completion queue (with the first
+// failed check of the program, if any: its values are copied to the host
+// and compared there once the work is done).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_EXECUTABLE_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_EXECUTABLE_HPP_
 
@@ -37,15 +39,33 @@ class CudaExecutable final : public plugin::LoadedExecutable {
   // What one device holds of the program.
   struct OnDevice {
     CudaDevice* device = nullptr;
-    std::vector<cudaKernel_t> kernels;  // per plan step (NULL for constants)
+    std::vector<cudaKernel_t> kernels;  // per plan step (NULL for steps without a kernel)
     std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> constants;
   };
+
+  // A check step's values on their way to the host, compared when the
+  // execution's work is done.
+  struct PendingCheck {
+    stablehlo::CheckSpec spec;
+    stablehlo::ElementType type = stablehlo::ElementType::kF32;
+    std::vector<int64_t> dims;
+    std::shared_ptr<PinnedHostMemory> actual;
+    std::shared_ptr<PinnedHostMemory> other;               // check.expect_eq and the like
+    std::shared_ptr<const std::vector<uint8_t>> expected;  // the _const forms
+  };
+  // What one device's execution gave: its outputs, and its checks in order.
+  struct Enqueued {
+    std::vector<std::unique_ptr<plugin::Buffer>> outputs;
+    std::vector<PendingCheck> checks;
+  };
+  // The first check that does not hold; OK when all do.
+  static Status CompareChecks(const std::vector<PendingCheck>& checks);
 
   CudaExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
                  std::vector<plugin::Device*> devices, std::unique_ptr<stablehlo::Module> module,
                  CudaPlan plan);
-  Result<std::vector<std::unique_ptr<plugin::Buffer>>> Enqueue(
-      OnDevice& on, const std::vector<plugin::Buffer*>& args, plugin::Event done);
+  Result<Enqueued> Enqueue(OnDevice& on, const std::vector<plugin::Buffer*>& args,
+                           plugin::Event done);
 
   std::unique_ptr<stablehlo::Module> module_;
   CudaPlan plan_;

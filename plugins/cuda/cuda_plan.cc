@@ -23,6 +23,29 @@ Result<const stablehlo::Function*> FindEntry(const stablehlo::Module& module,
   return entry;
 }
 
+// OK when check op `op` compares values the kernels hold, and its literal
+// (the _const forms) is one of them.
+Status CheckCheck(const Operation& op) {
+  for (const stablehlo::Value* operand : op.operands()) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, operand->type()));
+  }
+  const stablehlo::Type checked = op.operand(0)->type();
+  const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+  if (op.num_operands() == 2 && op.operand(1)->type() != checked) {
+    return InvalidArgumentError(where + " compares " + checked.ToString() + " with " +
+                                op.operand(1)->type().ToString());
+  }
+  if (op.num_operands() == 1) {
+    const stablehlo::DenseElementsAttr* value = op.GetDense("value");
+    if (value == nullptr || value->type().element_type() != checked.element_type() ||
+        value->type().NumElements() != checked.NumElements()) {
+      return InvalidArgumentError(where + ": its 'value' must be a dense literal of " +
+                                  checked.ToString());
+    }
+  }
+  return OkStatus();
+}
+
 class Planner {
  public:
   explicit Planner(CudaPlan& plan) : plan_(plan) {}
@@ -111,6 +134,23 @@ class Planner {
       Emit(std::move(kernel));
       return OkStatus();
     }
+    if (stablehlo::IsComparingCheck(op)) {
+      BERTH_RETURN_IF_ERROR(CheckCheck(op));
+      std::vector<const stablehlo::Value*> moved;
+      for (const stablehlo::Value* operand : op.operands()) {
+        if (views_.contains(operand)) moved.push_back(operand);
+      }
+      WriteOut(moved);
+      PlanStep step;
+      step.kind = PlanStep::Kind::kCheck;
+      step.op = &op;
+      step.check = stablehlo::CheckSpecOf(op);
+      if (const stablehlo::DenseElementsAttr* value = op.GetDense("value")) {
+        step.expected = std::make_shared<const std::vector<uint8_t>>(value->ExpandedData());
+      }
+      plan_.steps.push_back(std::move(step));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;
@@ -122,21 +162,28 @@ class Planner {
                               " (at " + op.location().ToString() + ") yet");
   }
 
-  // Ends the planning: views the function returns are written out, one
-  // kernel per element count.
+  // Ends the planning: views the function returns are written out.
   void Finish(const Operation& terminator) {
     Flush();
     std::vector<const stablehlo::Value*> returned;
     for (const stablehlo::Value* value : terminator.operands()) {
-      if (views_.contains(value) &&
-          std::find(returned.begin(), returned.end(), value) == returned.end()) {
-        returned.push_back(value);
-      }
+      if (views_.contains(value)) returned.push_back(value);
     }
-    while (!returned.empty()) {
-      const int64_t elements = returned.front()->type().NumElements();
+    WriteOut(returned);
+  }
+
+ private:
+  // Writes `values` (views) to memory, one kernel per element count; later
+  // readers read them as any computed value.
+  void WriteOut(std::vector<const stablehlo::Value*> values) {
+    std::vector<const stablehlo::Value*> unique;
+    for (const stablehlo::Value* value : values) {
+      if (std::find(unique.begin(), unique.end(), value) == unique.end()) unique.push_back(value);
+    }
+    while (!unique.empty()) {
+      const int64_t elements = unique.front()->type().NumElements();
       std::vector<const stablehlo::Value*> same;
-      std::erase_if(returned, [&](const stablehlo::Value* value) {
+      std::erase_if(unique, [&](const stablehlo::Value* value) {
         if (value->type().NumElements() != elements) return false;
         same.push_back(value);
         return true;
@@ -148,10 +195,10 @@ class Planner {
         kernel.outputs.push_back(value);
       }
       Emit(std::move(kernel));
+      for (const stablehlo::Value* value : same) views_.erase(value);
     }
   }
 
- private:
   static void AddInput(FusedKernel& kernel, const stablehlo::Value* value) {
     if (value != nullptr &&
         std::find(kernel.inputs.begin(), kernel.inputs.end(), value) == kernel.inputs.end()) {

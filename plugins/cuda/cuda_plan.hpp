@@ -9,16 +9,23 @@
 // itself computes (that value is written out, and the next kernel reads it).
 // stablehlo.reduce with an elementwise body, concatenate, pad and
 // dot_general are kernels of their own (one output element per thread).
+// The test harness's comparing check ops (check.expect_eq, ..._const) are
+// steps that copy the checked value to the host; the execution compares
+// it there once its work is done (berth/stablehlo/interpreter_check.hpp)
+// and fails with the first check that does not hold.
 // Every other op is UNIMPLEMENTED naming it and its location (the
 // library-backed kernels of issue 20 - cuBLASLt for GEMM-shaped dots, cuDNN,
 // cuFFT, CUB, gather/scatter, control flow - are not written yet).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "berth/stablehlo/interpreter_check.hpp"
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
 #include "codegen/elementwise_codegen.hpp"
@@ -26,11 +33,16 @@
 namespace berth::cuda {
 
 struct PlanStep {
-  enum class Kind { kConstant, kFused };
+  enum class Kind { kConstant, kFused, kCheck };
   Kind kind = Kind::kConstant;
-  const stablehlo::Operation* op = nullptr;  // kConstant: the constant
+  const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
   FusedKernel fused;                         // kFused
   std::string source;                        // kFused: the kernel's CUDA C
+  // kCheck: the comparison, and for the _const forms the expected literal
+  // (dense, row-major; shared with executions that compare after the
+  // executable is gone). The checked values are the op's operands.
+  stablehlo::CheckSpec check;
+  std::shared_ptr<const std::vector<uint8_t>> expected;
 };
 
 struct CudaPlan {

@@ -2,7 +2,7 @@
 // made - every machine without a GPU): each kernel family against the cpu
 // plugin, a long chain with a constant over more elements than one grid
 // covers, outputs that must be copies, buffers and their refusals, each
-// allocator, out of memory.
+// allocator, out of memory, failed checks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -156,6 +156,39 @@ TEST_F(CudaExecuteTest, OutOfMemoryIsResourceExhaustedNamingTheBytes) {
   ASSERT_FALSE(buffer.ok());
   EXPECT_EQ(buffer.status().code(), StatusCode::kResourceExhausted);
   EXPECT_THAT(buffer.status().message(), HasSubstr(std::to_string(dims[0]) + " bytes asked"));
+}
+
+TEST_F(CudaExecuteTest, AFailedCheckFailsTheExecutionAsOnTheCpuPlugin) {
+  const std::string passing = R"(func.func @main() {
+  %a = stablehlo.iota dim = 0 : tensor<5xf32>
+  %b = stablehlo.multiply %a, %a : tensor<5xf32>
+  %t = stablehlo.reshape %b : (tensor<5xf32>) -> tensor<1x5xf32>
+  check.expect_almost_eq_const %b, dense<[0.0, 1.0, 4.0, 9.0, 16.00001]> : tensor<5xf32>
+  check.expect_eq %t, %t : tensor<1x5xf32>
+  func.return
+})";
+  Result<std::vector<std::vector<berth::testing::Literal>>> ok =
+      berth::testing::RunOnClient(*client_, passing, {{}});
+  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  const std::string failing = R"(func.func @main() {
+  %a = stablehlo.iota dim = 0 : tensor<5xf32>
+  %b = stablehlo.multiply %a, %a : tensor<5xf32>
+  check.expect_eq_const %b, dense<[0.0, 1.0, 4.0, 9.0, 16.0]> : tensor<5xf32>
+  check.expect_eq_const %b, dense<[0.0, 1.0, 4.0, 9.5, 16.0]> : tensor<5xf32>
+  check.expect_eq_const %a, dense<[1.0, 1.0, 2.0, 3.0, 4.0]> : tensor<5xf32>
+  func.return
+})";
+  Result<std::vector<std::vector<berth::testing::Literal>>> got =
+      berth::testing::RunOnClient(*client_, failing, {{}});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(got.status().message(), HasSubstr("check failed: check.expect_eq_const: element [3] "
+                                                "is 9, expected 9.5 (1 of 5 elements differ)"));
+  Result<std::vector<berth::testing::Literal>> cpu =
+      berth::testing::CpuRunner::Get().Run(failing, {});
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_THAT(cpu.status().message(),
+              HasSubstr("element [3] is 9, expected 9.5 (1 of 5 elements differ)"));
 }
 
 TEST_F(CudaExecuteTest, ProgramsWithOpsWithoutKernelsAreUnimplementedAtCompile) {

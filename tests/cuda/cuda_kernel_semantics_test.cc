@@ -10,44 +10,48 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "berth/stablehlo/interpreter_check.hpp"
 #include "berth/stablehlo/parser.hpp"
+#include "conformance_cases.hpp"
 #include "cuda_plan.hpp"
 #include "family_check.hpp"
 
+#include <cstdio>
+#include <filesystem>
 #include <unordered_map>
+
 #include "host_kernels.hpp"
 #include "kernel_families.hpp"
 
 namespace berth::cuda {
 namespace {
 
-const testing::HostKernel* FindHostKernel(const std::string& family, size_t step) {
+const testing::HostKernel* FindHostKernel(const std::string& program, size_t step) {
   for (size_t i = 0; i < testing::kNumHostKernels; ++i) {
     const testing::HostKernel& kernel = testing::kHostKernels[i];
-    if (family == kernel.family && static_cast<size_t>(kernel.step) == step) return &kernel;
+    if (program == kernel.family && static_cast<size_t>(kernel.step) == step) return &kernel;
   }
   return nullptr;
 }
 
-// Runs the family's plan on the host, step by step as the cuda executable
-// does on a GPU, and compares each returned value with the cpu plugin's.
-void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
-  const std::string text = family.program.Text();
-  Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
-  Result<CudaPlan> plan = PlanCudaProgram(*module, "");
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  const stablehlo::Block& block = plan->entry->entry_block();
-  std::vector<berth::testing::Literal> args =
-      testing::RandomArguments(block, seed, family.small_values);
-  Result<std::vector<berth::testing::Literal>> expected =
-      berth::testing::CpuRunner::Get().Run(text, args);
-  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
-
+// What running a plan on the host gave: each value in memory, and the
+// verdict of its checks (the first that failed, as the executable reports).
+struct HostRun {
   std::unordered_map<const stablehlo::Value*, std::vector<std::byte>> memory;
+  Status checks;
+};
+
+// Runs `plan` (of the program keyed `program` in host_kernels.hpp) on the
+// host, step by step as the cuda executable does on a GPU: constants
+// expanded, kernels called with their inputs' and outputs' memory, checks
+// compared as CudaExecutable::CompareChecks does.
+void RunOnHost(const CudaPlan& plan, const std::string& program,
+               const std::vector<berth::testing::Literal>& args, HostRun& run) {
+  const stablehlo::Block& block = plan.entry->entry_block();
+  auto& memory = run.memory;
   for (size_t a = 0; a < args.size(); ++a) memory[block.argument(a)] = args[a].bytes;
-  for (size_t s = 0; s < plan->steps.size(); ++s) {
-    const PlanStep& step = plan->steps[s];
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep& step = plan.steps[s];
     if (step.kind == PlanStep::Kind::kConstant) {
       const std::vector<uint8_t> data = step.op->GetDense("value")->ExpandedData();
       std::vector<std::byte>& bytes = memory[step.op->result(0)];
@@ -55,13 +59,31 @@ void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
       if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size());
       continue;
     }
+    if (step.kind == PlanStep::Kind::kCheck) {
+      const stablehlo::Value* checked = step.op->operand(0);
+      ASSERT_TRUE(memory.contains(checked))
+          << program << " step " << s << " checks a value not in memory";
+      const void* expected = nullptr;
+      if (step.expected) {
+        expected = step.expected->data();
+      } else {
+        ASSERT_TRUE(memory.contains(step.op->operand(1))) << program << " step " << s;
+        expected = memory[step.op->operand(1)].data();
+      }
+      if (run.checks.ok()) {
+        run.checks =
+            stablehlo::CompareForCheck(checked->type().element_type(), checked->type().shape(),
+                                       memory[checked].data(), expected, step.check);
+      }
+      continue;
+    }
     const FusedKernel& kernel = step.fused;
-    const testing::HostKernel* host = FindHostKernel(family.name, s);
-    ASSERT_NE(host, nullptr) << "no host kernel generated for " << family.name << " step " << s;
+    const testing::HostKernel* host = FindHostKernel(program, s);
+    ASSERT_NE(host, nullptr) << "no host kernel generated for " << program << " step " << s;
     std::vector<void*> addresses;
     for (const stablehlo::Value* input : kernel.inputs) {
       ASSERT_TRUE(memory.contains(input))
-          << family.name << " step " << s << " reads a value not in memory";
+          << program << " step " << s << " reads a value not in memory";
       addresses.push_back(memory[input].data());
     }
     std::vector<std::vector<std::byte>> outputs;
@@ -75,13 +97,31 @@ void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
     host->invoke(addresses.data());
     for (size_t o = 0; o < outputs.size(); ++o) memory[kernel.outputs[o]] = std::move(outputs[o]);
   }
+}
 
+// Runs the family's plan on the host and compares each returned value with
+// the cpu plugin's.
+void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
+  const std::string text = family.program.Text();
+  Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<CudaPlan> plan = PlanCudaProgram(*module, "");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const stablehlo::Block& block = plan->entry->entry_block();
+  std::vector<berth::testing::Literal> args =
+      testing::RandomArguments(block, seed, family.small_values);
+  Result<std::vector<berth::testing::Literal>> expected =
+      berth::testing::CpuRunner::Get().Run(text, args);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+
+  HostRun run;
+  ASSERT_NO_FATAL_FAILURE(RunOnHost(*plan, family.name, args, run));
   int mismatches = 0;
   for (size_t j = 0; j < block.terminator()->num_operands(); ++j) {
     const stablehlo::Value* returned = block.terminator()->operand(j);
-    ASSERT_TRUE(memory.contains(returned))
+    ASSERT_TRUE(run.memory.contains(returned))
         << family.name << ": result " << j << " was never written";
-    mismatches += testing::CompareReturned(family.name, block, j, args, memory[returned],
+    mismatches += testing::CompareReturned(family.name, block, j, args, run.memory[returned],
                                            (*expected)[j].bytes, family.ulps, family.half_ulps);
   }
   EXPECT_EQ(mismatches, 0) << family.name;
@@ -112,6 +152,45 @@ INSTANTIATE_TEST_SUITE_P(Families, CudaKernelSemanticsTest, ::testing::ValuesIn(
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
+
+// Every case of the interpreter suite that the planner plans, run on the
+// host through its generated kernels: its checks (check.expect_*) give the
+// cpu plugin's verdict - the case passes on both, or fails on both with the
+// same first difference. Cases that take arguments are not the suite's.
+TEST(CudaConformanceOnHostTest, EveryPlannedCaseGivesTheCpuPluginsVerdict) {
+  const std::filesystem::path root = testing::ConformanceSuiteRoot();
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no conformance suite at " << root;
+  int planned = 0, passed = 0, failed_alike = 0;
+  testing::ForEachConformanceCase(root, [&](const testing::ConformanceCase& c) {
+    Result<CudaPlan> plan = PlanCudaProgram(*c.module, c.function->name());
+    if (!plan.ok() || c.function->num_arguments() != 0) return;
+    ++planned;
+    SCOPED_TRACE(c.Key());
+    HostRun run;
+    RunOnHost(*plan, c.Key(), {}, run);
+    CompileOptions options;
+    options.entry_name = std::string(c.function->name());
+    Result<std::vector<berth::testing::Literal>> cpu =
+        berth::testing::CpuRunner::Get().Run(c.text, {}, options);
+    if (cpu.ok()) {
+      EXPECT_TRUE(run.checks.ok())
+          << "the cpu plugin passes it; on the host: " << run.checks.ToString();
+      passed += run.checks.ok();
+    } else {
+      // The cpu plugin's message may add where the check ran.
+      const bool alike = !run.checks.ok() && run.checks.code() == cpu.status().code() &&
+                         cpu.status().message().find(run.checks.message()) != std::string::npos;
+      EXPECT_TRUE(alike) << "on the cpu plugin: " << cpu.status().ToString()
+                         << "\non the host: " << run.checks.ToString();
+      failed_alike += alike;
+    }
+  });
+  std::printf(
+      "cuda kernels on the host: %d planned interpreter-suite cases, %d pass as on the cpu plugin, "
+      "%d fail alike\n",
+      planned, passed, failed_alike);
+  EXPECT_GT(planned, 0);
+}
 
 }  // namespace
 }  // namespace berth::cuda

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <span>
 
 #include "berth/stablehlo/parser.hpp"
+#include "conformance_cases.hpp"
 #include "cuda_plan.hpp"
 
 namespace berth::cuda {
@@ -213,58 +214,87 @@ TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {
   }
 }
 
+TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
+  stablehlo::Module module = Parse(R"(func.func @main() {
+  %a = stablehlo.iota dim = 0 : tensor<6xi32>
+  %b = stablehlo.add %a, %a : tensor<6xi32>
+  %c = stablehlo.reshape %b : (tensor<6xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %b, dense<[0, 2, 4, 6, 8, 10]> : tensor<6xi32>
+  %t = stablehlo.transpose %c, dims = [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xi32>
+  check.expect_eq %t, %t : tensor<3x2xi32>
+  check.expect_eq_const %a, dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi32>
+  func.return
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const std::span<stablehlo::Operation* const> ops = plan->entry->entry_block().operations();
+  // The add's kernel, the first check, the transposed view written out once
+  // for the second check (which reads it twice), the iota written out for the
+  // third, each check in program order after what it reads.
+  ASSERT_EQ(plan->steps.size(), 6u);
+  EXPECT_EQ(plan->steps[0].kind, PlanStep::Kind::kFused);
+  EXPECT_EQ(plan->steps[0].fused.outputs, std::vector<const stablehlo::Value*>{ops[1]->result(0)});
+  EXPECT_EQ(plan->steps[1].kind, PlanStep::Kind::kCheck);
+  EXPECT_EQ(plan->steps[1].op, ops[3]);
+  EXPECT_EQ(plan->steps[1].check.name, "check.expect_eq_const");
+  ASSERT_NE(plan->steps[1].expected, nullptr);
+  EXPECT_EQ(plan->steps[1].expected->size(), 6u * 4u);
+  EXPECT_EQ(plan->steps[2].kind, PlanStep::Kind::kFused);
+  EXPECT_EQ(plan->steps[2].fused.outputs, std::vector<const stablehlo::Value*>{ops[4]->result(0)});
+  EXPECT_EQ(plan->steps[3].kind, PlanStep::Kind::kCheck);
+  EXPECT_EQ(plan->steps[3].expected, nullptr);
+  EXPECT_EQ(plan->steps[4].kind, PlanStep::Kind::kFused);
+  EXPECT_EQ(plan->steps[4].fused.outputs, std::vector<const stablehlo::Value*>{ops[0]->result(0)});
+  EXPECT_EQ(plan->steps[5].kind, PlanStep::Kind::kCheck);
+  EXPECT_EQ(plan->steps[5].op, ops[6]);
+}
+
+TEST(CudaPlanTest, ChecksOfTypesTheGeneratorLacksAreUnimplemented) {
+  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<2xcomplex<f32>>) {
+  check.expect_eq %a, %a : tensor<2xcomplex<f32>>
+  func.return
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("check.expect_eq at plan.mlir:2:"));
+}
+
 // The planner on every case of the upstream interpreter suite: it plans the
 // case or refuses it with UNIMPLEMENTED (or INVALID_ARGUMENT) naming what is
 // missing, never anything else. Prints how many plan and the ops most often
 // missing (issue 20's road map).
 TEST(CudaPlanTest, PlansEveryConformanceCaseOrSaysWhatIsMissing) {
-  const std::filesystem::path root =
-      std::filesystem::path(BERTH_SOURCE_ROOT) / ".." / "shared" / "conformance" / "stablehlo";
+  const std::filesystem::path root = testing::ConformanceSuiteRoot();
   if (!std::filesystem::exists(root)) GTEST_SKIP() << "no conformance suite at " << root;
-  int cases = 0, planned = 0, unparsed = 0;
+  int cases = 0, planned = 0;
   std::map<std::string, int> missing;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() != ".mlir") continue;
-    std::ifstream file(entry.path());
-    const std::string text((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
-    for (const stablehlo::TestChunk& chunk : stablehlo::SplitTestFile(text)) {
-      stablehlo::ParseOptions options;
-      options.first_line = chunk.first_line;
-      options.verify = true;
-      Result<stablehlo::Module> module =
-          stablehlo::ParseModule(chunk.text, entry.path().filename().string(), options);
-      if (!module.ok()) {
-        ++unparsed;  // e.g. quantized types, which the cpu plugin lowers first
-        continue;
-      }
-      for (const stablehlo::Function* function : module->functions()) {
-        if (function->is_declaration() || function->visibility() != stablehlo::Visibility::kPublic)
-          continue;
+  const int unparsed =
+      testing::ForEachConformanceCase(root, [&](const testing::ConformanceCase& c) {
         ++cases;
-        Result<CudaPlan> plan = Plan(*module, function->name());
+        Result<CudaPlan> plan = Plan(*c.module, c.function->name());
         if (plan.ok()) {
           ++planned;
-          continue;
+          return;
         }
-        ASSERT_TRUE(plan.status().code() == StatusCode::kUnimplemented ||
+        EXPECT_TRUE(plan.status().code() == StatusCode::kUnimplemented ||
                     plan.status().code() == StatusCode::kInvalidArgument)
-            << entry.path() << ":" << chunk.first_line << ": " << plan.status().ToString();
+            << c.Key() << ": " << plan.status().ToString();
+        // The op the message names first, of any dialect.
         const std::string message = plan.status().message();
-        const size_t at = message.find("stablehlo.") != std::string::npos
-                              ? message.find("stablehlo.")
-                              : message.find("check.");
+        size_t at = std::string::npos;
+        for (const char* dialect : {"stablehlo.", "chlo.", "check.", "func.", "interpreter."}) {
+          at = std::min(at, message.find(dialect));
+        }
         std::string op = at == std::string::npos ? std::string("other") : message.substr(at);
         op = op.substr(0, op.find_first_of(" (:"));
         ++missing[op];
-      }
-    }
-  }
+      });
   std::vector<std::pair<int, std::string>> ranked;
   for (const auto& [op, count] : missing) ranked.emplace_back(count, op);
   std::sort(ranked.rbegin(), ranked.rend());
   std::string top;
-  for (size_t i = 0; i < ranked.size() && i < 12; ++i)
+  for (size_t i = 0; i < ranked.size() && i < 16; ++i)
     top += " " + ranked[i].second + " " + std::to_string(ranked[i].first);
   std::printf("cuda planner: %d of %d conformance functions plan (%d chunks not parsed alone); "
               "first missing:%s\n",

@@ -1,20 +1,51 @@
-// Writes the kernels of kernel_families.hpp as one host C++ file (argument:
-// the output path): the prelude once, each kernel of each family's plan
-// renamed after the family and its step, and the kHostKernels table of
-// host_kernels.hpp.
+// Writes the kernels of kernel_families.hpp, and of every case of the
+// interpreter suite the planner plans, as one host C++ file (arguments: the
+// output path, then the suite's folder, absent or missing: no cases): the
+// prelude once, each kernel of each plan renamed after its program and step,
+// and the kHostKernels table of host_kernels.hpp. A family's kernels are
+// keyed by its name, a case's by ConformanceCase::Key().
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "berth/stablehlo/parser.hpp"
 #include "codegen/kernel_prelude.hpp"
+#include "conformance_cases.hpp"
 #include "cuda_plan.hpp"
 #include "kernel_families.hpp"
 
+namespace {
+
+// Appends the kernels of `plan` (of the program keyed `key`) to `out`, named
+// `prefix`_<step>, and their entries to `table`.
+void AppendKernels(const berth::cuda::CudaPlan& plan, const std::string& key,
+                   const std::string& prefix, std::string_view prelude, std::string& out,
+                   std::string& table) {
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const berth::cuda::PlanStep& step = plan.steps[s];
+    if (step.kind != berth::cuda::PlanStep::Kind::kFused) continue;
+    const std::string name = prefix + "_" + std::to_string(s);
+    std::string kernel = step.source.substr(prelude.size());
+    const std::string from = "void " + step.fused.name + "(", to = "void " + name + "(";
+    kernel.replace(kernel.find(from), from.size(), to);
+    out += kernel;
+    std::string quoted;
+    for (char c : key) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    table += "    {\"" + quoted + "\", " + std::to_string(s) +
+             ", [](void* const* args) { BerthHostInvoker<decltype(&" + name + ")>::Invoke(&" +
+             name + ", args); }},\n";
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace berth;
-  if (argc != 2) {
-    std::cerr << "usage: generate_host_kernels OUTPUT.cc\n";
+  if (argc != 2 && argc != 3) {
+    std::cerr << "usage: generate_host_kernels OUTPUT.cc [SUITE_DIR]\n";
     return 2;
   }
   const std::string_view prelude = cuda::KernelPrelude();
@@ -33,18 +64,17 @@ int main(int argc, char** argv) {
       std::cerr << family.name << ": " << plan.status().ToString() << "\n";
       return 1;
     }
-    for (size_t s = 0; s < plan->steps.size(); ++s) {
-      const cuda::PlanStep& step = plan->steps[s];
-      if (step.kind != cuda::PlanStep::Kind::kFused) continue;
-      const std::string name = "berth_host_" + family.name + "_" + std::to_string(s);
-      std::string kernel = step.source.substr(prelude.size());
-      const std::string from = "void " + step.fused.name + "(", to = "void " + name + "(";
-      kernel.replace(kernel.find(from), from.size(), to);
-      out += kernel;
-      table += "    {\"" + family.name + "\", " + std::to_string(s) +
-               ", [](void* const* args) { BerthHostInvoker<decltype(&" + name + ")>::Invoke(&" +
-               name + ", args); }},\n";
-    }
+    AppendKernels(*plan, family.name, "berth_host_" + family.name, prelude, out, table);
+  }
+  if (argc == 3) {
+    int index = 0;
+    cuda::testing::ForEachConformanceCase(argv[2], [&](const cuda::testing::ConformanceCase& c) {
+      Result<cuda::CudaPlan> plan = cuda::PlanCudaProgram(*c.module, c.function->name());
+      if (plan.ok()) {
+        AppendKernels(*plan, c.Key(), "berth_host_case" + std::to_string(index++), prelude, out,
+                      table);
+      }
+    });
   }
   out += "\nnamespace berth::cuda::testing {\nconst HostKernel kHostKernels[] = {\n" + table +
          "};\nconst size_t kNumHostKernels = sizeof(kHostKernels) / sizeof(kHostKernels[0]);\n}  "

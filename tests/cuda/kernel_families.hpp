@@ -49,7 +49,9 @@ class ProgramBuilder {
           const std::vector<std::string>& types, const std::string& result,
           const std::string& attrs = "") {
     const std::string name = "%r" + std::to_string(results_.size());
-    std::string line = "  " + name + " = \"stablehlo." + op + "\"(";
+    // "add" is stablehlo.add; a dialect's op is named whole ("chlo.mulhi").
+    const std::string full = op.find('.') == std::string::npos ? "stablehlo." + op : op;
+    std::string line = "  " + name + " = \"" + full + "\"(";
     for (size_t i = 0; i < operands.size(); ++i) line += (i ? ", " : "") + operands[i];
     line += ")" + (attrs.empty() ? "" : " {" + attrs + "}") + " : (";
     for (size_t i = 0; i < types.size(); ++i) line += (i ? ", " : "") + types[i];
@@ -135,8 +137,8 @@ inline std::vector<KernelFamily> KernelFamilies() {
   {
     ProgramBuilder program;
     for (const std::string& type : kIntTypes) {
-      for (const char* op :
-           {"and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic"}) {
+      for (const char* op : {"and", "or", "xor", "shift_left", "shift_right_logical",
+                             "shift_right_arithmetic", "chlo.mulhi"}) {
         program.Binary(op, type);
       }
       for (const char* op : {"not", "popcnt", "count_leading_zeros", "negate"})

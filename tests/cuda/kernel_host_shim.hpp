@@ -40,6 +40,12 @@ inline int __clzll(long long x) {
   return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
 }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline long long __mul64hi(long long x, long long y) {
+  return static_cast<long long>((static_cast<__int128>(x) * y) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(x) * y) >> 64);
+}
 
 using std::atan2, std::cbrt, std::ceil, std::cos, std::exp, std::expm1, std::fabs, std::floor,
     std::fmod, std::isfinite, std::log, std::log1p, std::pow, std::rint, std::round, std::signbit,

@@ -244,6 +244,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       return by_class("", Call(tmpl("berth_shr_logical"), a(), b()), "");
     case OpKind::kShiftRightArithmetic:
       return by_class("", Call(tmpl("berth_shr_arithmetic"), a(), b()), "");
+    case OpKind::kChloMulhi: return by_class("", Call(tmpl("berth_mulhi"), a(), b()), "");
     case OpKind::kPopcnt: return by_class("", Call(tmpl("berth_popcnt"), a()), "");
     case OpKind::kCountLeadingZeros: return by_class("", Call(tmpl("berth_clz"), a()), "");
     case OpKind::kAbs:
@@ -478,6 +479,7 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kShiftLeft:
     case OpKind::kShiftRightLogical:
     case OpKind::kShiftRightArithmetic:
+    case OpKind::kChloMulhi:
     case OpKind::kPopcnt:
     case OpKind::kCountLeadingZeros:
     case OpKind::kAbs:
@@ -504,20 +506,22 @@ bool IsViewKind(OpKind kind) {
   }
 }
 
+Status CheckGeneratedType(const Operation& op, stablehlo::Type type) {
+  if (!type.IsTensor() || !type.HasStaticShape()) {
+    return Unsupported(op, "its values must be statically shaped tensors, not " + type.ToString());
+  }
+  if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
+    return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
+  }
+  return OkStatus();
+}
+
 Status CheckView(const Operation& op) {
   if (!IsViewKind(op.kind())) return Unsupported(op, "not data movement the code generator folds");
   const stablehlo::Type result = op.result(0)->type();
   std::vector<stablehlo::Type> types = {result};
   for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
-  for (stablehlo::Type type : types) {
-    if (!type.IsTensor() || !type.HasStaticShape()) {
-      return Unsupported(op,
-                         "its values must be statically shaped tensors, not " + type.ToString());
-    }
-    if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
-      return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
-    }
-  }
+  for (stablehlo::Type type : types) BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
   const size_t operand_rank =
       op.num_operands() > 0 ? static_cast<size_t>(op.operand(0)->type().rank()) : 0;
   auto needs = [&](const char* name, size_t size) -> Status {
@@ -548,19 +552,9 @@ Status CheckFusible(const Operation& op) {
   if (op.num_results() != 1 || op.num_regions() != 0)
     return Unsupported(op, "not one result without regions");
   const stablehlo::Type result = op.result(0)->type();
-  auto check_type = [&](stablehlo::Type type) -> Status {
-    if (!type.IsTensor() || !type.HasStaticShape()) {
-      return Unsupported(op,
-                         "its values must be statically shaped tensors, not " + type.ToString());
-    }
-    if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
-      return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
-    }
-    return OkStatus();
-  };
-  BERTH_RETURN_IF_ERROR(check_type(result));
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, result));
   for (const stablehlo::Value* value : op.operands()) {
-    BERTH_RETURN_IF_ERROR(check_type(value->type()));
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
     if (value->type().NumElements() != result.NumElements() && !IsRankZeroOf(value->type())) {
       return Unsupported(op, "an operand of " + value->type().ToString() + " against a result of " +
                                  result.ToString());
@@ -582,11 +576,7 @@ Status CheckReduce(const Operation& op) {
     return Unsupported(op, "not N operands, N init values, N results and one body block");
   }
   for (const stablehlo::Value* value : op.operands()) {
-    const stablehlo::Type type = value->type();
-    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
-        StorageType(type.element_type()) == nullptr) {
-      return Unsupported(op, "operand type " + type.ToString() + " is not generated yet");
-    }
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
   }
   for (size_t j = n; j < 2 * n; ++j) {
     if (op.operand(j)->type().rank() != 0) return Unsupported(op, "init values must be rank 0");
@@ -740,12 +730,7 @@ Status CheckMove(const Operation& op) {
   }
   std::vector<stablehlo::Type> types = {op.result(0)->type()};
   for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
-  for (stablehlo::Type type : types) {
-    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
-        StorageType(type.element_type()) == nullptr) {
-      return Unsupported(op, "type " + type.ToString() + " is not generated yet");
-    }
-  }
+  for (stablehlo::Type type : types) BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
   const int64_t rank = op.result(0)->type().rank();
   if (op.kind() == OpKind::kConcatenate) {
     std::optional<int64_t> dimension = op.GetInt("dimension");
@@ -878,10 +863,7 @@ Status CheckDot(const Operation& op) {
     return Unsupported(op, "not a dot_general");
   for (stablehlo::Type type :
        {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
-    if (!type.IsTensor() || !type.HasStaticShape() || type.IsQuantized() ||
-        StorageType(type.element_type()) == nullptr) {
-      return Unsupported(op, "type " + type.ToString() + " is not generated yet");
-    }
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
   }
   if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
   if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");

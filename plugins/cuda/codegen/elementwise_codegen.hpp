@@ -66,6 +66,11 @@ bool IsGeneratedElementwiseKind(stablehlo::OpKind kind);
 // transpose, broadcast_in_dim, reshape, slice, reverse, iota.
 bool IsViewKind(stablehlo::OpKind kind);
 
+// OK when `type`, a type of a value `op` reads or makes, is one the
+// generated kernels hold: a statically shaped tensor of a supported element
+// type. Otherwise UNIMPLEMENTED naming the op, its location and the type.
+Status CheckGeneratedType(const stablehlo::Operation& op, stablehlo::Type type);
+
 // OK when `op` (of a view kind) can be folded: static shapes of a supported
 // element type, its attributes present. Otherwise UNIMPLEMENTED naming it.
 Status CheckView(const stablehlo::Operation& op);

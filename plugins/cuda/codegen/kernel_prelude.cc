@@ -201,6 +201,15 @@ template <typename T> __device__ __forceinline__ T berth_shr_arithmetic(T a, T b
   if ((U)b >= (U)berth_limits<T>::bits) return (T)(U)(bits < 0 ? (S)-1 : (S)0);
   return (T)(U)(S)(bits >> (U)b);
 }
+// chlo.mulhi: the high half of the full product (signed or unsigned as T).
+template <typename T> __device__ __forceinline__ T berth_mulhi(T a, T b) {
+  if (berth_limits<T>::bits == 64) {
+    return berth_limits<T>::lo < 0 ? (T)__mul64hi((long long)a, (long long)b)
+                                   : (T)__umul64hi((unsigned long long)a, (unsigned long long)b);
+  }
+  if (berth_limits<T>::lo < 0) return (T)(((berth_s64)a * (berth_s64)b) >> (berth_limits<T>::bits & 63));
+  return (T)(((berth_u64)a * (berth_u64)b) >> (berth_limits<T>::bits & 63));
+}
 template <typename T> __device__ __forceinline__ T berth_popcnt(T a) {
   return (T)__popcll((berth_u64)(typename berth_limits<T>::U)a);
 }

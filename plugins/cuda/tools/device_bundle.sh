@@ -5,7 +5,8 @@
 # and the build tree's manifests (debug info stripped), every shared library
 # they need beyond the C library and CUDA's, and run.sh, which puts the build
 # tree back at its absolute path (the tests and manifests name it) and runs
-# the checks.
+# the checks, then `berth check` of the interpreter suite (copied in from
+# ../shared) on the cpu and cuda plugins.
 #
 #   plugins/cuda/tools/device_bundle.sh [BUILD_DIR] [OUT_DIR]   (build, .device_bundle)
 #
@@ -39,6 +40,9 @@ done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|li
     case "$lib" in "$build"/*) continue ;; esac
     strip --strip-debug -o "$out/lib/$(basename "$lib")" "$lib"
   done
+# The interpreter suite, for `berth check` on both plugins.
+suite="$(dirname "$0")/../../../../shared/conformance/stablehlo"
+[ -d "$suite" ] && cp -r "$suite" "$out/conformance"
 cat > "$out/run.sh" <<RUN
 #!/usr/bin/env bash
 # The cuda plugin's device checks (made by plugins/cuda/tools/device_bundle.sh).
@@ -54,6 +58,14 @@ status=0
 "$build/host/cli/berth" conformance --manifest "$build/configs/plugins.d/cuda.json" || status=1
 "$build/tests/cuda/cuda_plugin_test" || status=1
 "$build/tests/cuda/cuda_execute_test" || status=1
+if [ -d "\$here/conformance" ]; then
+  # Every case on each plugin; the verdicts side by side (whole reports in
+  # the bundle's folder).
+  for plugin in cpu cuda; do
+    "$build/host/cli/berth" check --plugin \$plugin --json \$(find "\$here/conformance" -name "*.mlir" | sort) > "\$here/check_\$plugin.json" 2> "\$here/check_\$plugin.err"
+    echo "berth check --plugin \$plugin: exit \$?; \$(tail -c 400 "\$here/check_\$plugin.json")"
+  done
+fi
 exit \$status
 RUN
 chmod +x "$out/run.sh"

@@ -111,16 +111,23 @@ class Planner {
       return OkStatus();
     }
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
-        op.kind() == OpKind::kDotGeneral) {
+        op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kTriangularSolve) {
       FusedKernel kernel;
+      kernel.num_elements = op.result(0)->type().NumElements();
       if (op.kind() == OpKind::kDotGeneral) {
         BERTH_RETURN_IF_ERROR(CheckDot(op));
         kernel.dot = &op;
+      } else if (op.kind() == OpKind::kTriangularSolve) {
+        BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
+        kernel.solve = &op;
+        // One thread per solved vector: the elements of the other dimension.
+        const stablehlo::Type b = op.operand(1)->type();
+        const int64_t m = b.dim(op.GetBool("left_side") ? b.rank() - 2 : b.rank() - 1);
+        if (m > 0) kernel.num_elements /= m;
       } else {
         BERTH_RETURN_IF_ERROR(CheckMove(op));
         kernel.mover = &op;
       }
-      kernel.num_elements = op.result(0)->type().NumElements();
       for (size_t j = 0; j < op.num_operands(); ++j) {
         const stablehlo::Value* operand = op.operand(j);
         auto it = views_.find(operand);

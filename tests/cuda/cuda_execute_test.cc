@@ -71,6 +71,7 @@ class CudaExecuteTest : public ::testing::Test {
 
 TEST_F(CudaExecuteTest, EveryKernelFamilyGivesTheCpuPluginsResults) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
+    if (family.solves) continue;  // TriangularSolveKernelsSolveTheirSystems
     // The GPU's math functions are within a few ulps of the C library's.
     ExpectSameAsCpu(*client_, family.name, family.program.Text(),
                     family.ulps > 0 ? 2 * family.ulps : 0, family.half_ulps, 20261207,
@@ -87,6 +88,25 @@ constexpr const char* kChainWithConstant =
   %3 = stablehlo.compare GT, %2, %b, FLOAT : (tensor<1048579xf32>, tensor<1048579xf32>) -> tensor<1048579xi1>
   return %2, %3 : tensor<1048579xf32>, tensor<1048579xi1>
 })";
+
+// As the host test of the same name: each solution against the system
+// solved again in long double.
+TEST_F(CudaExecuteTest, TriangularSolveKernelsSolveTheirSystems) {
+  for (const testing::KernelFamily& family : testing::KernelFamilies()) {
+    if (!family.solves) continue;
+    const std::string text = family.program.Text();
+    Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    const stablehlo::Block& block = module->entry_function()->entry_block();
+    std::vector<berth::testing::Literal> args = testing::SolveArguments(block, 20261207);
+    Result<std::vector<std::vector<berth::testing::Literal>>> got =
+        berth::testing::RunOnClient(*client_, text, {args});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<std::vector<std::byte>> results;
+    for (const berth::testing::Literal& literal : got->at(0)) results.push_back(literal.bytes);
+    EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
+  }
+}
 
 TEST_F(CudaExecuteTest, ChainOverMoreElementsThanOneGridWithAConstant) {
   ExpectSameAsCpu(*client_, "chain", kChainWithConstant, 0, 0);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -150,21 +151,28 @@ inline std::vector<std::byte> SmallElements(ElementType type, size_t count, std:
 
 // Random arguments for every parameter of `block` (small integers with
 // `small`).
-inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Block& block,
-                                                            uint64_t seed, bool small = false) {
-  std::mt19937_64 rng(seed);
+// A literal for every parameter of `block`, its storage made by
+// `elements(type, count)`.
+template <typename Elements>
+std::vector<berth::testing::Literal> ArgumentsOf(const stablehlo::Block& block, Elements elements) {
   std::vector<berth::testing::Literal> args;
   for (const stablehlo::Value* arg : block.arguments()) {
     const stablehlo::Type type = arg->type();
     berth::testing::Literal literal;
     literal.type = *ParseElementType(stablehlo::ElementTypeName(type.element_type()));
     literal.dims.assign(type.shape().begin(), type.shape().end());
-    const size_t count = static_cast<size_t>(type.NumElements());
-    literal.bytes = small ? SmallElements(type.element_type(), count, rng)
-                          : RandomElements(type.element_type(), count, rng);
+    literal.bytes = elements(type.element_type(), static_cast<size_t>(type.NumElements()));
     args.push_back(std::move(literal));
   }
   return args;
+}
+
+inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Block& block,
+                                                            uint64_t seed, bool small = false) {
+  std::mt19937_64 rng(seed);
+  return ArgumentsOf(block, [&](ElementType type, size_t count) {
+    return small ? SmallElements(type, count, rng) : RandomElements(type, count, rng);
+  });
 }
 
 // Compares returned value `returned` of `block` as computed (`got`, dense
@@ -208,6 +216,185 @@ inline int CompareReturned(const std::string& family, const stablehlo::Block& bl
     ADD_FAILURE() << family << ": " << op->name() << " (line " << op->location().line << ", "
                   << output->type().ToString() << ") element " << e << " of operands" << operands
                   << ": got " << Hex(type, g) << ", the cpu plugin " << Hex(type, w);
+  }
+  return mismatches;
+}
+
+// ---------------------------------------------------------- triangular_solve
+
+// The block argument `value` is, or is a 2-D transpose of (then
+// `*transposed`); NULL for anything else.
+inline const stablehlo::Value* ArgumentBehind(const stablehlo::Value* value, bool* transposed) {
+  *transposed = false;
+  if (const stablehlo::Operation* op = value->defining_op()) {
+    if (op->kind() != stablehlo::OpKind::kTranspose || value->type().rank() != 2) return nullptr;
+    *transposed = true;
+    value = op->operand(0);
+  }
+  return value->IsBlockArgument() ? value : nullptr;
+}
+
+inline double ElementAsDouble(ElementType type, const std::byte* p) {
+  if (type == ElementType::kF64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+inline void StoreDouble(ElementType type, double value, std::byte* p) {
+  if (type == ElementType::kF64) {
+    std::memcpy(p, &value, 8);
+  } else {
+    const float f = static_cast<float>(value);
+    std::memcpy(p, &f, 4);
+  }
+}
+
+// Arguments for a family of triangular_solve ops (f32/f64): uniform in
+// [-1, 1], with each solved matrix's diagonal made dominant (magnitude
+// m + 1 .. m + 2, either sign), so every system is well conditioned.
+inline std::vector<berth::testing::Literal> SolveArguments(const stablehlo::Block& block,
+                                                           uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<berth::testing::Literal> args =
+      ArgumentsOf(block, [&](ElementType type, size_t count) {
+        std::vector<std::byte> bytes(count * ElementBytes(type));
+        for (size_t e = 0; e < count; ++e)
+          StoreDouble(type, uniform(rng), bytes.data() + e * ElementBytes(type));
+        return bytes;
+      });
+  for (const stablehlo::Operation* op : block.operations()) {
+    if (op->kind() != stablehlo::OpKind::kTriangularSolve) continue;
+    bool transposed = false;
+    const stablehlo::Value* a = ArgumentBehind(op->operand(0), &transposed);
+    if (a == nullptr) continue;
+    const stablehlo::Type type = a->type();
+    const int64_t m = type.dim(type.rank() - 1);
+    const size_t size = ElementBytes(type.element_type());
+    std::vector<std::byte>& bytes = args[a->index()].bytes;
+    for (size_t start = 0; start < bytes.size(); start += static_cast<size_t>(m * m) * size) {
+      for (int64_t r = 0; r < m; ++r) {
+        const double magnitude = static_cast<double>(m) + 1.5 + 0.5 * uniform(rng);
+        StoreDouble(type.element_type(), uniform(rng) < 0 ? -magnitude : magnitude,
+                    bytes.data() + start + static_cast<size_t>(r * m + r) * size);
+      }
+    }
+  }
+  return args;
+}
+
+// Checks each returned triangular_solve result of `block` (`results[j]`,
+// dense storage) against the system solved again here in long double by
+// Gaussian elimination with partial pivoting - on the dense matrix the op
+// means (the triangle `lower` names, ones on the diagonal when
+// unit_diagonal, transposed as transpose_a says, the other side's system
+// transposed), so nothing of the kernel's substitution is shared: each
+// element within `tolerance` times the solution's largest magnitude (at
+// least 1). Reports up to 20 mismatches; returns their count.
+inline int CheckSolutions(const std::string& family, const stablehlo::Block& block,
+                          const std::vector<berth::testing::Literal>& args,
+                          const std::vector<std::vector<std::byte>>& results) {
+  int mismatches = 0;
+  for (size_t j = 0; j < block.terminator()->num_operands(); ++j) {
+    const stablehlo::Operation* op = block.terminator()->operand(j)->defining_op();
+    if (op == nullptr || op->kind() != stablehlo::OpKind::kTriangularSolve) continue;
+    bool transposed = false;
+    const stablehlo::Value* a_arg = ArgumentBehind(op->operand(0), &transposed);
+    const stablehlo::Value* b_arg = op->operand(1);
+    if (a_arg == nullptr || !b_arg->IsBlockArgument()) {
+      ADD_FAILURE() << family << ": result " << j << " solves values that are not arguments";
+      ++mismatches;
+      continue;
+    }
+    const stablehlo::Type b_type = b_arg->type();
+    const ElementType type = b_type.element_type();
+    const size_t size = ElementBytes(type);
+    const int64_t rank = b_type.rank();
+    const bool left = op->GetBool("left_side"), lower = op->GetBool("lower"),
+               unit = op->GetBool("unit_diagonal");
+    const bool transpose = op->transpose_a().value_or(stablehlo::Transpose::kNoTranspose) !=
+                           stablehlo::Transpose::kNoTranspose;
+    const int64_t m = a_arg->type().dim(rank - 1);
+    const int64_t rows = b_type.dim(rank - 2), cols = b_type.dim(rank - 1);
+    const int64_t batch = m == 0 ? 0 : b_type.NumElements() / (rows * cols);
+    const double tolerance = type == ElementType::kF64 ? 1e-13 : 2e-5;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      // The op's a: the argument, or its transpose.
+      auto a_at = [&](int64_t r, int64_t c) -> long double {
+        const int64_t at = transposed ? c * m + r : r * m + c;
+        return ElementAsDouble(type, args[a_arg->index()].bytes.data() +
+                                         static_cast<size_t>(bi * m * m + at) * size);
+      };
+      // T: the triangle as a dense matrix; op(a) = T or its transpose.
+      std::vector<long double> t(static_cast<size_t>(m * m), 0.0L);
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t c = 0; c < m; ++c) {
+          long double value = (lower ? c <= r : c >= r) ? a_at(r, c) : 0.0L;
+          if (r == c && unit) value = 1.0L;
+          t[static_cast<size_t>(transpose ? c * m + r : r * m + c)] = value;
+        }
+      }
+      // left: op(a) X = B; right: X op(a) = B, i.e. op(a)^T X^T = B^T.
+      const int64_t vectors = left ? cols : rows;
+      for (int64_t v = 0; v < vectors; ++v) {
+        std::vector<long double> system(static_cast<size_t>(m * (m + 1)));
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t c = 0; c < m; ++c) {
+            system[static_cast<size_t>(r * (m + 1) + c)] =
+                left ? t[static_cast<size_t>(r * m + c)] : t[static_cast<size_t>(c * m + r)];
+          }
+          const int64_t at = bi * rows * cols + (left ? r * cols + v : v * cols + r);
+          system[static_cast<size_t>(r * (m + 1) + m)] = ElementAsDouble(
+              type, args[b_arg->index()].bytes.data() + static_cast<size_t>(at) * size);
+        }
+        for (int64_t k = 0; k < m; ++k) {  // elimination with partial pivoting
+          int64_t pivot = k;
+          for (int64_t r = k + 1; r < m; ++r) {
+            if (std::fabs(system[static_cast<size_t>(r * (m + 1) + k)]) >
+                std::fabs(system[static_cast<size_t>(pivot * (m + 1) + k)]))
+              pivot = r;
+          }
+          for (int64_t c = 0; c <= m; ++c) {
+            std::swap(system[static_cast<size_t>(k * (m + 1) + c)],
+                      system[static_cast<size_t>(pivot * (m + 1) + c)]);
+          }
+          for (int64_t r = k + 1; r < m; ++r) {
+            const long double f = system[static_cast<size_t>(r * (m + 1) + k)] /
+                                  system[static_cast<size_t>(k * (m + 1) + k)];
+            for (int64_t c = k; c <= m; ++c) {
+              system[static_cast<size_t>(r * (m + 1) + c)] -=
+                  f * system[static_cast<size_t>(k * (m + 1) + c)];
+            }
+          }
+        }
+        std::vector<long double> x(static_cast<size_t>(m));
+        long double largest = 1.0L;
+        for (int64_t r = m; r-- > 0;) {
+          long double sum = system[static_cast<size_t>(r * (m + 1) + m)];
+          for (int64_t c = r + 1; c < m; ++c)
+            sum -= system[static_cast<size_t>(r * (m + 1) + c)] * x[static_cast<size_t>(c)];
+          x[static_cast<size_t>(r)] = sum / system[static_cast<size_t>(r * (m + 1) + r)];
+          largest = std::max(largest, std::fabs(x[static_cast<size_t>(r)]));
+        }
+        for (int64_t r = 0; r < m; ++r) {
+          const int64_t at = bi * rows * cols + (left ? r * cols + v : v * cols + r);
+          const double got =
+              ElementAsDouble(type, results[j].data() + static_cast<size_t>(at) * size);
+          const long double want = x[static_cast<size_t>(r)];
+          if (std::fabs(got - want) <= tolerance * largest) continue;
+          if (++mismatches > 20) continue;
+          ADD_FAILURE() << family << ": triangular_solve (line " << op->location().line << ", "
+                        << b_type.ToString() << ") batch " << bi << " vector " << v << " element "
+                        << r << ": got " << got << ", the solution is "
+                        << static_cast<double>(want);
+        }
+      }
+    }
   }
   return mismatches;
 }

@@ -117,6 +117,11 @@ struct KernelFamily {
   bool one_kernel = true;
   // Arguments are small integers (floats too): sums are exact in any order.
   bool small_values = false;
+  // triangular_solve ops, each on arguments of its own: not compared with
+  // the cpu plugin (whose solver sums in another order) but checked against
+  // a solve in long double on well-conditioned arguments (family_check.hpp:
+  // SolveArguments, CheckSolutions).
+  bool solves = false;
 };
 
 inline std::vector<KernelFamily> KernelFamilies() {
@@ -438,6 +443,49 @@ inline std::vector<KernelFamily> KernelFamilies() {
     program.Binary("multiply", "bf16");
     program.Binary("divide", "i64");
     families.push_back({"rank_zero", program});
+  }
+  {
+    // triangular_solve: every combination of side, triangle, unit diagonal
+    // and transpose, on f32 and f64, over matrices of 1, 7, 9 and 33 rows
+    // (some batched), one a read through a transpose.
+    ProgramBuilder program("");
+    struct Shape {
+      std::string batch;  // "" or "NxMx.." prefix
+      int m;
+      int vectors;
+    };
+    const Shape shapes[] = {{"", 1, 3}, {"2x", 7, 5}, {"", 9, 1}, {"3x", 33, 4}};
+    const char* transposes[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
+    int index = 0;
+    for (const char* type : {"f32", "f64"}) {
+      for (int combo = 0; combo < 24; ++combo, ++index) {
+        const bool left = combo & 1, lower = combo & 2, unit = combo & 4;
+        const Shape& shape = shapes[(combo + (type[1] == '6' ? 1 : 0)) % 4];
+        const std::string m = std::to_string(shape.m), v = std::to_string(shape.vectors);
+        const std::string a_type = "tensor<" + shape.batch + m + "x" + m + "x" + type + ">";
+        const std::string b_type =
+            "tensor<" + shape.batch + (left ? m + "x" + v : v + "x" + m) + "x" + type + ">";
+        const std::string a = "%sa" + std::to_string(index), b = "%sb" + std::to_string(index);
+        program.NamedArg(a, a_type);
+        program.NamedArg(b, b_type);
+        program.Op("triangular_solve", {a, b}, {a_type, b_type}, b_type,
+                   std::string("left_side = ") + (left ? "true" : "false") +
+                       ", lower = " + (lower ? "true" : "false") +
+                       ", unit_diagonal = " + (unit ? "true" : "false") +
+                       ", transpose_a = #stablehlo<transpose " + transposes[combo / 8] + ">");
+      }
+    }
+    program.NamedArg("%sv", "tensor<9x9xf32>");
+    program.NamedArg("%sw", "tensor<9x2xf32>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose %sv, dims = [1, 0] : (tensor<9x9xf32>) -> tensor<9x9xf32>");
+    program.Op("triangular_solve", {transposed, "%sw"}, {"tensor<9x9xf32>", "tensor<9x2xf32>"},
+               "tensor<9x2xf32>",
+               "left_side = true, lower = true, unit_diagonal = false, "
+               "transpose_a = #stablehlo<transpose NO_TRANSPOSE>");
+    KernelFamily family{"triangular_solve", program, 0, 0, false};
+    family.solves = true;
+    families.push_back(family);
   }
   return families;
 }

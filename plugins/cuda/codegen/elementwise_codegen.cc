@@ -949,7 +949,114 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+Status CheckTriangularSolve(const Operation& op) {
+  if (op.kind() != OpKind::kTriangularSolve || op.num_operands() != 2)
+    return Unsupported(op, "not a triangular_solve");
+  const stablehlo::Type a = op.operand(0)->type(), b = op.operand(1)->type();
+  for (stablehlo::Type type : {a, b, op.result(0)->type()}) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  }
+  const ElementType type = a.element_type();
+  if (type != ElementType::kF32 && type != ElementType::kF64) {
+    // f16/bf16 would need the solution's elements in float until the end.
+    return Unsupported(op, "a triangular_solve of " +
+                               std::string(stablehlo::ElementTypeName(type)) +
+                               " is not generated yet (f32 and f64 are)");
+  }
+  const int64_t rank = a.rank();
+  if (rank < 2 || b.rank() != rank || b.element_type() != type ||
+      a.dim(rank - 1) != a.dim(rank - 2) ||
+      (op.GetBool("left_side") ? b.dim(rank - 2) : b.dim(rank - 1)) != a.dim(rank - 1)) {
+    return Unsupported(op, "a must be a batch of square matrices matching b");
+  }
+  return OkStatus();
+}
+
+namespace {
+
+// One vector of the solution per thread - a column of x (left_side:
+// op(a) x = b) or a row (x op(a) = b) of one batch element - by forward or
+// backward substitution with the matrix M that system is M y = c for: op(a)
+// for the left side, its transpose for the right. The elements of y are
+// written to the output as they are found and read back from it; only the
+// triangle `lower` names is read (with unit_diagonal, not the diagonal).
+Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.solve;
+  BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
+  const stablehlo::Type b = op.operand(1)->type();
+  const ElementType type = b.element_type();
+  const int64_t rank = b.rank();
+  const bool left = op.GetBool("left_side"), lower = op.GetBool("lower"),
+             unit = op.GetBool("unit_diagonal");
+  const bool transposed = op.transpose_a().value_or(stablehlo::Transpose::kNoTranspose) !=
+                          stablehlo::Transpose::kNoTranspose;
+  // M[r][k] is a[r][k], or a[k][r] when exactly one of "right side" and
+  // "transposed" holds; M is lower triangular when a is, unless swapped.
+  const bool swap = left == transposed;
+  const bool forward = swap ? !lower : lower;
+  const int64_t m = b.dim(left ? rank - 2 : rank - 1);
+  const int64_t vectors = b.dim(left ? rank - 1 : rank - 2);
+  std::string params = KernelParams(kernel), body;
+  // The thread's batch indices and vector.
+  std::vector<int64_t> shape(b.shape().begin(), b.shape().end() - 2), dims(shape.size() + 1);
+  shape.push_back(vectors);
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
+  std::vector<std::string> at(dims.size());
+  EmitDecompose("i", dims, shape, "s", "    ", body, at);
+  const std::string v = at.back();
+  at.pop_back();
+  auto b_index = [&](const std::string& r) {
+    std::vector<std::string> index = at;
+    index.push_back(left ? r : v);
+    index.push_back(left ? v : r);
+    return index;
+  };
+  auto a_index = [&](const std::string& r, const std::string& k) {
+    std::vector<std::string> index = at;
+    index.push_back(swap ? k : r);
+    index.push_back(swap ? r : k);
+    return index;
+  };
+  auto out_at = [&](const std::string& r) {
+    const std::vector<std::string> index = b_index(r);
+    std::string linear = "0LL";
+    int64_t stride = 1;
+    for (size_t d = index.size(); d-- > 0;) {
+      linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
+      stride *= b.dim(static_cast<int64_t>(d));
+    }
+    return "out0[" + linear + "]";
+  };
+  const std::string t = ComputeType(type), count = std::to_string(m) + "LL";
+  int reads = 0;
+  body += "    for (berth_s64 step = 0; step < " + count + "; ++step) {\n";
+  body +=
+      "      const berth_s64 r = " + std::string(forward ? "step" : count + " - 1 - step") + ";\n";
+  body += "      " + t + " acc;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), b_index("r"), "acc", type, "      ", reads, body));
+  body += forward ? "      for (berth_s64 k = 0; k < r; ++k) {\n"
+                  : "      for (berth_s64 k = r + 1; k < " + count + "; ++k) {\n";
+  body += "        " + t + " mk;\n";
+  BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "k"), "mk", type,
+                                        "        ", reads, body));
+  body += "        acc = acc - mk * " + out_at("k") + ";\n";
+  body += "      }\n";
+  if (!unit) {
+    body += "      " + t + " diagonal;\n";
+    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "r"), "diagonal",
+                                          type, "      ", reads, body));
+    body += "      acc = acc / diagonal;\n";
+  }
+  body += "      " + out_at("r") + " = acc;\n";
+  body += "    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
+  if (kernel.solve != nullptr) return EmitSolveKernel(kernel);
   if (kernel.dot != nullptr) return EmitDotKernel(kernel);
   if (kernel.reduce != nullptr) return EmitReduceKernel(kernel);
   if (kernel.mover != nullptr) return EmitMoveKernel(kernel);

@@ -53,6 +53,10 @@ struct FusedKernel {
   // the products over the contracting dimensions summed in row-major order
   // in the result's type (f16/bf16 in float, rounded once at the end).
   const stablehlo::Operation* dot = nullptr;
+  // Set for a triangular_solve kernel (CheckTriangularSolve): each thread
+  // solves for one column (left_side) or row of the result of one batch
+  // element by substitution; num_elements counts those vectors.
+  const stablehlo::Operation* solve = nullptr;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -95,6 +99,11 @@ Status CheckMove(const stablehlo::Operation& op);
 // of supported real types, dimension numbers, no dot algorithm. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckDot(const stablehlo::Operation& op);
+
+// OK when `op` is a triangular_solve the code generator can run: static
+// shapes of f32 or f64, a batch of square matrices matching b. Otherwise
+// UNIMPLEMENTED naming it.
+Status CheckTriangularSolve(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

@@ -111,7 +111,9 @@ class Planner {
       return OkStatus();
     }
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
-        op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kTriangularSolve) {
+        op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice ||
+        op.kind() == OpKind::kGather || op.kind() == OpKind::kDotGeneral ||
+        op.kind() == OpKind::kTriangularSolve) {
       FusedKernel kernel;
       kernel.num_elements = op.result(0)->type().NumElements();
       if (op.kind() == OpKind::kDotGeneral) {

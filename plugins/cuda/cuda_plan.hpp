@@ -7,9 +7,10 @@
 // the moved value) and func.return. A chain ends where the element count
 // changes or where an op reads, through data movement, a value the chain
 // itself computes (that value is written out, and the next kernel reads it).
-// stablehlo.reduce with an elementwise body, concatenate, pad and
-// dot_general are kernels of their own (one output element per thread), as
-// is triangular_solve (one solved column or row per thread).
+// stablehlo.reduce with an elementwise body, concatenate, pad,
+// dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
+// their own (one output element per thread), as is triangular_solve (one
+// solved column or row per thread).
 // The test harness's comparing check ops (check.expect_eq, ..._const) are
 // steps that copy the checked value to the host; the execution compares
 // it there once its work is done (berth/stablehlo/interpreter_check.hpp)

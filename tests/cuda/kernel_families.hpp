@@ -445,6 +445,69 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"rank_zero", program});
   }
   {
+    // Moves with indices read at run time: dynamic_slice and
+    // dynamic_update_slice (start indices of several integer types,
+    // clamped), gather (rows as jnp.take, index vectors, windows wider than
+    // one, index_vector_dim first, batching dimensions). Random indices:
+    // mostly out of range, so the clamping is what is tested most.
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%x", "tensor<5x7xf32>"},
+                                                          {"%i", "tensor<i32>"},
+                                                          {"%i2", "tensor<i32>"},
+                                                          {"%u", "tensor<ui64>"},
+                                                          {"%u2", "tensor<ui64>"},
+                                                          {"%w", "tensor<3x2xf32>"},
+                                                          {"%c", "tensor<4x6xi8>"},
+                                                          {"%h", "tensor<i8>"},
+                                                          {"%h2", "tensor<i8>"},
+                                                          {"%g", "tensor<10x4xbf16>"},
+                                                          {"%gi", "tensor<6xi32>"},
+                                                          {"%v", "tensor<3x4x5xi16>"},
+                                                          {"%vi", "tensor<2x3x2xui32>"},
+                                                          {"%d", "tensor<8x6xf64>"},
+                                                          {"%di", "tensor<2x4xi8>"},
+                                                          {"%b", "tensor<3x5x4xf32>"},
+                                                          {"%bi", "tensor<3x2x1xi64>"}}) {
+      program.NamedArg(name, type);
+    }
+    program.Op("dynamic_slice", {"%x", "%i", "%i2"},
+               {"tensor<5x7xf32>", "tensor<i32>", "tensor<i32>"}, "tensor<2x3xf32>",
+               "slice_sizes = array<i64: 2, 3>");
+    program.Op("dynamic_slice", {"%c", "%h", "%h2"}, {"tensor<4x6xi8>", "tensor<i8>", "tensor<i8>"},
+               "tensor<4x1xi8>", "slice_sizes = array<i64: 4, 1>");
+    program.Op("dynamic_update_slice", {"%x", "%w", "%u", "%u2"},
+               {"tensor<5x7xf32>", "tensor<3x2xf32>", "tensor<ui64>", "tensor<ui64>"},
+               "tensor<5x7xf32>");
+    program.Op("dynamic_update_slice", {"%x", "%w", "%i2", "%i"},
+               {"tensor<5x7xf32>", "tensor<3x2xf32>", "tensor<i32>", "tensor<i32>"},
+               "tensor<5x7xf32>");
+    program.Op(
+        "gather", {"%g", "%gi"}, {"tensor<10x4xbf16>", "tensor<6xi32>"}, "tensor<6x4xbf16>",
+        "dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], "
+        "start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>");
+    program.Op(
+        "gather", {"%v", "%vi"}, {"tensor<3x4x5xi16>", "tensor<2x3x2xui32>"}, "tensor<2x3x5xi16>",
+        "dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0, 1], "
+        "start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 5>");
+    program.Op(
+        "gather", {"%d", "%di"}, {"tensor<8x6xf64>", "tensor<2x4xi8>"}, "tensor<4x3x2xf64>",
+        "dimension_numbers = #stablehlo.gather<offset_dims = [1, 2], start_index_map = [0, 1], "
+        "index_vector_dim = 0>, slice_sizes = array<i64: 3, 2>");
+    program.Op(
+        "gather", {"%b", "%bi"}, {"tensor<3x5x4xf32>", "tensor<3x2x1xi64>"}, "tensor<3x2x4xf32>",
+        "dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [1], "
+        "operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], "
+        "index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 4>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose %g, dims = [1, 0] : (tensor<10x4xbf16>) -> tensor<4x10xbf16>");
+    program.Op(
+        "gather", {transposed, "%gi"}, {"tensor<4x10xbf16>", "tensor<6xi32>"}, "tensor<4x6xbf16>",
+        "dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], "
+        "start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 4, 1>");
+    families.push_back({"indexed_moves", program, 0, 0, false});
+  }
+  {
     // triangular_solve: every combination of side, triangle, unit diagonal
     // and transpose, on f32 and f64, over matrices of 1, 7, 9 and 33 rows
     // (some batched), one a read through a transpose.

@@ -724,13 +724,99 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+namespace {
+
+// Whether `list` holds distinct dimensions in [0, rank).
+bool DistinctDims(std::span<const int64_t> list, int64_t rank) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)));
+  for (int64_t d : list) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) return false;
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return true;
+}
+
+// dynamic_slice, dynamic_update_slice: one rank-0 integer start index per
+// dimension after the moved operands; slice sizes within the operand.
+Status CheckDynamicSlice(const Operation& op) {
+  const stablehlo::Type operand = op.operand(0)->type();
+  const size_t first_index = op.kind() == OpKind::kDynamicSlice ? 1 : 2;
+  if (op.num_operands() != first_index + static_cast<size_t>(operand.rank())) {
+    return Unsupported(op, "it needs one start index per dimension of the operand");
+  }
+  for (size_t j = first_index; j < op.num_operands(); ++j) {
+    const stablehlo::Type index = op.operand(j)->type();
+    if (index.rank() != 0 || !stablehlo::IsInteger(index.element_type())) {
+      return Unsupported(op, "start indices must be rank-0 integers, not " + index.ToString());
+    }
+  }
+  std::span<const int64_t> sizes = op.kind() == OpKind::kDynamicSlice
+                                       ? op.GetI64Array("slice_sizes")
+                                       : op.operand(1)->type().shape();
+  if (static_cast<int64_t>(sizes.size()) != operand.rank()) {
+    return Unsupported(op, "the slice must have the operand's rank");
+  }
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (sizes[static_cast<size_t>(d)] < 0 || sizes[static_cast<size_t>(d)] > operand.dim(d)) {
+      return Unsupported(op, "the slice must fit in the operand");
+    }
+  }
+  return OkStatus();
+}
+
+Status CheckGather(const Operation& op) {
+  const stablehlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
+  if (numbers == nullptr || op.num_operands() != 2) {
+    return Unsupported(op, "it needs an operand, start indices and dimension numbers");
+  }
+  const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type(),
+                        result = op.result(0)->type();
+  if (!stablehlo::IsInteger(indices.element_type()))
+    return Unsupported(op, "start indices must be integers");
+  const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+  const int64_t r = operand.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
+  if (static_cast<int64_t>(sizes.size()) != r || ivd < 0 || ivd > s) {
+    return Unsupported(op, "slice_sizes or index_vector_dim do not fit the operands");
+  }
+  for (int64_t d = 0; d < r; ++d) {
+    if (sizes[static_cast<size_t>(d)] < 0 || sizes[static_cast<size_t>(d)] > operand.dim(d)) {
+      return Unsupported(op, "slice_sizes exceed the operand");
+    }
+  }
+  std::vector<int64_t> not_window = numbers->collapsed_slice_dims;
+  not_window.insert(not_window.end(), numbers->operand_batching_dims.begin(),
+                    numbers->operand_batching_dims.end());
+  std::vector<int64_t> batching = numbers->start_indices_batching_dims;
+  batching.push_back(ivd);  // distinct from the batching dimensions
+  const int64_t index_count = ivd < s ? indices.dim(ivd) : 1;
+  const int64_t window = r - static_cast<int64_t>(not_window.size());
+  if (!DistinctDims(not_window, r) || !DistinctDims(numbers->start_index_map, r) ||
+      !DistinctDims(batching, s + 1) ||
+      numbers->operand_batching_dims.size() != numbers->start_indices_batching_dims.size() ||
+      static_cast<int64_t>(numbers->start_index_map.size()) != index_count ||
+      static_cast<int64_t>(numbers->offset_dims.size()) != window ||
+      !DistinctDims(numbers->offset_dims, result.rank()) ||
+      result.rank() != window + s - (ivd < s ? 1 : 0)) {
+    return Unsupported(op, "its dimension numbers do not fit its operands and result");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status CheckMove(const Operation& op) {
-  if (op.kind() != OpKind::kConcatenate && op.kind() != OpKind::kPad) {
-    return Unsupported(op, "not a concatenate or pad");
+  const OpKind kind = op.kind();
+  if (kind != OpKind::kConcatenate && kind != OpKind::kPad && kind != OpKind::kDynamicSlice &&
+      kind != OpKind::kDynamicUpdateSlice && kind != OpKind::kGather) {
+    return Unsupported(op, "not data movement the code generator writes as a kernel");
   }
   std::vector<stablehlo::Type> types = {op.result(0)->type()};
   for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
   for (stablehlo::Type type : types) BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  if (op.num_operands() == 0) return Unsupported(op, "it has no operands");
+  if (kind == OpKind::kDynamicSlice || kind == OpKind::kDynamicUpdateSlice)
+    return CheckDynamicSlice(op);
+  if (kind == OpKind::kGather) return CheckGather(op);
   const int64_t rank = op.result(0)->type().rank();
   if (op.kind() == OpKind::kConcatenate) {
     std::optional<int64_t> dimension = op.GetInt("dimension");
@@ -814,7 +900,85 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
   auto load = [&](size_t j, const std::vector<std::string>& index, const std::string& indent) {
     return EmitElementLoad(kernel, op.operand(j), index, "y", type, indent, reads, body);
   };
-  if (op.kind() == OpKind::kConcatenate) {
+  // `target` (declared berth_s64) = the index `value` holds at `index`,
+  // as the cpu plugin reads indices (unsigned ones above the largest i64
+  // saturate), clamped to [0, limit].
+  auto index_load = [&](const stablehlo::Value* value, const std::vector<std::string>& index,
+                        const std::string& target, int64_t limit) -> Status {
+    const ElementType index_type = value->type().element_type();
+    body += "    {\n      " + std::string(ComputeType(index_type)) + " q;\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, value, index, "q", index_type, "      ", reads, body));
+    body += "      " + target + " = berth_clamp_index(berth_to_index(q), " + std::to_string(limit) +
+            "LL);\n    }\n";
+    return OkStatus();
+  };
+  if (op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice) {
+    const stablehlo::Type operand = op.operand(0)->type();
+    const bool update = op.kind() == OpKind::kDynamicUpdateSlice;
+    const std::span<const int64_t> sizes =
+        update ? op.operand(1)->type().shape() : op.GetI64Array("slice_sizes");
+    const size_t first_index = update ? 2 : 1;
+    std::vector<std::string> moved(m.size());
+    std::string inside = "true";
+    for (size_t d = 0; d < m.size(); ++d) {
+      const std::string start = "start" + std::to_string(d);
+      body += "    berth_s64 " + start + ";\n";
+      BERTH_RETURN_IF_ERROR(index_load(op.operand(first_index + d), {}, start,
+                                       operand.dim(static_cast<int64_t>(d)) - sizes[d]));
+      moved[d] = update ? m[d] + " - " + start : m[d] + " + " + start;
+      inside +=
+          " && " + moved[d] + " >= 0 && " + moved[d] + " < " + std::to_string(sizes[d]) + "LL";
+    }
+    if (!update) {
+      BERTH_RETURN_IF_ERROR(load(0, moved, "    "));
+    } else {
+      body += "    if (" + inside + ") {\n";
+      BERTH_RETURN_IF_ERROR(load(1, moved, "      "));
+      body += "    } else {\n";
+      BERTH_RETURN_IF_ERROR(load(0, m, "      "));
+      body += "    }\n";
+    }
+  } else if (op.kind() == OpKind::kGather) {
+    // The result's batch dimensions index start_indices (all of its
+    // dimensions but index_vector_dim, in order), its offset dimensions the
+    // operand's window dimensions (neither collapsed nor batching).
+    const stablehlo::GatherDimensionNumbers& numbers = *op.gather_dimension_numbers();
+    const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type();
+    const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+    const int64_t s = indices.rank(), ivd = numbers.index_vector_dim;
+    auto contains = [](const std::vector<int64_t>& list, int64_t d) {
+      return std::find(list.begin(), list.end(), d) != list.end();
+    };
+    std::vector<std::string> batch;
+    for (size_t d = 0; d < m.size(); ++d) {
+      if (!contains(numbers.offset_dims, static_cast<int64_t>(d))) batch.push_back(m[d]);
+    }
+    std::vector<std::string> position(static_cast<size_t>(operand.rank()), "0LL");
+    for (size_t k = 0; k < numbers.start_index_map.size(); ++k) {
+      std::vector<std::string> at = batch;
+      if (ivd < s) at.insert(at.begin() + ivd, std::to_string(k) + "LL");
+      const int64_t d = numbers.start_index_map[k];
+      const std::string start = "start" + std::to_string(k);
+      body += "    berth_s64 " + start + ";\n";
+      BERTH_RETURN_IF_ERROR(
+          index_load(op.operand(1), at, start, operand.dim(d) - sizes[static_cast<size_t>(d)]));
+      position[static_cast<size_t>(d)] += " + " + start;
+    }
+    for (size_t i = 0; i < numbers.operand_batching_dims.size(); ++i) {
+      const int64_t from = numbers.start_indices_batching_dims[i];
+      position[static_cast<size_t>(numbers.operand_batching_dims[i])] +=
+          " + " + batch[static_cast<size_t>(from < ivd ? from : from - 1)];
+    }
+    size_t next_offset = 0;
+    for (int64_t d = 0; d < operand.rank(); ++d) {
+      if (contains(numbers.collapsed_slice_dims, d) || contains(numbers.operand_batching_dims, d))
+        continue;
+      position[static_cast<size_t>(d)] +=
+          " + " + m[static_cast<size_t>(numbers.offset_dims[next_offset++])];
+    }
+    BERTH_RETURN_IF_ERROR(load(0, position, "    "));
+  } else if (op.kind() == OpKind::kConcatenate) {
     const size_t dimension = static_cast<size_t>(*op.GetInt("dimension"));
     int64_t offset = 0;
     for (size_t j = 0; j < op.num_operands(); ++j) {

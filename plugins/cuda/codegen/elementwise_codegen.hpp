@@ -45,9 +45,11 @@ struct FusedKernel {
   // outputs its results. Each thread computes one output element, combining
   // the reduced elements in row-major order with the body's ops.
   const stablehlo::Operation* reduce = nullptr;
-  // Set for a concatenate or pad kernel (CheckMove): no `ops`; inputs are
-  // the op's operands (or their views' sources), the output its result,
-  // each element loaded from the operand (or the padding value) it comes from.
+  // Set for a data movement kernel (CheckMove: concatenate, pad,
+  // dynamic_slice, dynamic_update_slice, gather): no `ops`; inputs are the
+  // op's operands (or their views' sources), the output its result, each
+  // element loaded from the operand (or the padding value) it comes from;
+  // start indices are read per element and clamped as the cpu plugin does.
   const stablehlo::Operation* mover = nullptr;
   // Set for a dot_general kernel (CheckDot): each thread one output element,
   // the products over the contracting dimensions summed in row-major order
@@ -90,9 +92,11 @@ Status CheckFusible(const stablehlo::Operation& op);
 // on rank-0 values. Otherwise UNIMPLEMENTED naming it and what is missing.
 Status CheckReduce(const stablehlo::Operation& op);
 
-// OK when `op` is a concatenate or pad the code generator can run: static
-// shapes of a supported type, its attributes present, pad's padding value
-// rank 0. Otherwise UNIMPLEMENTED naming it.
+// OK when `op` is data movement the code generator writes as a kernel of
+// its own - concatenate, pad, dynamic_slice, dynamic_update_slice, gather -
+// and can run: static shapes of supported types, its attributes present and
+// fitting its operands (pad's padding value and the dynamic ops' start
+// indices rank 0; start indices integers). Otherwise UNIMPLEMENTED naming it.
 Status CheckMove(const stablehlo::Operation& op);
 
 // OK when `op` is a dot_general the code generator can run: static shapes

@@ -210,6 +210,16 @@ template <typename T> __device__ __forceinline__ T berth_mulhi(T a, T b) {
   if (berth_limits<T>::lo < 0) return (T)(((berth_s64)a * (berth_s64)b) >> (berth_limits<T>::bits & 63));
   return (T)(((berth_u64)a * (berth_u64)b) >> (berth_limits<T>::bits & 63));
 }
+// A start index as the cpu plugin reads it (unsigned values above the
+// largest i64 saturate), and clamped to [0, hi].
+template <typename T> __device__ __forceinline__ berth_s64 berth_to_index(T v) {
+  if (berth_limits<T>::lo == 0 && berth_limits<T>::bits == 64 && (berth_u64)v > 0x7fffffffffffffffULL)
+    return 0x7fffffffffffffffLL;
+  return (berth_s64)v;
+}
+__device__ __forceinline__ berth_s64 berth_clamp_index(berth_s64 v, berth_s64 hi) {
+  return v < 0 ? 0 : v > hi ? hi : v;
+}
 template <typename T> __device__ __forceinline__ T berth_popcnt(T a) {
   return (T)__popcll((berth_u64)(typename berth_limits<T>::U)a);
 }

@@ -62,61 +62,66 @@ Result<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
       std::move(metadata), std::move(plain), std::move(module), std::move(plan)));
   const CudaPlan& steps = executable->plan_;
 
-  // One library per (step, architecture); each device takes its handles.
-  std::map<std::pair<size_t, int>, cudaKernel_t> loaded;
+  // One library per (kernel, architecture); each device takes its handles.
+  std::map<std::pair<const PlanStep*, int>, cudaKernel_t> loaded;
   for (CudaDevice* device : devices) {
     BERTH_RETURN_IF_ERROR(device->Activate());
     OnDevice on;
     on.device = device;
-    const int arch = device->gpu().compute_major * 10 + device->gpu().compute_minor;
-    for (size_t s = 0; s < steps.steps.size(); ++s) {
-      const PlanStep& step = steps.steps[s];
-      if (step.kind == PlanStep::Kind::kConstant) {
-        on.kernels.push_back(nullptr);
-        const stablehlo::DenseElementsAttr* value = step.op->GetDense("value");
-        if (value == nullptr) return UnimplementedError("a constant without dense elements");
-        const std::vector<uint8_t> bytes = value->ExpandedData();
-        BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
-                               DeviceMemory::Allocate(*device, bytes.size()));
-        if (!bytes.empty()) {
-          // On the device's stream (the memory is stream-ordered), waited
-          // for here: loading is not on the execution path.
-          BERTH_RETURN_IF_ERROR(
-              CudaStatus(cudaMemcpyAsync(memory->data(), bytes.data(), bytes.size(),
-                                         cudaMemcpyHostToDevice, device->stream()),
-                         device->Name() + ": uploading a constant"));
-          BERTH_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(device->stream()),
-                                           device->Name() + ": uploading a constant"));
-        }
-        on.constants[step.op->result(0)] = std::move(memory);
-        continue;
-      }
-      if (step.kind != PlanStep::Kind::kFused) {
-        on.kernels.push_back(nullptr);
-        continue;
-      }
-      auto it = loaded.find({s, arch});
-      if (it == loaded.end()) {
-        BERTH_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledKernel> compiled,
-                               CompileCudaSource(step.source, device->gpu().compute_major,
-                                                 device->gpu().compute_minor));
-        cudaLibrary_t library = nullptr;
-        BERTH_RETURN_IF_ERROR(
-            CudaStatus(cudaLibraryLoadData(&library, compiled->cubin.data(), nullptr, nullptr, 0,
-                                           nullptr, nullptr, 0),
-                       device->Name() + ": loading kernel " + step.fused.name));
-        executable->libraries_.push_back(library);
-        cudaKernel_t kernel = nullptr;
-        BERTH_RETURN_IF_ERROR(
-            CudaStatus(cudaLibraryGetKernel(&kernel, library, step.fused.name.c_str()),
-                       device->Name() + ": finding kernel " + step.fused.name));
-        it = loaded.emplace(std::make_pair(s, arch), kernel).first;
-      }
-      on.kernels.push_back(it->second);
-    }
+    BERTH_RETURN_IF_ERROR(executable->LoadSteps(steps.steps, on, loaded, executable->libraries_));
     executable->on_devices_.push_back(std::move(on));
   }
   return executable;
+}
+
+Status CudaExecutable::LoadSteps(const std::vector<PlanStep>& steps, OnDevice& on,
+                                 std::map<std::pair<const PlanStep*, int>, cudaKernel_t>& loaded,
+                                 std::vector<cudaLibrary_t>& libraries) {
+  CudaDevice& device = *on.device;
+  const int arch = device.gpu().compute_major * 10 + device.gpu().compute_minor;
+  for (const PlanStep& step : steps) {
+    for (const BlockPlan& region : step.regions) {
+      BERTH_RETURN_IF_ERROR(LoadSteps(region.steps, on, loaded, libraries));
+    }
+    if (step.kind == PlanStep::Kind::kConstant) {
+      const stablehlo::DenseElementsAttr* value = step.op->GetDense("value");
+      if (value == nullptr) return UnimplementedError("a constant without dense elements");
+      const std::vector<uint8_t> bytes = value->ExpandedData();
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
+                             DeviceMemory::Allocate(device, bytes.size()));
+      if (!bytes.empty()) {
+        // On the device's stream (the memory is stream-ordered), waited
+        // for here: loading is not on the execution path.
+        BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(memory->data(), bytes.data(), bytes.size(),
+                                                         cudaMemcpyHostToDevice, device.stream()),
+                                         device.Name() + ": uploading a constant"));
+        BERTH_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(device.stream()),
+                                         device.Name() + ": uploading a constant"));
+      }
+      on.constants[step.op->result(0)] = std::move(memory);
+      continue;
+    }
+    if (step.kind != PlanStep::Kind::kFused) continue;
+    auto it = loaded.find({&step, arch});
+    if (it == loaded.end()) {
+      BERTH_ASSIGN_OR_RETURN(
+          std::shared_ptr<const CompiledKernel> compiled,
+          CompileCudaSource(step.source, device.gpu().compute_major, device.gpu().compute_minor));
+      cudaLibrary_t library = nullptr;
+      BERTH_RETURN_IF_ERROR(
+          CudaStatus(cudaLibraryLoadData(&library, compiled->cubin.data(), nullptr, nullptr, 0,
+                                         nullptr, nullptr, 0),
+                     device.Name() + ": loading kernel " + step.fused.name));
+      libraries.push_back(library);
+      cudaKernel_t kernel = nullptr;
+      BERTH_RETURN_IF_ERROR(
+          CudaStatus(cudaLibraryGetKernel(&kernel, library, step.fused.name.c_str()),
+                     device.Name() + ": finding kernel " + step.fused.name));
+      it = loaded.emplace(std::make_pair(&step, arch), kernel).first;
+    }
+    on.kernels[&step] = it->second;
+  }
+  return OkStatus();
 }
 
 Status CudaExecutable::CompareChecks(const std::vector<PendingCheck>& checks) {
@@ -137,12 +142,8 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
     return InvalidArgumentError("the program takes " + std::to_string(block.num_arguments()) +
                                 " arguments, not " + std::to_string(args.size()));
   }
-  // Arguments and what this execution computes; constants stay in `on`.
-  std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values;
-  auto memory_of = [&](const stablehlo::Value* value) -> const std::shared_ptr<DeviceMemory>& {
-    auto it = values.find(value);
-    return it != values.end() ? it->second : on.constants.at(value);
-  };
+  // The arguments; what the steps compute joins them (constants stay in `on`).
+  Frame root;
   for (size_t i = 0; i < args.size(); ++i) {
     const stablehlo::Type type = block.argument(i)->type();
     auto* buffer = dynamic_cast<CudaBuffer*>(args[i]);
@@ -164,13 +165,120 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
     std::shared_ptr<DeviceMemory> data = buffer->data();
     if (data == nullptr)
       return FailedPreconditionError("argument " + std::to_string(i) + " was deleted");
-    values[block.argument(i)] = std::move(data);
+    root.values[block.argument(i)] = std::move(data);
   }
   BERTH_RETURN_IF_ERROR(device.Activate());
   Enqueued enqueued;
+  BERTH_RETURN_IF_ERROR(RunSteps(on, plan_.steps, root, enqueued));
+  // Outputs own their memory: a value returned twice, or an argument's or a
+  // constant's memory returned (also through a loop that ran no iteration),
+  // is copied.
+  std::vector<const DeviceMemory*> taken;
+  for (const auto& [value, memory] : root.values) {
+    if (value->IsBlockArgument()) taken.push_back(memory.get());
+  }
+  for (const auto& [value, memory] : on.constants) taken.push_back(memory.get());
+  for (const stablehlo::Value* result : block.terminator()->operands()) {
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, root, result));
+    if (std::find(taken.begin(), taken.end(), memory.get()) != taken.end()) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> copy,
+                             DeviceMemory::Allocate(device, memory->size()));
+      if (memory->size() > 0) {
+        BERTH_RETURN_IF_ERROR(
+            CudaStatus(cudaMemcpyAsync(copy->data(), memory->data(), memory->size(),
+                                       cudaMemcpyDeviceToDevice, device.stream()),
+                       device.Name() + ": copying an output"));
+      }
+      memory = std::move(copy);
+    }
+    taken.push_back(memory.get());
+    const stablehlo::Type type = result->type();
+    enqueued.outputs.push_back(std::make_unique<CudaBuffer>(
+        BufferTypeOf(type), std::vector<int64_t>(type.shape().begin(), type.shape().end()), device,
+        device.default_memory(), std::move(memory), done));
+  }
+  // Intermediates are given back now, stream-ordered, when `root` goes.
+  return enqueued;
+}
+
+Result<std::shared_ptr<DeviceMemory>> CudaExecutable::MemoryOf(const OnDevice& on,
+                                                               const Frame& frame,
+                                                               const stablehlo::Value* value) {
+  for (const Frame* f = &frame; f != nullptr; f = f->parent) {
+    if (auto it = f->values.find(value); it != f->values.end()) return it->second;
+  }
+  if (auto it = on.constants.find(value); it != on.constants.end()) return it->second;
+  return InternalError("the cuda executable reads a value no step has made (of type " +
+                       value->type().ToString() + ")");
+}
+
+Result<int64_t> CudaExecutable::ReadScalar(OnDevice& on, const Frame& frame,
+                                           const stablehlo::Value* value) {
+  CudaDevice& device = *on.device;
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, value));
+  BERTH_ASSIGN_OR_RETURN(
+      std::shared_ptr<PinnedHostMemory> host,
+      PinnedHostMemory::Allocate(memory->size(), device.Name() + ": a predicate"));
+  BERTH_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(host->data(), memory->data(), memory->size(),
+                                                   cudaMemcpyDeviceToHost, device.stream()),
+                                   device.Name() + ": copying a predicate to the host"));
+  BERTH_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(device.stream()),
+                                   device.Name() + ": waiting for a predicate"));
+  return ScalarIndex(value->type().element_type(), host->data());
+}
+
+Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame& frame,
+                                      Enqueued& enqueued) {
+  const stablehlo::Operation& op = *step.op;
+  // Runs region `r` with `args` bound to its block's arguments; what its
+  // terminator returns.
+  auto run_region = [&](size_t r, const std::vector<std::shared_ptr<DeviceMemory>>& args)
+      -> Result<std::vector<std::shared_ptr<DeviceMemory>>> {
+    const BlockPlan& region = step.regions[r];
+    Frame inner;
+    inner.parent = &frame;
+    for (size_t a = 0; a < args.size(); ++a) inner.values[region.block->argument(a)] = args[a];
+    BERTH_RETURN_IF_ERROR(RunSteps(on, region.steps, inner, enqueued));
+    std::vector<std::shared_ptr<DeviceMemory>> returned;
+    for (const stablehlo::Value* value : region.block->terminator()->operands()) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, inner, value));
+      returned.push_back(std::move(memory));
+    }
+    if (op.kind() == stablehlo::OpKind::kWhile && r == 0) {
+      // The condition: its predicate, read before `inner` goes.
+      BERTH_ASSIGN_OR_RETURN(int64_t holds,
+                             ReadScalar(on, inner, region.block->terminator()->operand(0)));
+      returned.assign(holds != 0 ? 1 : 0, nullptr);
+    }
+    return returned;
+  };
+  std::vector<std::shared_ptr<DeviceMemory>> results;
+  if (op.kind() == stablehlo::OpKind::kWhile) {
+    for (const stablehlo::Value* operand : op.operands()) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, operand));
+      results.push_back(std::move(memory));
+    }
+    while (true) {
+      BERTH_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceMemory>> go, run_region(0, results));
+      if (go.empty()) break;
+      BERTH_ASSIGN_OR_RETURN(results, run_region(1, results));
+    }
+  } else {
+    // if: the true branch is region 0; case: an index out of range takes
+    // the last branch.
+    BERTH_ASSIGN_OR_RETURN(int64_t selector, ReadScalar(on, frame, op.operand(0)));
+    BERTH_ASSIGN_OR_RETURN(results, run_region(BranchOf(op, selector), {}));
+  }
+  for (size_t j = 0; j < op.num_results(); ++j) frame.values[op.result(j)] = results[j];
+  return OkStatus();
+}
+
+Status CudaExecutable::RunSteps(OnDevice& on, const std::vector<PlanStep>& steps, Frame& frame,
+                                Enqueued& enqueued) {
+  CudaDevice& device = *on.device;
   // A value copied to the host after the work enqueued so far.
   auto to_host = [&](const stablehlo::Value* value) -> Result<std::shared_ptr<PinnedHostMemory>> {
-    const std::shared_ptr<DeviceMemory>& memory = memory_of(value);
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, value));
     BERTH_ASSIGN_OR_RETURN(
         std::shared_ptr<PinnedHostMemory> host,
         PinnedHostMemory::Allocate(memory->size(), device.Name() + ": a checked value"));
@@ -181,8 +289,11 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
     }
     return host;
   };
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    const PlanStep& step = plan_.steps[s];
+  for (const PlanStep& step : steps) {
+    if (step.kind == PlanStep::Kind::kControlFlow) {
+      BERTH_RETURN_IF_ERROR(RunControlFlow(on, step, frame, enqueued));
+      continue;
+    }
     if (step.kind == PlanStep::Kind::kCheck) {
       PendingCheck check;
       check.spec = step.check;
@@ -201,15 +312,17 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
     if (step.kind != PlanStep::Kind::kFused) continue;
     const FusedKernel& kernel = step.fused;
     std::vector<void*> pointers;
-    for (const stablehlo::Value* input : kernel.inputs)
-      pointers.push_back(memory_of(input)->data());
+    for (const stablehlo::Value* input : kernel.inputs) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, input));
+      pointers.push_back(memory->data());
+    }
     for (const stablehlo::Value* output : kernel.outputs) {
       BERTH_ASSIGN_OR_RETURN(const size_t size,
                              DenseByteSize(BufferTypeOf(output->type()), output->type().shape()));
       BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
                              DeviceMemory::Allocate(device, size));
       pointers.push_back(memory->data());
-      values[output] = std::move(memory);
+      frame.values[output] = std::move(memory);
     }
     long long n = kernel.num_elements;
     std::vector<void*> launch_args;
@@ -220,37 +333,12 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
         std::min<long long>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
                             static_cast<long long>(device.gpu().multiprocessors) * 32);
     BERTH_RETURN_IF_ERROR(
-        CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels[s]),
+        CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels.at(&step)),
                                     dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
                                     launch_args.data(), 0, device.stream()),
                    device.Name() + ": launching " + kernel.name));
   }
-  // Outputs own their memory; a value returned twice, or an argument or
-  // constant returned, is copied.
-  std::vector<std::unique_ptr<plugin::Buffer>>& outputs = enqueued.outputs;
-  std::vector<const stablehlo::Value*> given;
-  for (const stablehlo::Value* result : block.terminator()->operands()) {
-    std::shared_ptr<DeviceMemory> memory = memory_of(result);
-    const bool computed = result->defining_op() != nullptr && !on.constants.contains(result);
-    if (!computed || std::find(given.begin(), given.end(), result) != given.end()) {
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> copy,
-                             DeviceMemory::Allocate(device, memory->size()));
-      if (memory->size() > 0) {
-        BERTH_RETURN_IF_ERROR(
-            CudaStatus(cudaMemcpyAsync(copy->data(), memory->data(), memory->size(),
-                                       cudaMemcpyDeviceToDevice, device.stream()),
-                       device.Name() + ": copying an output"));
-      }
-      memory = std::move(copy);
-    }
-    given.push_back(result);
-    const stablehlo::Type type = result->type();
-    outputs.push_back(std::make_unique<CudaBuffer>(
-        BufferTypeOf(type), std::vector<int64_t>(type.shape().begin(), type.shape().end()), device,
-        device.default_memory(), std::move(memory), done));
-  }
-  // Intermediates are given back now, stream-ordered, when `values` goes.
-  return enqueued;
+  return OkStatus();
 }
 
 Result<plugin::ExecuteResult> CudaExecutable::Execute(

@@ -39,7 +39,7 @@ class CudaExecutable final : public plugin::LoadedExecutable {
   // What one device holds of the program.
   struct OnDevice {
     CudaDevice* device = nullptr;
-    std::vector<cudaKernel_t> kernels;  // per plan step (NULL for steps without a kernel)
+    std::unordered_map<const PlanStep*, cudaKernel_t> kernels;  // of the kFused steps
     std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> constants;
   };
 
@@ -60,6 +60,32 @@ class CudaExecutable final : public plugin::LoadedExecutable {
   };
   // The first check that does not hold; OK when all do.
   static Status CompareChecks(const std::vector<PendingCheck>& checks);
+  // The device memory of the values one block of an execution has (its
+  // arguments and what its steps computed); enclosing blocks' through
+  // `parent`, constants through OnDevice.
+  struct Frame {
+    std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values;
+    const Frame* parent = nullptr;
+  };
+  static Result<std::shared_ptr<DeviceMemory>> MemoryOf(const OnDevice& on, const Frame& frame,
+                                                        const stablehlo::Value* value);
+  // Enqueues `steps` on the device's stream, their values joining `frame`.
+  static Status RunSteps(OnDevice& on, const std::vector<PlanStep>& steps, Frame& frame,
+                         Enqueued& enqueued);
+  // A while, if or case: reads its predicate or index on the host - waiting
+  // for the stream, on the thread that executes - and runs the region it
+  // names; the op's results join `frame`.
+  static Status RunControlFlow(OnDevice& on, const PlanStep& step, Frame& frame,
+                               Enqueued& enqueued);
+  // The rank-0 integer or i1 `value`, copied to the host once the stream
+  // has computed it.
+  static Result<int64_t> ReadScalar(OnDevice& on, const Frame& frame,
+                                    const stablehlo::Value* value);
+  // Uploads the constants of `steps` (and their regions) and loads their
+  // kernels for `on`'s device, each (kernel, architecture) once.
+  static Status LoadSteps(const std::vector<PlanStep>& steps, OnDevice& on,
+                          std::map<std::pair<const PlanStep*, int>, cudaKernel_t>& loaded,
+                          std::vector<cudaLibrary_t>& libraries);
 
   CudaExecutable(std::shared_ptr<const plugin::ExecutableMetadata> metadata,
                  std::vector<plugin::Device*> devices, std::unique_ptr<stablehlo::Module> module,

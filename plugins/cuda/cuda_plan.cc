@@ -1,6 +1,8 @@
 #include "cuda_plan.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -46,9 +48,77 @@ Status CheckCheck(const Operation& op) {
   return OkStatus();
 }
 
+// OK when control flow op `op` (while, if, case) has the shape the
+// executable runs: one block per region, values the kernels hold, a rank-0
+// i1 predicate (if, while's condition) or integer index (case), each
+// region returning what the op gives (while's body: the carried values).
+Status CheckControlFlow(const Operation& op) {
+  const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  for (const stablehlo::Value* value : op.results())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  auto bad = [&](const std::string& why) {
+    return UnimplementedError("the cuda plugin cannot run " + where + ": " + why);
+  };
+  for (const stablehlo::Region* region : op.regions()) {
+    if (region->blocks().size() != 1 || region->entry_block().terminator() == nullptr) {
+      return bad("each region must be one block");
+    }
+  }
+  auto returns = [&](size_t r, size_t count) {
+    return op.region(r).entry_block().terminator()->num_operands() == count;
+  };
+  auto is_scalar = [](const stablehlo::Value* value, bool predicate) {
+    const stablehlo::Type type = value->type();
+    return type.IsTensor() && type.rank() == 0 &&
+           (predicate ? type.element_type() == stablehlo::ElementType::kI1
+                      : stablehlo::IsInteger(type.element_type()));
+  };
+  if (op.kind() == OpKind::kWhile) {
+    if (op.num_regions() != 2 || op.num_operands() != op.num_results())
+      return bad("not a condition and a body");
+    for (size_t r = 0; r < 2; ++r) {
+      if (op.region(r).entry_block().num_arguments() != op.num_operands()) {
+        return bad("its regions must take the carried values");
+      }
+    }
+    const stablehlo::Operation& condition = *op.region(0).entry_block().terminator();
+    if (condition.num_operands() != 1 || !is_scalar(condition.operand(0), true)) {
+      return bad("the condition must return a tensor<i1>");
+    }
+    if (!returns(1, op.num_results())) return bad("the body must return the carried values");
+    return OkStatus();
+  }
+  if (op.num_operands() != 1 || !is_scalar(op.operand(0), op.kind() == OpKind::kIf) ||
+      op.num_regions() < (op.kind() == OpKind::kIf ? 2u : 1u)) {
+    return bad(op.kind() == OpKind::kIf ? "not a tensor<i1> predicate and two branches"
+                                        : "not an integer index and branches");
+  }
+  for (size_t r = 0; r < op.num_regions(); ++r) {
+    if (op.region(r).entry_block().num_arguments() != 0 || !returns(r, op.num_results())) {
+      return bad("each branch must take nothing and return the op's results");
+    }
+  }
+  return OkStatus();
+}
+
+// Plans one block: its steps go to `steps`; views and written-out values of
+// the enclosing blocks (`parent`) are visible in it.
 class Planner {
  public:
-  explicit Planner(CudaPlan& plan) : plan_(plan) {}
+  Planner(CudaPlan& plan, std::vector<PlanStep>& steps, const Planner* parent = nullptr)
+      : plan_(plan), steps_(steps), parent_(parent) {}
+
+  // Plans every op of `block` but its terminator, then Finish.
+  Status PlanBlock(const stablehlo::Block& block) {
+    for (const Operation* op : block.operations()) {
+      if (op == block.terminator()) break;
+      BERTH_RETURN_IF_ERROR(Add(*op));
+    }
+    if (block.terminator() != nullptr) Finish(*block.terminator());
+    return OkStatus();
+  }
 
   Status Add(const Operation& op) {
     if (IsViewKind(op.kind())) {
@@ -58,9 +128,9 @@ class Planner {
       view.chain.push_back(&op);
       if (op.kind() != OpKind::kIota) {
         const stablehlo::Value* operand = op.operand(0);
-        if (auto it = views_.find(operand); it != views_.end()) {
-          view.source = it->second.source;
-          view.chain.insert(view.chain.end(), it->second.chain.begin(), it->second.chain.end());
+        if (const ViewRead* seen = FindView(operand)) {
+          view.source = seen->source;
+          view.chain.insert(view.chain.end(), seen->chain.begin(), seen->chain.end());
         } else {
           view.source = operand;
         }
@@ -73,10 +143,9 @@ class Planner {
       const int64_t elements = op.result(0)->type().NumElements();
       bool reads_group_through_view = false;
       for (const stablehlo::Value* operand : op.operands()) {
-        auto it = views_.find(operand);
-        if (it != views_.end() && it->second.source != nullptr &&
-            it->second.source->defining_op() != nullptr &&
-            inside_.contains(it->second.source->defining_op())) {
+        const ViewRead* seen = FindView(operand);
+        if (seen != nullptr && seen->source != nullptr && seen->source->defining_op() != nullptr &&
+            inside_.contains(seen->source->defining_op())) {
           reads_group_through_view = true;  // its source must be in memory first
         }
       }
@@ -95,11 +164,11 @@ class Planner {
       const size_t n = op.num_results();
       for (size_t j = 0; j < 2 * n; ++j) {
         const stablehlo::Value* operand = op.operand(j);
-        auto it = views_.find(operand);
-        if (it == views_.end()) {
+        const ViewRead* seen = FindView(operand);
+        if (seen == nullptr) {
           AddInput(kernel, operand);
         } else if (j < n) {
-          AddView(kernel, it->second);
+          AddView(kernel, *seen);
         } else {
           return UnimplementedError("the cuda plugin cannot take the init value of " +
                                     std::string(op.name()) + " (at " + op.location().ToString() +
@@ -132,11 +201,10 @@ class Planner {
       }
       for (size_t j = 0; j < op.num_operands(); ++j) {
         const stablehlo::Value* operand = op.operand(j);
-        auto it = views_.find(operand);
-        if (it == views_.end()) {
-          AddInput(kernel, operand);
+        if (const ViewRead* seen = FindView(operand)) {
+          AddView(kernel, *seen);
         } else {
-          AddView(kernel, it->second);
+          AddInput(kernel, operand);
         }
       }
       kernel.outputs.push_back(op.result(0));
@@ -145,11 +213,7 @@ class Planner {
     }
     if (stablehlo::IsComparingCheck(op)) {
       BERTH_RETURN_IF_ERROR(CheckCheck(op));
-      std::vector<const stablehlo::Value*> moved;
-      for (const stablehlo::Value* operand : op.operands()) {
-        if (views_.contains(operand)) moved.push_back(operand);
-      }
-      WriteOut(moved);
+      WriteOutViews(op.operands());
       PlanStep step;
       step.kind = PlanStep::Kind::kCheck;
       step.op = &op;
@@ -157,37 +221,64 @@ class Planner {
       if (const stablehlo::DenseElementsAttr* value = op.GetDense("value")) {
         step.expected = std::make_shared<const std::vector<uint8_t>>(value->ExpandedData());
       }
-      plan_.steps.push_back(std::move(step));
+      steps_.push_back(std::move(step));
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kWhile || op.kind() == OpKind::kIf || op.kind() == OpKind::kCase) {
+      BERTH_RETURN_IF_ERROR(CheckControlFlow(op));
+      // The loop's initial values, the predicate or the index are read from memory.
+      WriteOutViews(op.operands());
+      PlanStep step;
+      step.kind = PlanStep::Kind::kControlFlow;
+      step.op = &op;
+      for (const stablehlo::Region* region : op.regions()) {
+        BlockPlan block;
+        block.block = &region->entry_block();
+        Planner inner(plan_, block.steps, this);
+        BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
+        step.regions.push_back(std::move(block));
+      }
+      steps_.push_back(std::move(step));
       return OkStatus();
     }
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;
       step.op = &op;
-      plan_.steps.push_back(std::move(step));
+      steps_.push_back(std::move(step));
       return OkStatus();
     }
     return UnimplementedError("the cuda plugin has no kernel for " + std::string(op.name()) +
                               " (at " + op.location().ToString() + ") yet");
   }
 
-  // Ends the planning: views the function returns are written out.
+  // Ends the block: views its terminator returns are written out.
   void Finish(const Operation& terminator) {
     Flush();
-    std::vector<const stablehlo::Value*> returned;
-    for (const stablehlo::Value* value : terminator.operands()) {
-      if (views_.contains(value)) returned.push_back(value);
-    }
-    WriteOut(returned);
+    WriteOutViews(terminator.operands());
   }
 
  private:
-  // Writes `values` (views) to memory, one kernel per element count; later
-  // readers read them as any computed value.
-  void WriteOut(std::vector<const stablehlo::Value*> values) {
+  // The view `value` is, seen from this block; NULL when it is in memory (a
+  // kernel's output, an argument, a constant, a view written out here or
+  // in an enclosing block).
+  const ViewRead* FindView(const stablehlo::Value* value) const {
+    for (const Planner* planner = this; planner != nullptr; planner = planner->parent_) {
+      if (planner->written_.contains(value)) return nullptr;
+      if (auto it = planner->views_.find(value); it != planner->views_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  // Writes those of `values` that are views to memory, one kernel per
+  // element count; later readers in this block (and blocks inside it) read
+  // them as any computed value.
+  void WriteOutViews(std::span<const stablehlo::Value* const> values) {
     std::vector<const stablehlo::Value*> unique;
     for (const stablehlo::Value* value : values) {
-      if (std::find(unique.begin(), unique.end(), value) == unique.end()) unique.push_back(value);
+      if (FindView(value) != nullptr &&
+          std::find(unique.begin(), unique.end(), value) == unique.end())
+        unique.push_back(value);
     }
     while (!unique.empty()) {
       const int64_t elements = unique.front()->type().NumElements();
@@ -200,11 +291,11 @@ class Planner {
       FusedKernel kernel;
       kernel.num_elements = elements;
       for (const stablehlo::Value* value : same) {
-        AddView(kernel, views_.at(value));
+        AddView(kernel, *FindView(value));
         kernel.outputs.push_back(value);
       }
       Emit(std::move(kernel));
-      for (const stablehlo::Value* value : same) views_.erase(value);
+      written_.insert(same.begin(), same.end());
     }
   }
 
@@ -235,8 +326,8 @@ class Planner {
       for (const stablehlo::Value* operand : op->operands()) {
         const Operation* producer = operand->defining_op();
         if (producer != nullptr && inside_.contains(producer)) continue;
-        if (auto it = views_.find(operand); it != views_.end()) {
-          AddView(kernel, it->second);
+        if (const ViewRead* seen = FindView(operand)) {
+          AddView(kernel, *seen);
         } else {
           AddInput(kernel, operand);
         }
@@ -260,34 +351,57 @@ class Planner {
   void Emit(FusedKernel kernel) {
     PlanStep step;
     step.kind = PlanStep::Kind::kFused;
-    kernel.name = "berth_fused_" + std::to_string(plan_.steps.size());
+    kernel.name = "berth_fused_" + std::to_string(plan_.num_kernels++);
     step.fused = std::move(kernel);
-    plan_.steps.push_back(std::move(step));
+    steps_.push_back(std::move(step));
   }
 
   CudaPlan& plan_;
+  std::vector<PlanStep>& steps_;
+  const Planner* parent_;
   std::unordered_map<const stablehlo::Value*, ViewRead> views_;
+  std::unordered_set<const stablehlo::Value*> written_;
   std::vector<const Operation*> chain_;
   std::unordered_set<const Operation*> inside_;
   int64_t chain_elements_ = 0;
 };
 
+// Generates the source of every kernel of `steps` and of their regions.
+Status EmitKernels(std::vector<PlanStep>& steps) {
+  for (PlanStep& step : steps) {
+    for (BlockPlan& region : step.regions) BERTH_RETURN_IF_ERROR(EmitKernels(region.steps));
+    if (step.kind != PlanStep::Kind::kFused) continue;
+    BERTH_ASSIGN_OR_RETURN(step.source, EmitFusedKernel(step.fused));
+  }
+  return OkStatus();
+}
+
 }  // namespace
+
+int64_t ScalarIndex(stablehlo::ElementType type, const void* data) {
+  const int bits = stablehlo::BitWidth(type);
+  uint64_t raw = 0;
+  std::memcpy(&raw, data, static_cast<size_t>(bits <= 8 ? 1 : bits / 8));
+  if (type == stablehlo::ElementType::kI1) return (raw & 0xff) != 0;
+  if (stablehlo::IsSignedInteger(type)) {
+    const int unused = 64 - (bits <= 8 ? 8 : bits);
+    return static_cast<int64_t>(raw << unused) >> unused;
+  }
+  return raw > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(raw);
+}
+
+size_t BranchOf(const stablehlo::Operation& op, int64_t selector) {
+  if (op.kind() == OpKind::kIf) return selector != 0 ? 0 : 1;
+  const int64_t branches = static_cast<int64_t>(op.num_regions());
+  return static_cast<size_t>(selector < 0 || selector >= branches ? branches - 1 : selector);
+}
 
 Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name) {
   CudaPlan plan;
   BERTH_ASSIGN_OR_RETURN(plan.entry, FindEntry(module, entry_name));
-  Planner planner(plan);
-  const stablehlo::Block& block = plan.entry->entry_block();
-  for (const Operation* op : block.operations()) {
-    if (op->kind() == OpKind::kReturn || op->kind() == OpKind::kFuncReturn) continue;
-    BERTH_RETURN_IF_ERROR(planner.Add(*op));
-  }
-  planner.Finish(*block.terminator());
-  for (PlanStep& step : plan.steps) {
-    if (step.kind != PlanStep::Kind::kFused) continue;
-    BERTH_ASSIGN_OR_RETURN(step.source, EmitFusedKernel(step.fused));
-  }
+  Planner planner(plan, plan.steps);
+  BERTH_RETURN_IF_ERROR(planner.PlanBlock(plan.entry->entry_block()));
+  BERTH_RETURN_IF_ERROR(EmitKernels(plan.steps));
   return plan;
 }
 

@@ -11,13 +11,16 @@
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
 // solved column or row per thread).
+// while, if and case are steps holding their regions' plans (a region's
+// operands and returned views written out); a value defined outside a
+// region is read inside as it is outside (in memory or through its view).
 // The test harness's comparing check ops (check.expect_eq, ..._const) are
 // steps that copy the checked value to the host; the execution compares
 // it there once its work is done (berth/stablehlo/interpreter_check.hpp)
 // and fails with the first check that does not hold.
 // Every other op is UNIMPLEMENTED naming it and its location (the
 // library-backed kernels of issue 20 - cuBLASLt for GEMM-shaped dots, cuDNN,
-// cuFFT, CUB, gather/scatter, control flow - are not written yet).
+// cuFFT, CUB sort - and scatter are not written yet).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 
@@ -34,8 +37,16 @@
 
 namespace berth::cuda {
 
+struct PlanStep;
+
+// The steps of one block of a region (a loop's condition or body, a branch).
+struct BlockPlan {
+  const stablehlo::Block* block = nullptr;
+  std::vector<PlanStep> steps;
+};
+
 struct PlanStep {
-  enum class Kind { kConstant, kFused, kCheck };
+  enum class Kind { kConstant, kFused, kCheck, kControlFlow };
   Kind kind = Kind::kConstant;
   const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
   FusedKernel fused;                         // kFused
@@ -45,13 +56,29 @@ struct PlanStep {
   // executable is gone). The checked values are the op's operands.
   stablehlo::CheckSpec check;
   std::shared_ptr<const std::vector<uint8_t>> expected;
+  // kControlFlow: `op` is a while (regions: condition, body), if (true and
+  // false branch) or case (the branches), each region's block planned. The
+  // executable reads the predicate or index on the host (waiting for the
+  // device) and runs the region it names.
+  std::vector<BlockPlan> regions;
 };
 
 struct CudaPlan {
   const stablehlo::Function* entry = nullptr;
-  std::vector<PlanStep> steps;
-  int fused_ops = 0;  // ops inside fused kernels
+  std::vector<PlanStep> steps;  // of the entry function's block
+  int fused_ops = 0;            // ops inside fused kernels
+  int num_kernels = 0;          // kernels are named berth_fused_0 ... in every block
 };
+
+// The value of a rank-0 i1 or integer of `type` stored at `data` (i1: 0 or
+// 1; unsigned values above the largest i64 saturate), as the control flow
+// steps read their predicate or index.
+int64_t ScalarIndex(stablehlo::ElementType type, const void* data);
+
+// The region an if or case op runs for its predicate or index `selector`:
+// if, the first (true) or second; case, branch `selector`, the last one
+// when out of range.
+size_t BranchOf(const stablehlo::Operation& op, int64_t selector);
 
 // Plans function `entry_name` of `module` (empty: Module::entry_function). The module must have been verified.
 Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name);

@@ -17,8 +17,22 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// Compiles each kernel of `steps` and of their regions for sm_90; counts them.
+void CompileAll(const std::vector<PlanStep>& steps, int& compiled) {
+  for (const PlanStep& step : steps) {
+    for (const BlockPlan& region : step.regions) CompileAll(region.steps, compiled);
+    if (step.kind != PlanStep::Kind::kFused) continue;
+    Result<std::shared_ptr<const CompiledKernel>> kernel = CompileCudaSource(step.source, 9, 0);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().ToString() << "\n" << step.source;
+    EXPECT_EQ((*kernel)->cubin.substr(0, 4), std::string("\x7f"
+                                                         "ELF",
+                                                         4));
+    ++compiled;
+  }
+}
+
 // Parses and plans each family (one kernel where the family says so) and
-// compiles each of its kernels for sm_90.
+// compiles each of its kernels (those in regions too) for sm_90.
 TEST(CudaCodegenTest, EveryFamilysKernelsCompileWithNvrtcForSm90) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
     SCOPED_TRACE(family.name);
@@ -33,14 +47,9 @@ TEST(CudaCodegenTest, EveryFamilysKernelsCompileWithNvrtcForSm90) {
       ASSERT_EQ(plan->steps.size(), 1u);
       EXPECT_EQ(plan->steps[0].fused.outputs.size(), family.program.num_results());
     }
-    for (const PlanStep& step : plan->steps) {
-      if (step.kind != PlanStep::Kind::kFused) continue;
-      Result<std::shared_ptr<const CompiledKernel>> kernel = CompileCudaSource(step.source, 9, 0);
-      ASSERT_TRUE(kernel.ok()) << kernel.status().ToString() << "\n" << step.source;
-      EXPECT_EQ((*kernel)->cubin.substr(0, 4), std::string("\x7f"
-                                                           "ELF",
-                                                           4));
-    }
+    int compiled = 0;
+    CompileAll(plan->steps, compiled);
+    EXPECT_EQ(compiled, plan->num_kernels);
   }
 }
 

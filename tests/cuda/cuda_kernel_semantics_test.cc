@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "host_kernels.hpp"
@@ -27,32 +28,37 @@
 namespace berth::cuda {
 namespace {
 
-const testing::HostKernel* FindHostKernel(const std::string& program, size_t step) {
+const testing::HostKernel* FindHostKernel(const std::string& program, const std::string& name) {
   for (size_t i = 0; i < testing::kNumHostKernels; ++i) {
     const testing::HostKernel& kernel = testing::kHostKernels[i];
-    if (program == kernel.family && static_cast<size_t>(kernel.step) == step) return &kernel;
+    if (program == kernel.family && name == kernel.kernel) return &kernel;
   }
   return nullptr;
 }
 
-// What running a plan on the host gave: each value in memory, and the
-// verdict of its checks (the first that failed, as the executable reports).
+// What running a plan on the host gave: each value in memory (SSA values:
+// a loop's are those of its last iteration), and the verdict of its checks
+// (the first that failed, as the executable reports).
 struct HostRun {
   std::unordered_map<const stablehlo::Value*, std::vector<std::byte>> memory;
   Status checks;
 };
 
-// Runs `plan` (of the program keyed `program` in host_kernels.hpp) on the
-// host, step by step as the cuda executable does on a GPU: constants
-// expanded, kernels called with their inputs' and outputs' memory, checks
-// compared as CudaExecutable::CompareChecks does.
-void RunOnHost(const CudaPlan& plan, const std::string& program,
-               const std::vector<berth::testing::Literal>& args, HostRun& run) {
-  const stablehlo::Block& block = plan.entry->entry_block();
+// Runs `steps` (of the program keyed `program` in host_kernels.hpp) on the
+// host as the cuda executable does on a GPU: constants expanded, kernels
+// called with their inputs' and outputs' memory, checks compared as
+// CudaExecutable::CompareChecks does, control flow reading its predicate or
+// index (ScalarIndex) and running the region it names.
+void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, HostRun& run) {
   auto& memory = run.memory;
-  for (size_t a = 0; a < args.size(); ++a) memory[block.argument(a)] = args[a].bytes;
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const PlanStep& step = plan.steps[s];
+  auto values_of = [&](std::span<const stablehlo::Value* const> values) {
+    std::vector<std::vector<std::byte>> copies;
+    for (const stablehlo::Value* value : values) copies.push_back(memory.at(value));
+    return copies;
+  };
+  for (const PlanStep& step : steps) {
+    const std::string where =
+        program + " at " + (step.op ? step.op->location().ToString() : step.fused.name);
     if (step.kind == PlanStep::Kind::kConstant) {
       const std::vector<uint8_t> data = step.op->GetDense("value")->ExpandedData();
       std::vector<std::byte>& bytes = memory[step.op->result(0)];
@@ -60,15 +66,47 @@ void RunOnHost(const CudaPlan& plan, const std::string& program,
       if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size());
       continue;
     }
+    if (step.kind == PlanStep::Kind::kControlFlow) {
+      const stablehlo::Operation& op = *step.op;
+      for (const stablehlo::Value* operand : op.operands()) {
+        ASSERT_TRUE(memory.contains(operand)) << where << " reads a value not in memory";
+      }
+      // Runs region r with `args` bound to its arguments; what it returns.
+      auto run_region = [&](size_t r, std::vector<std::vector<std::byte>> args) {
+        const BlockPlan& region = step.regions[r];
+        for (size_t a = 0; a < args.size(); ++a)
+          memory[region.block->argument(a)] = std::move(args[a]);
+        RunSteps(region.steps, program, run);
+        return values_of(region.block->terminator()->operands());
+      };
+      std::vector<std::vector<std::byte>> results;
+      if (op.kind() == stablehlo::OpKind::kWhile) {
+        results = values_of(op.operands());
+        for (int iteration = 0;; ++iteration) {
+          ASSERT_LT(iteration, 1 << 20) << where << ": the loop does not end";
+          std::vector<std::vector<std::byte>> condition = run_region(0, results);
+          if (::testing::Test::HasFatalFailure()) return;
+          if (ScalarIndex(stablehlo::ElementType::kI1, condition[0].data()) == 0) break;
+          results = run_region(1, std::move(results));
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      } else {
+        const int64_t selector =
+            ScalarIndex(op.operand(0)->type().element_type(), memory[op.operand(0)].data());
+        results = run_region(BranchOf(op, selector), {});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+      for (size_t j = 0; j < op.num_results(); ++j) memory[op.result(j)] = std::move(results[j]);
+      continue;
+    }
     if (step.kind == PlanStep::Kind::kCheck) {
       const stablehlo::Value* checked = step.op->operand(0);
-      ASSERT_TRUE(memory.contains(checked))
-          << program << " step " << s << " checks a value not in memory";
+      ASSERT_TRUE(memory.contains(checked)) << where << " checks a value not in memory";
       const void* expected = nullptr;
       if (step.expected) {
         expected = step.expected->data();
       } else {
-        ASSERT_TRUE(memory.contains(step.op->operand(1))) << program << " step " << s;
+        ASSERT_TRUE(memory.contains(step.op->operand(1))) << where;
         expected = memory[step.op->operand(1)].data();
       }
       if (run.checks.ok()) {
@@ -79,12 +117,11 @@ void RunOnHost(const CudaPlan& plan, const std::string& program,
       continue;
     }
     const FusedKernel& kernel = step.fused;
-    const testing::HostKernel* host = FindHostKernel(program, s);
-    ASSERT_NE(host, nullptr) << "no host kernel generated for " << program << " step " << s;
+    const testing::HostKernel* host = FindHostKernel(program, kernel.name);
+    ASSERT_NE(host, nullptr) << "no host kernel generated for " << program << " " << kernel.name;
     std::vector<void*> addresses;
     for (const stablehlo::Value* input : kernel.inputs) {
-      ASSERT_TRUE(memory.contains(input))
-          << program << " step " << s << " reads a value not in memory";
+      ASSERT_TRUE(memory.contains(input)) << where << " reads a value not in memory";
       addresses.push_back(memory[input].data());
     }
     std::vector<std::vector<std::byte>> outputs;
@@ -98,6 +135,14 @@ void RunOnHost(const CudaPlan& plan, const std::string& program,
     host->invoke(addresses.data());
     for (size_t o = 0; o < outputs.size(); ++o) memory[kernel.outputs[o]] = std::move(outputs[o]);
   }
+}
+
+// Runs `plan` with `args` on the host (RunSteps).
+void RunOnHost(const CudaPlan& plan, const std::string& program,
+               const std::vector<berth::testing::Literal>& args, HostRun& run) {
+  const stablehlo::Block& block = plan.entry->entry_block();
+  for (size_t a = 0; a < args.size(); ++a) run.memory[block.argument(a)] = args[a].bytes;
+  RunSteps(plan.steps, program, run);
 }
 
 // A family's program and its plan (moving the module keeps the plan's

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <span>
 
 #include "berth/stablehlo/parser.hpp"
@@ -258,6 +259,66 @@ TEST(CudaPlanTest, ChecksOfTypesTheGeneratorLacksAreUnimplemented) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(plan.status().message(), HasSubstr("check.expect_eq at plan.mlir:2:"));
+}
+
+TEST(CudaPlanTest, ControlFlowStepsHoldTheirRegionsPlans) {
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<2x3xf32>, %n: tensor<i32>) -> tensor<3x2xf32> {
+  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %w0, %w1 = stablehlo.while(%i = %zero, %acc = %t) : tensor<i32>, tensor<3x2xf32>
+  cond {
+    %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %s = stablehlo.add %acc, %t : tensor<3x2xf32>
+    %r = stablehlo.reverse %s, dims = [0] : tensor<3x2xf32>
+    stablehlo.return %i1, %r : tensor<i32>, tensor<3x2xf32>
+  }
+  return %w1 : tensor<3x2xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  // Constants, the transposed argument written out (the loop carries it),
+  // then the loop.
+  ASSERT_EQ(plan->steps.size(), 4u);
+  EXPECT_EQ(plan->steps[2].kind, PlanStep::Kind::kFused);
+  EXPECT_TRUE(plan->steps[2].fused.ops.empty());
+  const PlanStep& loop = plan->steps[3];
+  ASSERT_EQ(loop.kind, PlanStep::Kind::kControlFlow);
+  ASSERT_EQ(loop.regions.size(), 2u);
+  // The condition: one kernel for the compare. The body: the adds (reading
+  // the outer transpose as memory, the one written out) and the reversed
+  // sum written out, as the body returns it.
+  ASSERT_EQ(loop.regions[0].steps.size(), 1u);
+  EXPECT_EQ(loop.regions[0].steps[0].fused.outputs.size(), 1u);
+  const std::vector<PlanStep>& body = loop.regions[1].steps;
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(body[2].fused.outputs.size(), 1u);
+  EXPECT_TRUE(body[2].fused.ops.empty());
+  EXPECT_EQ(plan->num_kernels, 5);
+  // Kernel names are unique across the blocks.
+  std::set<std::string> names = {plan->steps[2].fused.name, loop.regions[0].steps[0].fused.name};
+  for (const PlanStep& step : body) names.insert(step.fused.name);
+  EXPECT_EQ(names.size(), 5u);
+}
+
+TEST(CudaPlanTest, ControlFlowOverValuesTheKernelsDoNotHoldIsUnimplemented) {
+  stablehlo::Module module = Parse(
+      R"(func.func @main(%p: tensor<i1>, %a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %r = "stablehlo.if"(%p) ({
+    stablehlo.return %a : tensor<2xcomplex<f32>>
+  }, {
+    stablehlo.return %a : tensor<2xcomplex<f32>>
+  }) : (tensor<i1>) -> tensor<2xcomplex<f32>>
+  return %r : tensor<2xcomplex<f32>>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("stablehlo.if at plan.mlir:2:"));
 }
 
 // The planner on every case of the upstream interpreter suite: it plans the

@@ -1,7 +1,7 @@
 // Writes the kernels of kernel_families.hpp, and of every case of the
 // interpreter suite the planner plans, as one host C++ file (arguments: the
 // output path, then the suite's folder, absent or missing: no cases): the
-// prelude once, each kernel of each plan renamed after its program and step,
+// prelude once, each kernel of each plan renamed after its program and name,
 // and the kHostKernels table of host_kernels.hpp. A family's kernels are
 // keyed by its name, a case's by ConformanceCase::Key().
 #include <cstdio>
@@ -16,15 +16,18 @@
 
 namespace {
 
-// Appends the kernels of `plan` (of the program keyed `key`) to `out`, named
-// `prefix`_<step>, and their entries to `table`.
-void AppendKernels(const berth::cuda::CudaPlan& plan, const std::string& key,
+// Appends the kernels of `steps` (and of their regions) of the program
+// keyed `key` to `out`, named `prefix`_<kernel name>, and their entries to
+// `table`.
+void AppendKernels(const std::vector<berth::cuda::PlanStep>& steps, const std::string& key,
                    const std::string& prefix, std::string_view prelude, std::string& out,
                    std::string& table) {
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const berth::cuda::PlanStep& step = plan.steps[s];
+  for (const berth::cuda::PlanStep& step : steps) {
+    for (const berth::cuda::BlockPlan& region : step.regions) {
+      AppendKernels(region.steps, key, prefix, prelude, out, table);
+    }
     if (step.kind != berth::cuda::PlanStep::Kind::kFused) continue;
-    const std::string name = prefix + "_" + std::to_string(s);
+    const std::string name = prefix + "_" + step.fused.name;
     std::string kernel = step.source.substr(prelude.size());
     const std::string from = "void " + step.fused.name + "(", to = "void " + name + "(";
     kernel.replace(kernel.find(from), from.size(), to);
@@ -34,8 +37,8 @@ void AppendKernels(const berth::cuda::CudaPlan& plan, const std::string& key,
       if (c == '"' || c == '\\') quoted += '\\';
       quoted += c;
     }
-    table += "    {\"" + quoted + "\", " + std::to_string(s) +
-             ", [](void* const* args) { BerthHostInvoker<decltype(&" + name + ")>::Invoke(&" +
+    table += "    {\"" + quoted + "\", \"" + step.fused.name +
+             "\", [](void* const* args) { BerthHostInvoker<decltype(&" + name + ")>::Invoke(&" +
              name + ", args); }},\n";
   }
 }
@@ -64,15 +67,15 @@ int main(int argc, char** argv) {
       std::cerr << family.name << ": " << plan.status().ToString() << "\n";
       return 1;
     }
-    AppendKernels(*plan, family.name, "berth_host_" + family.name, prelude, out, table);
+    AppendKernels(plan->steps, family.name, "berth_host_" + family.name, prelude, out, table);
   }
   if (argc == 3) {
     int index = 0;
     cuda::testing::ForEachConformanceCase(argv[2], [&](const cuda::testing::ConformanceCase& c) {
       Result<cuda::CudaPlan> plan = cuda::PlanCudaProgram(*c.module, c.function->name());
       if (plan.ok()) {
-        AppendKernels(*plan, c.Key(), "berth_host_case" + std::to_string(index++), prelude, out,
-                      table);
+        AppendKernels(plan->steps, c.Key(), "berth_host_case" + std::to_string(index++), prelude,
+                      out, table);
       }
     });
   }

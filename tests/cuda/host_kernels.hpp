@@ -9,7 +9,7 @@ namespace berth::cuda::testing {
 
 struct HostKernel {
   const char* family;
-  int step;  // the plan step (PlanCudaProgram) the kernel is
+  const char* kernel;  // its name in the plan (FusedKernel::name)
   // args: each input's data, each output's data, then the address of the
   // element count (a long long).
   void (*invoke)(void* const* args);

@@ -60,6 +60,13 @@ class ProgramBuilder {
     results_.emplace_back(name, result);
   }
 
+  // Lines of any ops (pretty syntax, regions too) whose value `name` of
+  // `type` is returned.
+  void Returned(const std::string& lines, const std::string& name, const std::string& type) {
+    body_ += lines;
+    results_.emplace_back(name, type);
+  }
+
   // An argument of any tensor type, by its full name ("%x").
   void NamedArg(const std::string& name, const std::string& type) {
     args_.emplace_back(name, type);
@@ -506,6 +513,84 @@ inline std::vector<KernelFamily> KernelFamilies() {
         "dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], "
         "start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 4, 1>");
     families.push_back({"indexed_moves", program, 0, 0, false});
+  }
+  {
+    // while, if, case: a loop of a fixed trip count carrying an index and a
+    // vector; a loop whose trip count is an argument clamped to [0, 6] (so
+    // also none: its results are its initial values, arguments); if on a
+    // random predicate, one branch returning a view of an outer value; case
+    // on a random index (mostly out of range: the last branch), a branch
+    // with a loop of its own.
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%x", "tensor<37xf32>"},
+                                                          {"%y", "tensor<37xf32>"},
+                                                          {"%p", "tensor<i1>"},
+                                                          {"%k", "tensor<i32>"},
+                                                          {"%n", "tensor<i32>"},
+                                                          {"%z", "tensor<5x3xi16>"}}) {
+      program.NamedArg(name, type);
+    }
+    program.Returned(R"(  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %four = stablehlo.constant dense<4> : tensor<i32>
+  %six = stablehlo.constant dense<6> : tensor<i32>
+  %w0, %w1 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<37xf32>
+  cond {
+    %lt = stablehlo.compare LT, %i, %four : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %m = stablehlo.multiply %acc, %y : tensor<37xf32>
+    %a1 = stablehlo.add %m, %x : tensor<37xf32>
+    stablehlo.return %i1, %a1 : tensor<i32>, tensor<37xf32>
+  }
+)",
+                     "%w1", "tensor<37xf32>");
+    program.Returned("", "%w0", "tensor<i32>");
+    program.Returned(
+        R"(  %bound = stablehlo.clamp %zero, %n, %six : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<i32>
+  %v0, %v1 = stablehlo.while(%j = %zero, %cur = %z) : tensor<i32>, tensor<5x3xi16>
+  cond {
+    %more = stablehlo.compare LT, %j, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %more : tensor<i1>
+  } do {
+    %j1 = stablehlo.add %j, %one : tensor<i32>
+    %rev = stablehlo.reverse %cur, dims = [0] : tensor<5x3xi16>
+    %sum = stablehlo.add %rev, %z : tensor<5x3xi16>
+    stablehlo.return %j1, %sum : tensor<i32>, tensor<5x3xi16>
+  }
+)",
+        "%v1", "tensor<5x3xi16>");
+    program.Returned(R"(  %f = "stablehlo.if"(%p) ({
+    %s = stablehlo.subtract %x, %y : tensor<37xf32>
+    stablehlo.return %s : tensor<37xf32>
+  }, {
+    %r = stablehlo.reverse %x, dims = [0] : tensor<37xf32>
+    stablehlo.return %r : tensor<37xf32>
+  }) : (tensor<i1>) -> tensor<37xf32>
+)",
+                     "%f", "tensor<37xf32>");
+    program.Returned(R"(  %c = "stablehlo.case"(%k) ({
+    stablehlo.return %y : tensor<37xf32>
+  }, {
+    %d = stablehlo.divide %x, %y : tensor<37xf32>
+    stablehlo.return %d : tensor<37xf32>
+  }, {
+    %u0, %u1 = stablehlo.while(%q = %zero, %e = %y) : tensor<i32>, tensor<37xf32>
+    cond {
+      %lq = stablehlo.compare LT, %q, %one : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lq : tensor<i1>
+    } do {
+      %q1 = stablehlo.add %q, %one : tensor<i32>
+      %ex = stablehlo.maximum %e, %w1 : tensor<37xf32>
+      stablehlo.return %q1, %ex : tensor<i32>, tensor<37xf32>
+    }
+    stablehlo.return %u1 : tensor<37xf32>
+  }) : (tensor<i32>) -> tensor<37xf32>
+)",
+                     "%c", "tensor<37xf32>");
+    families.push_back({"control_flow", program, 0, 0, false});
   }
   {
     // triangular_solve: every combination of side, triangle, unit diagonal

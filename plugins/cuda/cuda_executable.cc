@@ -263,6 +263,13 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
       if (go.empty()) break;
       BERTH_ASSIGN_OR_RETURN(results, run_region(1, results));
     }
+  } else if (op.kind() == stablehlo::OpKind::kFuncCall) {
+    std::vector<std::shared_ptr<DeviceMemory>> args;
+    for (const stablehlo::Value* operand : op.operands()) {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, operand));
+      args.push_back(std::move(memory));
+    }
+    BERTH_ASSIGN_OR_RETURN(results, run_region(0, args));
   } else {
     // if: the true branch is region 0; case: an index out of range takes
     // the last branch.

@@ -74,7 +74,8 @@ class CudaExecutable final : public plugin::LoadedExecutable {
                          Enqueued& enqueued);
   // A while, if or case: reads its predicate or index on the host - waiting
   // for the stream, on the thread that executes - and runs the region it
-  // names; the op's results join `frame`.
+  // names; a func.call runs the callee's body. The op's results join
+  // `frame`.
   static Status RunControlFlow(OnDevice& on, const PlanStep& step, Frame& frame,
                                Enqueued& enqueued);
   // The rank-0 integer or i1 `value`, copied to the host once the stream

@@ -107,8 +107,10 @@ Status CheckControlFlow(const Operation& op) {
 // the enclosing blocks (`parent`) are visible in it.
 class Planner {
  public:
-  Planner(CudaPlan& plan, std::vector<PlanStep>& steps, const Planner* parent = nullptr)
-      : plan_(plan), steps_(steps), parent_(parent) {}
+  // `function`: the function whose body the block is (NULL for an op's region).
+  Planner(const stablehlo::Module& module, CudaPlan& plan, std::vector<PlanStep>& steps,
+          const Planner* parent, const stablehlo::Function* function)
+      : module_(module), plan_(plan), steps_(steps), parent_(parent), function_(function) {}
 
   // Plans every op of `block` but its terminator, then Finish.
   Status PlanBlock(const stablehlo::Block& block) {
@@ -234,10 +236,43 @@ class Planner {
       for (const stablehlo::Region* region : op.regions()) {
         BlockPlan block;
         block.block = &region->entry_block();
-        Planner inner(plan_, block.steps, this);
+        Planner inner(module_, plan_, block.steps, this, nullptr);
         BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
         step.regions.push_back(std::move(block));
       }
+      steps_.push_back(std::move(step));
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kFuncCall) {
+      // The callee's body planned for this call site, as a region taking
+      // the call's operands.
+      const stablehlo::Function* callee = module_.function(op.callee());
+      const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+      if (callee == nullptr || callee->is_declaration() ||
+          callee->entry_block().num_arguments() != op.num_operands() ||
+          callee->entry_block().terminator() == nullptr ||
+          callee->entry_block().terminator()->num_operands() != op.num_results()) {
+        return InvalidArgumentError(where + " calls no function with a body taking its operands");
+      }
+      for (const Planner* planner = this; planner != nullptr; planner = planner->parent_) {
+        if (planner->function_ == callee) {
+          return UnimplementedError("the cuda plugin cannot run " + where + ": @" +
+                                    std::string(callee->name()) + " calls itself");
+        }
+      }
+      for (const stablehlo::Value* value : op.operands())
+        BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+      for (const stablehlo::Value* value : op.results())
+        BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+      WriteOutViews(op.operands());
+      PlanStep step;
+      step.kind = PlanStep::Kind::kControlFlow;
+      step.op = &op;
+      BlockPlan block;
+      block.block = &callee->entry_block();
+      Planner inner(module_, plan_, block.steps, this, callee);
+      BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
+      step.regions.push_back(std::move(block));
       steps_.push_back(std::move(step));
       return OkStatus();
     }
@@ -356,11 +391,13 @@ class Planner {
     steps_.push_back(std::move(step));
   }
 
+  const stablehlo::Module& module_;
   CudaPlan& plan_;
   std::vector<PlanStep>& steps_;
   const Planner* parent_;
   std::unordered_map<const stablehlo::Value*, ViewRead> views_;
   std::unordered_set<const stablehlo::Value*> written_;
+  const stablehlo::Function* function_;
   std::vector<const Operation*> chain_;
   std::unordered_set<const Operation*> inside_;
   int64_t chain_elements_ = 0;
@@ -399,7 +436,7 @@ size_t BranchOf(const stablehlo::Operation& op, int64_t selector) {
 Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name) {
   CudaPlan plan;
   BERTH_ASSIGN_OR_RETURN(plan.entry, FindEntry(module, entry_name));
-  Planner planner(plan, plan.steps);
+  Planner planner(module, plan, plan.steps, nullptr, plan.entry);
   BERTH_RETURN_IF_ERROR(planner.PlanBlock(plan.entry->entry_block()));
   BERTH_RETURN_IF_ERROR(EmitKernels(plan.steps));
   return plan;

@@ -11,7 +11,8 @@
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
 // solved column or row per thread).
-// while, if and case are steps holding their regions' plans (a region's
+// while, if, case and func.call are steps holding their regions' plans (a
+// call's region is the callee's body, planned per call site; a region's
 // operands and returned views written out); a value defined outside a
 // region is read inside as it is outside (in memory or through its view).
 // The test harness's comparing check ops (check.expect_eq, ..._const) are
@@ -57,7 +58,8 @@ struct PlanStep {
   stablehlo::CheckSpec check;
   std::shared_ptr<const std::vector<uint8_t>> expected;
   // kControlFlow: `op` is a while (regions: condition, body), if (true and
-  // false branch) or case (the branches), each region's block planned. The
+  // false branch), case (the branches) or func.call (the callee's body,
+  // planned for this call site), each region's block planned. The
   // executable reads the predicate or index on the host (waiting for the
   // device) and runs the region it names.
   std::vector<BlockPlan> regions;

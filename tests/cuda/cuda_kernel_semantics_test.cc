@@ -90,6 +90,9 @@ void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, Ho
           results = run_region(1, std::move(results));
           if (::testing::Test::HasFatalFailure()) return;
         }
+      } else if (op.kind() == stablehlo::OpKind::kFuncCall) {
+        results = run_region(0, values_of(op.operands()));
+        if (::testing::Test::HasFatalFailure()) return;
       } else {
         const int64_t selector =
             ScalarIndex(op.operand(0)->type().element_type(), memory[op.operand(0)].data());

@@ -321,6 +321,41 @@ TEST(CudaPlanTest, ControlFlowOverValuesTheKernelsDoNotHoldIsUnimplemented) {
   EXPECT_THAT(plan.status().message(), HasSubstr("stablehlo.if at plan.mlir:2:"));
 }
 
+TEST(CudaPlanTest, CallsPlanTheCalleePerCallSiteAndRefuseRecursion) {
+  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @twice(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @twice(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 2u);
+  for (const PlanStep& step : plan->steps) {
+    EXPECT_EQ(step.kind, PlanStep::Kind::kControlFlow);
+    ASSERT_EQ(step.regions.size(), 1u);
+    EXPECT_EQ(step.regions[0].steps.size(), 1u);
+  }
+  EXPECT_NE(plan->steps[0].regions[0].steps[0].fused.name,
+            plan->steps[1].regions[0].steps[0].fused.name);
+
+  stablehlo::Module recursive = Parse(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @loop(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @loop(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+})");
+  plan = Plan(recursive);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("@loop calls itself"));
+}
+
 // The planner on every case of the upstream interpreter suite: it plans the
 // case or refuses it with UNIMPLEMENTED (or INVALID_ARGUMENT) naming what is
 // missing, never anything else. Prints how many plan and the ops most often

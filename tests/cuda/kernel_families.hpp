@@ -67,6 +67,9 @@ class ProgramBuilder {
     results_.emplace_back(name, type);
   }
 
+  // A further function (its whole text) after @main, for main to call.
+  void Function(const std::string& text) { functions_ += text; }
+
   // An argument of any tensor type, by its full name ("%x").
   void NamedArg(const std::string& name, const std::string& type) {
     args_.emplace_back(name, type);
@@ -99,7 +102,7 @@ class ProgramBuilder {
     for (size_t i = 0; i < results_.size(); ++i) text += (i ? ", " : "") + results_[i].first;
     text += " : ";
     for (size_t i = 0; i < results_.size(); ++i) text += (i ? ", " : "") + results_[i].second;
-    return text + "\n}\n";
+    return text + "\n}\n" + functions_;
   }
 
   size_t num_results() const { return results_.size(); }
@@ -109,6 +112,7 @@ class ProgramBuilder {
   std::vector<std::pair<std::string, std::string>> args_;
   std::vector<std::pair<std::string, std::string>> results_;
   std::string body_;
+  std::string functions_;
   int values_ = 0;
 };
 
@@ -520,7 +524,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
     // also none: its results are its initial values, arguments); if on a
     // random predicate, one branch returning a view of an outer value; case
     // on a random index (mostly out of range: the last branch), a branch
-    // with a loop of its own.
+    // with a loop of its own; calls of a private function.
     ProgramBuilder program("");
     for (const auto& [name, type] :
          std::vector<std::pair<std::string, std::string>>{{"%x", "tensor<37xf32>"},
@@ -590,6 +594,20 @@ inline std::vector<KernelFamily> KernelFamilies() {
   }) : (tensor<i32>) -> tensor<37xf32>
 )",
                      "%c", "tensor<37xf32>");
+    // A private function called twice, once with a view.
+    program.Function(
+        R"(func.func private @axpy(%s: tensor<37xf32>, %v: tensor<37xf32>) -> tensor<37xf32> {
+  %m = stablehlo.multiply %s, %v : tensor<37xf32>
+  %r = stablehlo.add %m, %v : tensor<37xf32>
+  return %r : tensor<37xf32>
+}
+)");
+    program.Returned(
+        R"(  %call0 = func.call @axpy(%x, %y) : (tensor<37xf32>, tensor<37xf32>) -> tensor<37xf32>
+  %flipped = stablehlo.reverse %call0, dims = [0] : tensor<37xf32>
+  %call1 = func.call @axpy(%flipped, %c) : (tensor<37xf32>, tensor<37xf32>) -> tensor<37xf32>
+)",
+        "%call1", "tensor<37xf32>");
     families.push_back({"control_flow", program, 0, 0, false});
   }
   {

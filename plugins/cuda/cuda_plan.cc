@@ -158,7 +158,7 @@ class Planner {
       return OkStatus();
     }
     Flush();
-    if (op.kind() == OpKind::kReduce) {
+    if (op.kind() == OpKind::kReduce || op.kind() == OpKind::kReduceWindow) {
       BERTH_RETURN_IF_ERROR(CheckReduce(op));
       FusedKernel kernel;
       kernel.reduce = &op;

@@ -7,7 +7,7 @@
 // the moved value) and func.return. A chain ends where the element count
 // changes or where an op reads, through data movement, a value the chain
 // itself computes (that value is written out, and the next kernel reads it).
-// stablehlo.reduce with an elementwise body, concatenate, pad,
+// stablehlo.reduce and reduce_window with elementwise bodies, concatenate, pad,
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
 // solved column or row per thread).

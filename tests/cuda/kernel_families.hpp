@@ -456,6 +456,58 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"rank_zero", program});
   }
   {
+    // reduce_window: strides, padding, base and window dilation (holes and
+    // padding fold in the init value), max pooling, a cumulative sum of
+    // bf16 (as jnp.cumsum lowers), a variadic window (a max and where it
+    // is) over a transposed view.
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%a", "tensor<5x7xf32>"},
+                                                          {"%z", "tensor<f32>"},
+                                                          {"%b", "tensor<4x6xi32>"},
+                                                          {"%bi", "tensor<i32>"},
+                                                          {"%h", "tensor<9xbf16>"},
+                                                          {"%hz", "tensor<bf16>"},
+                                                          {"%zi", "tensor<i32>"}}) {
+      program.NamedArg(name, type);
+    }
+    program.Returned(R"(  %rw0 = "stablehlo.reduce_window"(%a, %z) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 1>, base_dilations = array<i64: 2, 1>, window_dilations = array<i64: 1, 2>, padding = dense<[[1, 0], [2, 1]]> : tensor<2x2xi64>} : (tensor<5x7xf32>, tensor<f32>) -> tensor<5x6xf32>
+)",
+                     "%rw0", "tensor<5x6xf32>");
+    program.Returned(R"(  %rw1 = "stablehlo.reduce_window"(%b, %bi) ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %m = stablehlo.maximum %p, %q : tensor<i32>
+    stablehlo.return %m : tensor<i32>
+  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>, padding = dense<[[0, 1], [1, 1]]> : tensor<2x2xi64>} : (tensor<4x6xi32>, tensor<i32>) -> tensor<2x4xi32>
+)",
+                     "%rw1", "tensor<2x4xi32>");
+    program.Returned(R"(  %rw2 = "stablehlo.reduce_window"(%h, %hz) ({
+  ^bb0(%p: tensor<bf16>, %q: tensor<bf16>):
+    %s = stablehlo.add %p, %q : tensor<bf16>
+    stablehlo.return %s : tensor<bf16>
+  }) {window_dimensions = array<i64: 9>, padding = dense<[[8, 0]]> : tensor<1x2xi64>} : (tensor<9xbf16>, tensor<bf16>) -> tensor<9xbf16>
+)",
+                     "%rw2", "tensor<9xbf16>");
+    program.Returned(
+        R"(  %at = stablehlo.transpose %a, dims = [1, 0] : (tensor<5x7xf32>) -> tensor<7x5xf32>
+  %where = stablehlo.iota dim = 0 : tensor<7x5xi32>
+  %rw3, %rw4 = "stablehlo.reduce_window"(%at, %where, %z, %zi) ({
+  ^bb0(%p: tensor<f32>, %pi: tensor<i32>, %q: tensor<f32>, %qi: tensor<i32>):
+    %gt = stablehlo.compare GT, %q, %p : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %m = stablehlo.select %gt, %q, %p : tensor<i1>, tensor<f32>
+    %mi = stablehlo.select %gt, %qi, %pi : tensor<i1>, tensor<i32>
+    stablehlo.return %m, %mi : tensor<f32>, tensor<i32>
+  }) {window_dimensions = array<i64: 3, 2>, window_strides = array<i64: 2, 1>} : (tensor<7x5xf32>, tensor<7x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3x4xf32>, tensor<3x4xi32>)
+)",
+        "%rw3", "tensor<3x4xf32>");
+    program.Returned("", "%rw4", "tensor<3x4xi32>");
+    families.push_back({"reduce_window", program, 0, 0, false});
+  }
+  {
     // Moves with indices read at run time: dynamic_slice and
     // dynamic_update_slice (start indices of several integer types,
     // clamped), gather (rows as jnp.take, index vectors, windows wider than

@@ -40,10 +40,11 @@ struct FusedKernel {
   std::vector<const stablehlo::Operation*> ops;
   std::vector<ViewRead> views;
   int64_t num_elements = 0;
-  // Set for a reduction kernel (CheckReduce): no `ops`; inputs are the
-  // reduce's operands (or their views' sources) and its init values,
-  // outputs its results. Each thread computes one output element, combining
-  // the reduced elements in row-major order with the body's ops.
+  // Set for a reduction kernel (CheckReduce: reduce, reduce_window): no
+  // `ops`; inputs are the operands (or their views' sources) and the init
+  // values, outputs the results. Each thread computes one output element,
+  // combining the reduced (or window's) elements in row-major order with the
+  // body's ops.
   const stablehlo::Operation* reduce = nullptr;
   // Set for a data movement kernel (CheckMove: concatenate, pad,
   // dynamic_slice, dynamic_update_slice, gather): no `ops`; inputs are the
@@ -87,9 +88,11 @@ Status CheckView(const stablehlo::Operation& op);
 // naming the op, its location and what is missing.
 Status CheckFusible(const stablehlo::Operation& op);
 
-// OK when `op` is a stablehlo.reduce the code generator can run: static
-// shapes of supported types, rank-0 init values, a body of elementwise ops
-// on rank-0 values. Otherwise UNIMPLEMENTED naming it and what is missing.
+// OK when `op` is a stablehlo.reduce or reduce_window the code generator
+// can run: static shapes of supported types, operands of one shape, rank-0
+// init values, a body of elementwise ops on rank-0 values of the operands'
+// types, window attributes of one positive value per dimension. Otherwise
+// UNIMPLEMENTED naming it and what is missing.
 Status CheckReduce(const stablehlo::Operation& op);
 
 // OK when `op` is data movement the code generator writes as a kernel of

@@ -181,6 +181,22 @@ class Planner {
       Emit(std::move(kernel));
       return OkStatus();
     }
+    if (op.kind() == OpKind::kScatter) {
+      BERTH_RETURN_IF_ERROR(CheckScatter(op));
+      FusedKernel kernel;
+      kernel.scatter = &op;
+      kernel.num_elements = 1;  // one thread: the updates apply in order
+      for (const stablehlo::Value* operand : op.operands()) {
+        if (const ViewRead* seen = FindView(operand)) {
+          AddView(kernel, *seen);
+        } else {
+          AddInput(kernel, operand);
+        }
+      }
+      for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);
+      Emit(std::move(kernel));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
         op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice ||
         op.kind() == OpKind::kGather || op.kind() == OpKind::kDotGeneral ||

@@ -10,7 +10,8 @@
 // stablehlo.reduce and reduce_window with elementwise bodies, concatenate, pad,
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
-// solved column or row per thread).
+// solved column or row per thread) and scatter (one thread applying the
+// updates in order).
 // while, if, case and func.call are steps holding their regions' plans (a
 // call's region is the callee's body, planned per call site; a region's
 // operands and returned views written out); a value defined outside a
@@ -21,7 +22,7 @@
 // and fails with the first check that does not hold.
 // Every other op is UNIMPLEMENTED naming it and its location (the
 // library-backed kernels of issue 20 - cuBLASLt for GEMM-shaped dots, cuDNN,
-// cuFFT, CUB sort - and scatter are not written yet).
+// cuFFT, CUB sort - are not written yet).
 #ifndef BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 #define BERTH_PLUGINS_CUDA_CUDA_PLAN_HPP_
 

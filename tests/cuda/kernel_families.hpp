@@ -508,6 +508,65 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"reduce_window", program, 0, 0, false});
   }
   {
+    // scatter: adds of rows (x.at[i].add), a set of single elements by 2-D
+    // indices, windows wider than one whose dimensions are not the updates'
+    // trailing ones, batching dimensions. Random indices: mostly out of
+    // range (skipped), repeats (later updates see earlier ones).
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%a", "tensor<6x4xf32>"},
+                                                          {"%ai", "tensor<5x1xi32>"},
+                                                          {"%au", "tensor<5x4xf32>"},
+                                                          {"%b", "tensor<4x5xi16>"},
+                                                          {"%bi", "tensor<3x2xui8>"},
+                                                          {"%bu", "tensor<3xi16>"},
+                                                          {"%c", "tensor<5x6xf32>"},
+                                                          {"%ci", "tensor<2x1xi64>"},
+                                                          {"%cu", "tensor<3x2x2xf32>"},
+                                                          {"%d", "tensor<3x4x2xf32>"},
+                                                          {"%di", "tensor<3x2x1xi32>"},
+                                                          {"%du", "tensor<3x2x2xf32>"}}) {
+      program.NamedArg(name, type);
+    }
+    auto scatter = [&](const std::string& name, const std::string& operands,
+                       const std::string& element, const std::string& combine,
+                       const std::string& numbers, const std::string& types,
+                       const std::string& result) {
+      program.Returned("  " + name + " = \"stablehlo.scatter\"(" + operands +
+                           ") ({\n  ^bb0(%p: tensor<" + element + ">, %q: tensor<" + element +
+                           ">):\n" + combine +
+                           "  }) {scatter_dimension_numbers = #stablehlo.scatter<" + numbers +
+                           ">, indices_are_sorted = false, unique_indices = false} : " + types +
+                           " -> " + result + "\n",
+                       name, result);
+    };
+    scatter(
+        "%s0", "%a, %ai, %au", "f32",
+        "    %s = stablehlo.add %p, %q : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n",
+        "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+        "index_vector_dim = 1",
+        "(tensor<6x4xf32>, tensor<5x1xi32>, tensor<5x4xf32>)", "tensor<6x4xf32>");
+    scatter("%s1", "%b, %bi, %bu", "i16", "    stablehlo.return %q : tensor<i16>\n",
+            "inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], "
+            "index_vector_dim = 1",
+            "(tensor<4x5xi16>, tensor<3x2xui8>, tensor<3xi16>)", "tensor<4x5xi16>");
+    scatter(
+        "%s2", "%c, %ci, %cu", "f32",
+        "    %s = stablehlo.multiply %p, %q : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n",
+        "update_window_dims = [0, 2], scatter_dims_to_operand_dims = [1], index_vector_dim = 1",
+        "(tensor<5x6xf32>, tensor<2x1xi64>, tensor<3x2x2xf32>)", "tensor<5x6xf32>");
+    scatter(
+        "%s3", "%d, %di, %du", "f32",
+        "    %s = stablehlo.maximum %p, %q : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n",
+        "update_window_dims = [2], inserted_window_dims = [1], input_batching_dims = [0], "
+        "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim "
+        "= 2",
+        "(tensor<3x4x2xf32>, tensor<3x2x1xi32>, tensor<3x2x2xf32>)", "tensor<3x4x2xf32>");
+    KernelFamily family{"scatter", program, 0, 0, false};
+    family.small_values = true;  // indices in range often enough to collide
+    families.push_back(family);
+  }
+  {
     // Moves with indices read at run time: dynamic_slice and
     // dynamic_update_slice (start indices of several integer types,
     // clamped), gather (rows as jnp.take, index vectors, windows wider than

@@ -288,6 +288,17 @@ std::vector<int64_t> RowMajorStrides(std::span<const int64_t> shape) {
   return strides;
 }
 
+// The row-major element index, in `shape`, of the multi-index whose
+// dimensions `index` spells (one expression each).
+std::string LinearIndex(const std::vector<std::string>& index, std::span<const int64_t> shape) {
+  const std::vector<int64_t> strides = RowMajorStrides(shape);
+  std::string linear = "0LL";
+  for (size_t d = 0; d < index.size(); ++d) {
+    linear += " + (" + index[d] + ") * " + std::to_string(strides[d]) + "LL";
+  }
+  return linear;
+}
+
 // Code computing, from the element index `at` of `view.value`, the source's
 // element index (`index` gets its name) or, for an iota chain, the iota's
 // value as an i64 (`iota` gets its name). Each step names its multi-index
@@ -334,11 +345,7 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
         break;
       }
       case OpKind::kReshape: {
-        const std::vector<int64_t> result_strides = RowMajorStrides(type.shape());
-        std::string linear = "0LL";
-        for (size_t d = 0; d < current.size(); ++d) {
-          linear += " + " + current[d] + " * " + std::to_string(result_strides[d]) + "LL";
-        }
+        const std::string linear = LinearIndex(current, type.shape());
         const std::string flat = prefix + std::to_string(step) + "_flat";
         code += "    const berth_s64 " + flat + " = " + linear + ";\n";
         const std::vector<int64_t> operand_strides = RowMajorStrides(operand.shape());
@@ -378,10 +385,7 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
     current = std::move(next);
     type = operand;
   }
-  const std::vector<int64_t> strides = RowMajorStrides(type.shape());
-  std::string linear = "0LL";
-  for (size_t d = 0; d < current.size(); ++d)
-    linear += " + " + current[d] + " * " + std::to_string(strides[d]) + "LL";
+  const std::string linear = LinearIndex(current, type.shape());
   index = prefix + "_at";
   code += "    const berth_s64 " + index + " = " + linear + ";\n";
   return code;
@@ -733,15 +737,7 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   }
   body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
   EmitDecompose("r", reduced_dims, operand.shape(), "q", "      ", body, at);
-  {
-    std::string linear = "0LL";
-    int64_t stride = 1;
-    for (size_t d = at.size(); d-- > 0;) {
-      linear += " + " + at[d] + " * " + std::to_string(stride) + "LL";
-      stride *= operand.dim(static_cast<int64_t>(d));
-    }
-    body += "      const berth_s64 at = " + linear + ";\n";
-  }
+  body += "      const berth_s64 at = " + LinearIndex(at, operand.shape()) + ";\n";
   const stablehlo::Block& block = op.region(0).entry_block();
   std::unordered_map<const stablehlo::Value*, std::string> names;
   for (size_t j = 0; j < n; ++j) {
@@ -974,13 +970,7 @@ namespace {
 Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
                        const std::vector<std::string>& index, const std::string& target,
                        ElementType type, const std::string& indent, int& reads, std::string& body) {
-  const stablehlo::Type shape = value->type();
-  std::string linear = "0LL";
-  int64_t stride = 1;
-  for (size_t d = index.size(); d-- > 0;) {
-    linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
-    stride *= shape.dim(static_cast<int64_t>(d));
-  }
+  const std::string linear = LinearIndex(index, value->type().shape());
   const std::string at = "at" + std::to_string(reads++);
   body += indent + "const berth_s64 " + at + " = " + linear + ";\n";
   const ViewRead* view = nullptr;
@@ -1310,14 +1300,7 @@ Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
     return index;
   };
   auto out_at = [&](const std::string& r) {
-    const std::vector<std::string> index = b_index(r);
-    std::string linear = "0LL";
-    int64_t stride = 1;
-    for (size_t d = index.size(); d-- > 0;) {
-      linear += " + (" + index[d] + ") * " + std::to_string(stride) + "LL";
-      stride *= b.dim(static_cast<int64_t>(d));
-    }
-    return "out0[" + linear + "]";
+    return "out0[" + LinearIndex(b_index(r), b.shape()) + "]";
   };
   const std::string t = ComputeType(type), count = std::to_string(m) + "LL";
   int reads = 0;
@@ -1347,7 +1330,194 @@ Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+Status CheckScatter(const Operation& op) {
+  const stablehlo::ScatterDimensionNumbers* numbers = op.scatter_dimension_numbers();
+  const size_t n = op.num_results();
+  if (op.kind() != OpKind::kScatter || numbers == nullptr || n == 0 ||
+      op.num_operands() != 2 * n + 1 || op.num_regions() != 1 ||
+      op.region(0).blocks().size() != 1) {
+    return Unsupported(op, "not N inputs, scatter indices, N updates and an update computation");
+  }
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  const stablehlo::Type input = op.operand(0)->type(), indices = op.operand(n)->type(),
+                        updates = op.operand(n + 1)->type();
+  if (!stablehlo::IsInteger(indices.element_type()))
+    return Unsupported(op, "scatter indices must be integers");
+  const int64_t r = input.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
+  for (size_t j = 0; j < n; ++j) {
+    const std::span<const int64_t> a = op.operand(j)->type().shape(),
+                                   b = op.operand(n + 1 + j)->type().shape();
+    if (!std::equal(a.begin(), a.end(), input.shape().begin(), input.shape().end()) ||
+        !std::equal(b.begin(), b.end(), updates.shape().begin(), updates.shape().end())) {
+      return Unsupported(op, "its inputs, and its updates, must each have one shape");
+    }
+  }
+  std::vector<int64_t> not_window = numbers->inserted_window_dims;
+  not_window.insert(not_window.end(), numbers->input_batching_dims.begin(),
+                    numbers->input_batching_dims.end());
+  std::vector<int64_t> batching = numbers->scatter_indices_batching_dims;
+  batching.push_back(ivd);
+  const int64_t index_count = ivd < s ? indices.dim(ivd) : 1;
+  const int64_t scatter_rank = s - (ivd < s ? 1 : 0);
+  if (ivd < 0 || ivd > s || !DistinctDims(not_window, r) ||
+      !DistinctDims(numbers->scatter_dims_to_operand_dims, r) || !DistinctDims(batching, s + 1) ||
+      numbers->input_batching_dims.size() != numbers->scatter_indices_batching_dims.size() ||
+      static_cast<int64_t>(numbers->scatter_dims_to_operand_dims.size()) != index_count ||
+      !DistinctDims(numbers->update_window_dims, updates.rank()) ||
+      static_cast<int64_t>(numbers->update_window_dims.size()) !=
+          r - static_cast<int64_t>(not_window.size()) ||
+      updates.rank() != scatter_rank + static_cast<int64_t>(numbers->update_window_dims.size())) {
+    return Unsupported(op, "its dimension numbers do not fit its operands");
+  }
+  const stablehlo::Block& body = op.region(0).entry_block();
+  if (body.num_arguments() != 2 * n || body.terminator() == nullptr ||
+      body.terminator()->num_operands() != n) {
+    return Unsupported(op, "its update computation must take 2N values and return N");
+  }
+  for (size_t j = 0; j < n; ++j) {
+    if (body.argument(j)->type().element_type() != op.operand(j)->type().element_type() ||
+        body.argument(n + j)->type().element_type() !=
+            op.operand(n + 1 + j)->type().element_type()) {
+      return Unsupported(op,
+                         "its update computation must take the inputs' and updates' element types");
+    }
+  }
+  for (const Operation* inner : body.operations()) {
+    if (inner == body.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(
+        CheckFusible(*inner).WithContext("in the update computation of " + Where(op)));
+  }
+  return OkStatus();
+}
+
+namespace {
+
+// scatter, in one thread (kernel.num_elements is 1): the results start as
+// the inputs; then for each scatter position of the updates (row-major over
+// their scatter dimensions) and each element of its window (row-major), the
+// result element it names - start index (not clamped) + batching position +
+// window offset - takes update_computation(result, update), or is skipped
+// when out of bounds. This is the cpu plugin's order, so later updates see
+// earlier ones alike; it is correct for any indices and any computation,
+// and slow: every element is handled by the one thread.
+Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.scatter;
+  BERTH_RETURN_IF_ERROR(CheckScatter(op));
+  const stablehlo::ScatterDimensionNumbers& numbers = *op.scatter_dimension_numbers();
+  const size_t n = op.num_results();
+  const stablehlo::Type input = op.operand(0)->type(), indices = op.operand(n)->type(),
+                        updates = op.operand(n + 1)->type();
+  const int64_t r = input.rank(), s = indices.rank(), ivd = numbers.index_vector_dim;
+  std::string params = KernelParams(kernel), body;
+  int reads = 0;
+  auto contains = [](const std::vector<int64_t>& list, int64_t d) {
+    return std::find(list.begin(), list.end(), d) != list.end();
+  };
+  std::vector<int64_t> all(static_cast<size_t>(r));
+  for (int64_t d = 0; d < r; ++d) all[static_cast<size_t>(d)] = d;
+  // The results start as the inputs.
+  body += "    for (berth_s64 e = 0; e < " + std::to_string(input.NumElements()) + "LL; ++e) {\n";
+  std::vector<std::string> at(static_cast<size_t>(r));
+  EmitDecompose("e", all, input.shape(), "c", "      ", body, at);
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type = op.operand(j)->type().element_type();
+    const std::string y = "y" + std::to_string(j);
+    body += "      " + std::string(ComputeType(type)) + " " + y + ";\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, op.operand(j), at, y, type, "      ", reads, body));
+    body += "      out" + std::to_string(j) + "[e] = " + Store(type, y) + ";\n";
+  }
+  body += "    }\n";
+  // The scatter positions, then each window element.
+  std::vector<int64_t> scatter_dims, window_dims;
+  for (int64_t d = 0; d < updates.rank(); ++d) {
+    (contains(numbers.update_window_dims, d) ? window_dims : scatter_dims).push_back(d);
+  }
+  int64_t positions = 1, window = 1;
+  for (int64_t d : scatter_dims) positions *= updates.dim(d);
+  for (int64_t d : window_dims) window *= updates.dim(d);
+  std::vector<std::string> u(static_cast<size_t>(updates.rank()));
+  body += "    for (berth_s64 q = 0; q < " + std::to_string(positions) + "LL; ++q) {\n";
+  EmitDecompose("q", scatter_dims, updates.shape(), "b", "      ", body, u);
+  std::vector<std::string> batch;
+  for (int64_t d : scatter_dims) batch.push_back(u[static_cast<size_t>(d)]);
+  std::vector<std::string> start(static_cast<size_t>(r), "0LL");
+  for (size_t k = 0; k < numbers.scatter_dims_to_operand_dims.size(); ++k) {
+    std::vector<std::string> index = batch;
+    if (ivd < s) index.insert(index.begin() + ivd, std::to_string(k) + "LL");
+    const ElementType index_type = indices.element_type();
+    const std::string name = "start" + std::to_string(k);
+    body += "      berth_s64 " + name + ";\n      {\n        " +
+            std::string(ComputeType(index_type)) + " v;\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, op.operand(n), index, "v", index_type, "        ", reads, body));
+    // Bounded so that adding window offsets cannot overflow.
+    body += "        " + name + " = berth_to_index(v);\n";
+    body += "        " + name + " = " + name + " < -(1LL << 48) ? -(1LL << 48) : " + name +
+            " > (1LL << 48) ? (1LL << 48) : " + name + ";\n      }\n";
+    start[static_cast<size_t>(numbers.scatter_dims_to_operand_dims[k])] = name;
+  }
+  for (size_t k = 0; k < numbers.input_batching_dims.size(); ++k) {
+    const int64_t from = numbers.scatter_indices_batching_dims[k];
+    start[static_cast<size_t>(numbers.input_batching_dims[k])] =
+        batch[static_cast<size_t>(from < ivd ? from : from - 1)];
+  }
+  body += "      for (berth_s64 w = 0; w < " + std::to_string(window) + "LL; ++w) {\n";
+  EmitDecompose("w", window_dims, updates.shape(), "v", "        ", body, u);
+  std::vector<std::string> result_index(static_cast<size_t>(r));
+  size_t next_window = 0;
+  std::string inside = "true";
+  for (int64_t d = 0; d < r; ++d) {
+    std::string index = start[static_cast<size_t>(d)];
+    if (!contains(numbers.inserted_window_dims, d) && !contains(numbers.input_batching_dims, d)) {
+      index += " + " + u[static_cast<size_t>(window_dims[next_window++])];
+    }
+    const std::string name = "t" + std::to_string(d);
+    body += "        const berth_s64 " + name + " = " + index + ";\n";
+    inside += " && " + name + " >= 0 && " + name + " < " + std::to_string(input.dim(d)) + "LL";
+    result_index[static_cast<size_t>(d)] = name;
+  }
+  body += "        if (" + inside + ") {\n";
+  body += "          const berth_s64 to = " + LinearIndex(result_index, input.shape()) + ";\n";
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type = op.operand(j)->type().element_type(),
+                      update_type = op.operand(n + 1 + j)->type().element_type();
+    const std::string old_value = "old" + std::to_string(j), x = "x" + std::to_string(j);
+    body += "          const " + std::string(ComputeType(type)) + " " + old_value + " = " +
+            Load(type, "out" + std::to_string(j) + "[to]") + ";\n";
+    body += "          " + std::string(ComputeType(update_type)) + " " + x + ";\n";
+    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(n + 1 + j), u, x, update_type,
+                                          "          ", reads, body));
+    names[block.argument(j)] = old_value;
+    names[block.argument(n + j)] = x;
+  }
+  std::vector<const Operation*> ops;
+  for (const Operation* inner : block.operations()) {
+    if (inner != block.terminator()) ops.push_back(inner);
+  }
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitOps(kernel.name, ops, "          ", names, next, body));
+  for (size_t j = 0; j < n; ++j) {
+    const std::string value = names.at(block.terminator()->operand(j));
+    body += "          const " + std::string(ComputeType(op.result(j)->type().element_type())) +
+            " new" + std::to_string(j) + " = " + value + ";\n";
+  }
+  for (size_t j = 0; j < n; ++j) {
+    body += "          out" + std::to_string(j) +
+            "[to] = " + Store(op.result(j)->type().element_type(), "new" + std::to_string(j)) +
+            ";\n";
+  }
+  body += "        }\n      }\n    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
+  if (kernel.scatter != nullptr) return EmitScatterKernel(kernel);
   if (kernel.solve != nullptr) return EmitSolveKernel(kernel);
   if (kernel.dot != nullptr) return EmitDotKernel(kernel);
   if (kernel.reduce != nullptr) {

@@ -60,6 +60,9 @@ struct FusedKernel {
   // solves for one column (left_side) or row of the result of one batch
   // element by substitution; num_elements counts those vectors.
   const stablehlo::Operation* solve = nullptr;
+  // Set for a scatter kernel (CheckScatter): one thread (num_elements 1)
+  // copies the inputs to the outputs, then applies every update in order.
+  const stablehlo::Operation* scatter = nullptr;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -111,6 +114,12 @@ Status CheckDot(const stablehlo::Operation& op);
 // shapes of f32 or f64, a batch of square matrices matching b. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckTriangularSolve(const stablehlo::Operation& op);
+
+// OK when `op` is a scatter the code generator can run: static shapes of
+// supported types, integer indices, dimension numbers fitting its operands,
+// an update computation of elementwise ops on the inputs' and updates'
+// element types. Otherwise UNIMPLEMENTED naming it.
+Status CheckScatter(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

@@ -456,6 +456,25 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"rank_zero", program});
   }
   {
+    // bitcast_convert between types of one width (jax.random makes floats
+    // from u32 bits so); random bit patterns, NaN payloads included.
+    ProgramBuilder program;
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"ui32", "f32"},
+                                                          {"f32", "i32"},
+                                                          {"i32", "ui32"},
+                                                          {"i64", "f64"},
+                                                          {"f64", "ui64"},
+                                                          {"ui64", "i64"},
+                                                          {"i8", "ui8"},
+                                                          {"ui16", "i16"},
+                                                          {"f32", "f32"}}) {
+      program.Op("bitcast_convert", {program.Arg(from)}, {program.Tensor(from)},
+                 program.Tensor(to));
+    }
+    families.push_back({"bitcast_convert", program});
+  }
+  {
     // reduce_window: strides, padding, base and window dilation (holes and
     // padding fold in the init value), max pooling, a cumulative sum of
     // bf16 (as jnp.cumsum lowers), a variadic window (a max and where it

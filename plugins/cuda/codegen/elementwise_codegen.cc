@@ -186,6 +186,35 @@ const char* FloatFunctionOf(OpKind kind) {
 
 // The expression of `op` over its operands' compute values, in the
 // result's compute type (before rounding to a half type).
+// bitcast_convert between element types of one width (no shape change):
+// integers reinterpret, f32/f64 through their bit patterns. Not i1, and
+// not f16/bf16: their values are held as floats, whose NaNs would not keep
+// every payload bit the cpu plugin keeps.
+Result<std::string> BitcastExpression(const Operation& op, const std::string& a) {
+  const ElementType from = op.operand(0)->type().element_type(),
+                    to = op.result(0)->type().element_type();
+  const Class source = ClassOf(from), target = ClassOf(to);
+  if (stablehlo::BitWidth(from) != stablehlo::BitWidth(to) || source == Class::kBool ||
+      target == Class::kBool || IsHalf(from) || IsHalf(to)) {
+    return Unsupported(
+        op, "only bitcasts between integers, f32 and f64 of one width are generated, not " +
+                std::string(stablehlo::ElementTypeName(from)) + " to " +
+                std::string(stablehlo::ElementTypeName(to)));
+  }
+  const bool wide = stablehlo::BitWidth(from) == 64;
+  // As an unsigned integer of the width, then as the target.
+  std::string bits = a;
+  if (source == Class::kFloat)
+    bits = wide ? "(berth_u64)__double_as_longlong(" + a + ")"
+                : "(berth_u32)__float_as_uint(" + a + ")";
+  if (target == Class::kFloat) {
+    if (source == Class::kFloat) return a;
+    return wide ? "__longlong_as_double((long long)(berth_u64)" + bits + ")"
+                : "__uint_as_float((berth_u32)" + bits + ")";
+  }
+  return "(" + std::string(ComputeType(to)) + ")" + bits;
+}
+
 Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args) {
   const ElementType operand = op.num_operands() > 0
                                   ? op.operand(op.num_operands() - 1)->type().element_type()
@@ -275,6 +304,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     }
     case OpKind::kConvert:
       return ConvertExpression(op.operand(0)->type().element_type(), result, a());
+    case OpKind::kBitcastConvert: return BitcastExpression(op, a());
     default: break;
   }
   return Unsupported(op, "not an elementwise op the code generator knows");
@@ -493,7 +523,8 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kCompare:
     case OpKind::kSelect:
     case OpKind::kClamp:
-    case OpKind::kConvert: return true;
+    case OpKind::kConvert:
+    case OpKind::kBitcastConvert: return true;
     default: return false;
   }
 }

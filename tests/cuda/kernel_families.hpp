@@ -190,6 +190,19 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"float_functions", program, 4, 1});
   }
   {
+    // CHLO's elementwise functions that map to the math library (jax.nn.gelu
+    // exact uses erf).
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op :
+           {"chlo.erf", "chlo.erfc", "chlo.asin", "chlo.acos", "chlo.atan", "chlo.sinh",
+            "chlo.cosh", "chlo.tan", "chlo.asinh", "chlo.acosh", "chlo.atanh"}) {
+        program.Unary(op, type);
+      }
+    }
+    families.push_back({"chlo_functions", program, 4, 1});
+  }
+  {
     ProgramBuilder program;
     for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
       const bool is_float = type[0] == 'f' || type[0] == 'b';

@@ -47,9 +47,10 @@ inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y)
   return static_cast<unsigned long long>((static_cast<unsigned __int128>(x) * y) >> 64);
 }
 
-using std::atan2, std::cbrt, std::ceil, std::cos, std::exp, std::expm1, std::fabs, std::floor,
-    std::fmod, std::isfinite, std::log, std::log1p, std::pow, std::rint, std::round, std::signbit,
-    std::sin, std::sqrt, std::tan, std::tanh;
+using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atan2, std::atanh, std::cbrt,
+    std::ceil, std::cos, std::cosh, std::erf, std::erfc, std::exp, std::expm1, std::fabs,
+    std::floor, std::fmod, std::isfinite, std::log, std::log1p, std::pow, std::rint, std::round,
+    std::signbit, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
 
 // Calls a generated kernel with its pointers and its element count from an
 // array of addresses (the count's address last).

@@ -180,12 +180,21 @@ const char* FloatFunctionOf(OpKind kind) {
     case OpKind::kTan: return "tan";
     case OpKind::kTanh: return "tanh";
     case OpKind::kIsFinite: return "isfinite";
+    case OpKind::kChloErf: return "erf";
+    case OpKind::kChloErfc: return "erfc";
+    case OpKind::kChloAsin: return "asin";
+    case OpKind::kChloAcos: return "acos";
+    case OpKind::kChloAtan: return "atan";
+    case OpKind::kChloSinh: return "sinh";
+    case OpKind::kChloCosh: return "cosh";
+    case OpKind::kChloTan: return "tan";
+    case OpKind::kChloAsinh: return "asinh";
+    case OpKind::kChloAcosh: return "acosh";
+    case OpKind::kChloAtanh: return "atanh";
     default: return nullptr;
   }
 }
 
-// The expression of `op` over its operands' compute values, in the
-// result's compute type (before rounding to a half type).
 // bitcast_convert between element types of one width (no shape change):
 // integers reinterpret, f32/f64 through their bit patterns. Not i1, and
 // not f16/bf16: their values are held as floats, whose NaNs would not keep
@@ -215,6 +224,8 @@ Result<std::string> BitcastExpression(const Operation& op, const std::string& a)
   return "(" + std::string(ComputeType(to)) + ")" + bits;
 }
 
+// The expression of `op` over its operands' compute values, in the
+// result's compute type (before rounding to a half type).
 Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args) {
   const ElementType operand = op.num_operands() > 0
                                   ? op.operand(op.num_operands() - 1)->type().element_type()
@@ -524,7 +535,18 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kSelect:
     case OpKind::kClamp:
     case OpKind::kConvert:
-    case OpKind::kBitcastConvert: return true;
+    case OpKind::kBitcastConvert:
+    case OpKind::kChloErf:
+    case OpKind::kChloErfc:
+    case OpKind::kChloAsin:
+    case OpKind::kChloAcos:
+    case OpKind::kChloAtan:
+    case OpKind::kChloSinh:
+    case OpKind::kChloCosh:
+    case OpKind::kChloTan:
+    case OpKind::kChloAsinh:
+    case OpKind::kChloAcosh:
+    case OpKind::kChloAtanh: return true;
     default: return false;
   }
 }

@@ -196,8 +196,11 @@ inline std::vector<KernelFamily> KernelFamilies() {
     for (const std::string& type : kFloatTypes) {
       for (const char* op :
            {"chlo.erf", "chlo.erfc", "chlo.asin", "chlo.acos", "chlo.atan", "chlo.sinh",
-            "chlo.cosh", "chlo.tan", "chlo.asinh", "chlo.acosh", "chlo.atanh"}) {
+            "chlo.cosh", "chlo.tan", "chlo.asinh", "chlo.acosh", "chlo.atanh", "chlo.square"}) {
         program.Unary(op, type);
+      }
+      for (const char* op : {"chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf"}) {
+        program.Op(op, {program.Arg(type)}, {program.Tensor(type)}, program.Tensor("i1"));
       }
     }
     families.push_back({"chlo_functions", program, 4, 1});

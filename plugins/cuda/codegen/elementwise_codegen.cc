@@ -316,6 +316,10 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kConvert:
       return ConvertExpression(op.operand(0)->type().element_type(), result, a());
     case OpKind::kBitcastConvert: return BitcastExpression(op, a());
+    case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
+    case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
+    case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");
+    case OpKind::kChloIsNegInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " < 0)");
     default: break;
   }
   return Unsupported(op, "not an elementwise op the code generator knows");
@@ -546,7 +550,11 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kChloTan:
     case OpKind::kChloAsinh:
     case OpKind::kChloAcosh:
-    case OpKind::kChloAtanh: return true;
+    case OpKind::kChloAtanh:
+    case OpKind::kChloSquare:
+    case OpKind::kChloIsInf:
+    case OpKind::kChloIsPosInf:
+    case OpKind::kChloIsNegInf: return true;
     default: return false;
   }
 }

@@ -164,17 +164,14 @@ class Planner {
       kernel.reduce = &op;
       kernel.num_elements = op.result(0)->type().NumElements();
       const size_t n = op.num_results();
+      // The init values are read from memory (data movement written out).
+      WriteOutViews(op.operands().subspan(n));
       for (size_t j = 0; j < 2 * n; ++j) {
         const stablehlo::Value* operand = op.operand(j);
-        const ViewRead* seen = FindView(operand);
-        if (seen == nullptr) {
-          AddInput(kernel, operand);
-        } else if (j < n) {
+        if (const ViewRead* seen = FindView(operand)) {
           AddView(kernel, *seen);
         } else {
-          return UnimplementedError("the cuda plugin cannot take the init value of " +
-                                    std::string(op.name()) + " (at " + op.location().ToString() +
-                                    ") from data movement yet");
+          AddInput(kernel, operand);
         }
       }
       for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);

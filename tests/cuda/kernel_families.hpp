@@ -540,6 +540,12 @@ inline std::vector<KernelFamily> KernelFamilies() {
 )",
         "%rw3", "tensor<3x4xf32>");
     program.Returned("", "%rw4", "tensor<3x4xi32>");
+    // An init value that is data movement (written out first).
+    program.NamedArg("%z1", "tensor<1xf32>");
+    program.Returned(R"(  %zr = stablehlo.reshape %z1 : (tensor<1xf32>) -> tensor<f32>
+  %rw5 = stablehlo.reduce(%a init: %zr) applies stablehlo.maximum across dimensions = [1] : (tensor<5x7xf32>, tensor<f32>) -> tensor<5xf32>
+)",
+                     "%rw5", "tensor<5xf32>");
     families.push_back({"reduce_window", program, 0, 0, false});
   }
   {

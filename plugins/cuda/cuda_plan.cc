@@ -178,10 +178,15 @@ class Planner {
       Emit(std::move(kernel));
       return OkStatus();
     }
-    if (op.kind() == OpKind::kScatter) {
-      BERTH_RETURN_IF_ERROR(CheckScatter(op));
+    if (op.kind() == OpKind::kScatter || op.kind() == OpKind::kSelectAndScatter) {
       FusedKernel kernel;
-      kernel.scatter = &op;
+      if (op.kind() == OpKind::kScatter) {
+        BERTH_RETURN_IF_ERROR(CheckScatter(op));
+        kernel.scatter = &op;
+      } else {
+        BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
+        kernel.select_and_scatter = &op;
+      }
       kernel.num_elements = 1;  // one thread: the updates apply in order
       for (const stablehlo::Value* operand : op.operands()) {
         if (const ViewRead* seen = FindView(operand)) {

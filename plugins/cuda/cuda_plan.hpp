@@ -10,8 +10,8 @@
 // stablehlo.reduce and reduce_window with elementwise bodies, concatenate, pad,
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
-// solved column or row per thread) and scatter (one thread applying the
-// updates in order).
+// solved column or row per thread), scatter and select_and_scatter (one
+// thread applying the updates in order).
 // while, if, case and func.call are steps holding their regions' plans (a
 // call's region is the callee's body, planned per call site; a region's
 // operands and returned views written out); a value defined outside a

@@ -552,7 +552,8 @@ inline std::vector<KernelFamily> KernelFamilies() {
     // scatter: adds of rows (x.at[i].add), a set of single elements by 2-D
     // indices, windows wider than one whose dimensions are not the updates'
     // trailing ones, batching dimensions. Random indices: mostly out of
-    // range (skipped), repeats (later updates see earlier ones).
+    // range (skipped), repeats (later updates see earlier ones). Then
+    // select_and_scatter.
     ProgramBuilder program("");
     for (const auto& [name, type] :
          std::vector<std::pair<std::string, std::string>>{{"%a", "tensor<6x4xf32>"},
@@ -603,6 +604,40 @@ inline std::vector<KernelFamily> KernelFamilies() {
         "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim "
         "= 2",
         "(tensor<3x4x2xf32>, tensor<3x2x1xi32>, tensor<3x2x2xf32>)", "tensor<3x4x2xf32>");
+    // select_and_scatter: max pooling's gradient (GE, add) and overlapping
+    // windows over padding both sides (LT, multiply: order matters).
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%e", "tensor<6x5xf32>"},
+                                                          {"%es", "tensor<3x2xf32>"},
+                                                          {"%ez", "tensor<f32>"},
+                                                          {"%f", "tensor<4x4xi32>"},
+                                                          {"%fs", "tensor<4x4xi32>"},
+                                                          {"%fz", "tensor<i32>"}}) {
+      program.NamedArg(name, type);
+    }
+    program.Returned(R"(  %ss0 = "stablehlo.select_and_scatter"(%e, %es, %ez) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %g0 = stablehlo.compare GE, %p, %q : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %g0 : tensor<i1>
+  }, {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %a0 = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %a0 : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 2>, padding = dense<[[0, 0], [0, 1]]> : tensor<2x2xi64>} : (tensor<6x5xf32>, tensor<3x2xf32>, tensor<f32>) -> tensor<6x5xf32>
+)",
+                     "%ss0", "tensor<6x5xf32>");
+    program.Returned(R"(  %ss1 = "stablehlo.select_and_scatter"(%f, %fs, %fz) ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %g1 = stablehlo.compare LT, %p, %q : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %g1 : tensor<i1>
+  }, {
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %m1 = stablehlo.multiply %p, %q : tensor<i32>
+    %a1 = stablehlo.add %m1, %q : tensor<i32>
+    stablehlo.return %a1 : tensor<i32>
+  }) {window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>, padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>} : (tensor<4x4xi32>, tensor<4x4xi32>, tensor<i32>) -> tensor<4x4xi32>
+)",
+                     "%ss1", "tensor<4x4xi32>");
     KernelFamily family{"scatter", program, 0, 0, false};
     family.small_values = true;  // indices in range often enough to collide
     families.push_back(family);

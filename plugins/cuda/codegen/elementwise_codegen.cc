@@ -494,6 +494,18 @@ Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
   return OkStatus();
 }
 
+// EmitOps of the ops of `block` but its terminator (a region's body).
+Status EmitBlockOps(const std::string& kernel, const stablehlo::Block& block,
+                    const std::string& indent,
+                    std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+                    std::string& body) {
+  std::vector<const Operation*> ops;
+  for (const Operation* inner : block.operations()) {
+    if (inner != block.terminator()) ops.push_back(inner);
+  }
+  return EmitOps(kernel, ops, indent, names, next, body);
+}
+
 }  // namespace
 
 std::vector<berth::ElementType> GeneratedBufferTypes() {
@@ -744,12 +756,8 @@ Status EmitFold(const FusedKernel& kernel, const Operation& op,
                 std::string& body) {
   const size_t n = op.num_results();
   const stablehlo::Block& block = op.region(0).entry_block();
-  std::vector<const Operation*> ops;
-  for (const Operation* inner : block.operations()) {
-    if (inner != block.terminator()) ops.push_back(inner);
-  }
   int next = 0;
-  BERTH_RETURN_IF_ERROR(EmitOps(kernel.name, ops, "      ", names, next, body));
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, block, "      ", names, next, body));
   // All new values first, then the assignments: a body may swap its accumulators.
   for (size_t j = 0; j < n; ++j) {
     body += "      const " + std::string(ComputeType(op.result(j)->type().element_type())) +
@@ -1555,12 +1563,8 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
     names[block.argument(j)] = old_value;
     names[block.argument(n + j)] = x;
   }
-  std::vector<const Operation*> ops;
-  for (const Operation* inner : block.operations()) {
-    if (inner != block.terminator()) ops.push_back(inner);
-  }
   int next = 0;
-  BERTH_RETURN_IF_ERROR(EmitOps(kernel.name, ops, "          ", names, next, body));
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, block, "          ", names, next, body));
   for (size_t j = 0; j < n; ++j) {
     const std::string value = names.at(block.terminator()->operand(j));
     body += "          const " + std::string(ComputeType(op.result(j)->type().element_type())) +
@@ -1577,8 +1581,140 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
 
 }  // namespace
 
+Status CheckSelectAndScatter(const Operation& op) {
+  if (op.kind() != OpKind::kSelectAndScatter || op.num_operands() != 3 || op.num_results() != 1 ||
+      op.num_regions() != 2) {
+    return Unsupported(op,
+                       "not an operand, a source, an init value, a select and a scatter region");
+  }
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.result(0)->type()));
+  const stablehlo::Type operand = op.operand(0)->type(), source = op.operand(1)->type();
+  const ElementType type = operand.element_type();
+  const int64_t rank = operand.rank();
+  if (source.element_type() != type || op.operand(2)->type().element_type() != type ||
+      op.operand(2)->type().rank() != 0 || op.result(0)->type().element_type() != type ||
+      source.rank() != rank) {
+    return Unsupported(op,
+                       "its operand, source, init value and result must share one element type");
+  }
+  for (const char* name : {"window_dimensions", "window_strides"}) {
+    const std::span<const int64_t> values = op.GetI64Array(name);
+    if (values.empty() && rank > 0 && std::string_view(name) == "window_strides") continue;
+    if (static_cast<int64_t>(values.size()) != rank ||
+        std::any_of(values.begin(), values.end(), [](int64_t v) { return v <= 0; })) {
+      return Unsupported(op, std::string(name) + " must hold one positive value per dimension");
+    }
+  }
+  const std::vector<std::pair<int64_t, int64_t>> padding = op.GetPairs("padding");
+  if (!padding.empty() && static_cast<int64_t>(padding.size()) != rank) {
+    return Unsupported(op, "padding must hold one pair per dimension");
+  }
+  for (size_t r = 0; r < 2; ++r) {
+    const stablehlo::Region& region = op.region(r);
+    if (region.blocks().size() != 1) return Unsupported(op, "its regions must be one block each");
+    const stablehlo::Block& body = region.entry_block();
+    if (body.num_arguments() != 2 || body.terminator() == nullptr ||
+        body.terminator()->num_operands() != 1 || body.argument(0)->type().element_type() != type ||
+        body.argument(1)->type().element_type() != type) {
+      return Unsupported(
+          op, "its select and scatter regions must take two elements and return one value");
+    }
+    for (const Operation* inner : body.operations()) {
+      if (inner == body.terminator()) continue;
+      BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in a region of " + Where(op)));
+    }
+  }
+  if (op.region(0).entry_block().terminator()->operand(0)->type().element_type() !=
+      ElementType::kI1) {
+    return Unsupported(op, "its select region must return an i1");
+  }
+  return OkStatus();
+}
+
+namespace {
+
+// select_and_scatter, in one thread (kernel.num_elements is 1): the result
+// starts as the init value; for each source element (row-major) the
+// in-bounds operand elements of its window are scanned in row-major order,
+// the first selected and each later one taking its place unless
+// select(selected, candidate) holds; the source element is then scattered
+// into the selected position with the scatter region. A window all on
+// padding scatters nothing. The cpu plugin's order and rules.
+Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.select_and_scatter;
+  BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
+  const stablehlo::Type operand = op.operand(0)->type(), source = op.operand(1)->type();
+  const ElementType type = operand.element_type();
+  const std::string t = ComputeType(type);
+  const size_t rank = static_cast<size_t>(operand.rank());
+  const std::span<const int64_t> window = op.GetI64Array("window_dimensions");
+  std::vector<int64_t> strides(rank, 1);
+  if (!op.GetI64Array("window_strides").empty()) {
+    strides.assign(op.GetI64Array("window_strides").begin(),
+                   op.GetI64Array("window_strides").end());
+  }
+  std::vector<std::pair<int64_t, int64_t>> padding = op.GetPairs("padding");
+  if (padding.empty()) padding.assign(rank, {0, 0});
+  std::string params = KernelParams(kernel), body;
+  int reads = 0, next = 0;
+  body += "    " + t + " init;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(2), {}, "init", type, "    ", reads, body));
+  body += "    for (berth_s64 e = 0; e < " + std::to_string(operand.NumElements()) +
+          "LL; ++e) out0[e] = " + Store(type, "init") + ";\n";
+  std::vector<int64_t> all(rank);
+  for (size_t d = 0; d < rank; ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> at(rank), w(rank), p(rank);
+  body += "    for (berth_s64 q = 0; q < " + std::to_string(source.NumElements()) + "LL; ++q) {\n";
+  EmitDecompose("q", all, source.shape(), "s", "      ", body, at);
+  body +=
+      "      bool have = false;\n      berth_s64 chosen = 0;\n      " + t + " selected = init;\n";
+  int64_t count = 1;
+  for (int64_t size : window) count *= size;
+  body += "      for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  EmitDecompose("r", all, window, "w", "        ", body, w);
+  std::string valid = "true";
+  for (size_t d = 0; d < rank; ++d) {
+    p[d] = "p" + std::to_string(d);
+    body += "        const berth_s64 " + p[d] + " = " + at[d] + " * " + std::to_string(strides[d]) +
+            "LL + " + w[d] + " - (" + std::to_string(padding[d].first) + "LL);\n";
+    valid += " && " + p[d] + " >= 0 && " + p[d] + " < " +
+             std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL";
+  }
+  body += "        if (" + valid + ") {\n          " + t + " candidate;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), p, "candidate", type, "          ", reads, body));
+  body += "          const berth_s64 where = " + LinearIndex(p, operand.shape()) + ";\n";
+  body += "          if (!have) {\n            have = true;\n            selected = candidate;\n"
+          "            chosen = where;\n          } else {\n";
+  const stablehlo::Block& select = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names = {
+      {select.argument(0), "selected"}, {select.argument(1), "candidate"}};
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, select, "            ", names, next, body));
+  body +=
+      "            if (!(" + names.at(select.terminator()->operand(0)) +
+      ")) {\n              selected = candidate;\n              chosen = where;\n            }\n";
+  body += "          }\n        }\n      }\n";
+  body += "      if (have) {\n        const " + t + " old = " + Load(type, "out0[chosen]") +
+          ";\n        " + t + " update;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), at, "update", type, "        ", reads, body));
+  const stablehlo::Block& scatter = op.region(1).entry_block();
+  names = {{scatter.argument(0), "old"}, {scatter.argument(1), "update"}};
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, scatter, "        ", names, next, body));
+  body +=
+      "        out0[chosen] = " + Store(type, names.at(scatter.terminator()->operand(0))) + ";\n";
+  body += "      }\n    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
   if (kernel.scatter != nullptr) return EmitScatterKernel(kernel);
+  if (kernel.select_and_scatter != nullptr) return EmitSelectAndScatterKernel(kernel);
   if (kernel.solve != nullptr) return EmitSolveKernel(kernel);
   if (kernel.dot != nullptr) return EmitDotKernel(kernel);
   if (kernel.reduce != nullptr) {

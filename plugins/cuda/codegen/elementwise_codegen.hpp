@@ -63,6 +63,10 @@ struct FusedKernel {
   // Set for a scatter kernel (CheckScatter): one thread (num_elements 1)
   // copies the inputs to the outputs, then applies every update in order.
   const stablehlo::Operation* scatter = nullptr;
+  // Set for a select_and_scatter kernel (CheckSelectAndScatter): one thread
+  // (num_elements 1) fills the output with the init value, then scatters
+  // each source element into its window's selected position.
+  const stablehlo::Operation* select_and_scatter = nullptr;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -120,6 +124,12 @@ Status CheckTriangularSolve(const stablehlo::Operation& op);
 // an update computation of elementwise ops on the inputs' and updates'
 // element types. Otherwise UNIMPLEMENTED naming it.
 Status CheckScatter(const stablehlo::Operation& op);
+
+// OK when `op` is a select_and_scatter the code generator can run: static
+// shapes of one supported element type, window dimensions and strides of one
+// positive value per dimension, select and scatter regions of elementwise
+// ops on two elements (select returning i1). Otherwise UNIMPLEMENTED.
+Status CheckSelectAndScatter(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

@@ -48,7 +48,7 @@ Status CheckCheck(const Operation& op) {
   return OkStatus();
 }
 
-// OK when control flow op `op` (while, if, case) has the shape the
+// OK when control flow op `op` (while, if, case, func.call) has the shape the
 // executable runs: one block per region, values the kernels hold, a rank-0
 // i1 predicate (if, while's condition) or integer index (case), each
 // region returning what the op gives (while's body: the carried values).
@@ -75,6 +75,7 @@ Status CheckControlFlow(const Operation& op) {
            (predicate ? type.element_type() == stablehlo::ElementType::kI1
                       : stablehlo::IsInteger(type.element_type()));
   };
+  if (op.kind() == OpKind::kFuncCall) return OkStatus();  // the callee is checked where it is found
   if (op.kind() == OpKind::kWhile) {
     if (op.num_regions() != 2 || op.num_operands() != op.num_results())
       return bad("not a condition and a body");
@@ -246,24 +247,15 @@ class Planner {
     }
     if (op.kind() == OpKind::kWhile || op.kind() == OpKind::kIf || op.kind() == OpKind::kCase) {
       BERTH_RETURN_IF_ERROR(CheckControlFlow(op));
-      // The loop's initial values, the predicate or the index are read from memory.
-      WriteOutViews(op.operands());
-      PlanStep step;
-      step.kind = PlanStep::Kind::kControlFlow;
-      step.op = &op;
-      for (const stablehlo::Region* region : op.regions()) {
-        BlockPlan block;
-        block.block = &region->entry_block();
-        Planner inner(module_, plan_, block.steps, this, nullptr);
-        BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
-        step.regions.push_back(std::move(block));
-      }
-      steps_.push_back(std::move(step));
-      return OkStatus();
+      std::vector<std::pair<const stablehlo::Block*, const stablehlo::Function*>> blocks;
+      for (const stablehlo::Region* region : op.regions())
+        blocks.emplace_back(&region->entry_block(), nullptr);
+      return PlanRegions(op, blocks);
     }
     if (op.kind() == OpKind::kFuncCall) {
       // The callee's body planned for this call site, as a region taking
       // the call's operands.
+      BERTH_RETURN_IF_ERROR(CheckControlFlow(op));
       const stablehlo::Function* callee = module_.function(op.callee());
       const std::string where = std::string(op.name()) + " at " + op.location().ToString();
       if (callee == nullptr || callee->is_declaration() ||
@@ -278,21 +270,7 @@ class Planner {
                                     std::string(callee->name()) + " calls itself");
         }
       }
-      for (const stablehlo::Value* value : op.operands())
-        BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
-      for (const stablehlo::Value* value : op.results())
-        BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
-      WriteOutViews(op.operands());
-      PlanStep step;
-      step.kind = PlanStep::Kind::kControlFlow;
-      step.op = &op;
-      BlockPlan block;
-      block.block = &callee->entry_block();
-      Planner inner(module_, plan_, block.steps, this, callee);
-      BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
-      step.regions.push_back(std::move(block));
-      steps_.push_back(std::move(step));
-      return OkStatus();
+      return PlanRegions(op, {{&callee->entry_block(), callee}});
     }
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
@@ -312,6 +290,27 @@ class Planner {
   }
 
  private:
+  // A control flow step for `op` holding the plans of `blocks` (each with
+  // the function whose body it is, or NULL); what it reads (a loop's initial
+  // values, a predicate, an index, a call's operands) is read from memory.
+  Status PlanRegions(
+      const Operation& op,
+      const std::vector<std::pair<const stablehlo::Block*, const stablehlo::Function*>>& blocks) {
+    WriteOutViews(op.operands());
+    PlanStep step;
+    step.kind = PlanStep::Kind::kControlFlow;
+    step.op = &op;
+    for (const auto& [body, function] : blocks) {
+      BlockPlan block;
+      block.block = body;
+      Planner inner(module_, plan_, block.steps, this, function);
+      BERTH_RETURN_IF_ERROR(inner.PlanBlock(*body));
+      step.regions.push_back(std::move(block));
+    }
+    steps_.push_back(std::move(step));
+    return OkStatus();
+  }
+
   // The view `value` is, seen from this block; NULL when it is in memory (a
   // kernel's output, an argument, a constant, a view written out here or
   // in an enclosing block).

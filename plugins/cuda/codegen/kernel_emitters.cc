@@ -1,0 +1,559 @@
+#include "codegen/kernel_emitters.hpp"
+
+#include <algorithm>
+
+#include "codegen/kernel_prelude.hpp"
+
+namespace berth::cuda::codegen {
+namespace {
+
+std::string CompareExpression(const Operation& op, ElementType type, const std::string& a,
+                              const std::string& b, Status& status) {
+  using stablehlo::ComparisonDirection;
+  using stablehlo::ComparisonType;
+  std::optional<ComparisonDirection> direction = op.comparison_direction();
+  if (!direction) {
+    status = Unsupported(op, "no comparison_direction");
+    return "";
+  }
+  ComparisonType compare = op.compare_type().value_or(ComparisonType::kNoType);
+  std::string x = a, y = b;
+  if (compare == ComparisonType::kTotalOrder && ClassOf(type) == Class::kFloat) {
+    x = "berth_total_key(" + a + ")";
+    y = "berth_total_key(" + b + ")";
+  }
+  const char* symbol = "==";
+  switch (*direction) {
+    case ComparisonDirection::kEq: symbol = "=="; break;
+    case ComparisonDirection::kNe: symbol = "!="; break;
+    case ComparisonDirection::kGe: symbol = ">="; break;
+    case ComparisonDirection::kGt: symbol = ">"; break;
+    case ComparisonDirection::kLe: symbol = "<="; break;
+    case ComparisonDirection::kLt: symbol = "<"; break;
+  }
+  return Infix(x, symbol, y);
+}
+
+// bitcast_convert between element types of one width (no shape change):
+// integers reinterpret, f32/f64 through their bit patterns. Not i1, and
+// not f16/bf16: their values are held as floats, whose NaNs would not keep
+// every payload bit the cpu plugin keeps.
+Result<std::string> BitcastExpression(const Operation& op, const std::string& a) {
+  const ElementType from = op.operand(0)->type().element_type(),
+                    to = op.result(0)->type().element_type();
+  const Class source = ClassOf(from), target = ClassOf(to);
+  if (stablehlo::BitWidth(from) != stablehlo::BitWidth(to) || source == Class::kBool ||
+      target == Class::kBool || IsHalf(from) || IsHalf(to)) {
+    return Unsupported(
+        op, "only bitcasts between integers, f32 and f64 of one width are generated, not " +
+                std::string(stablehlo::ElementTypeName(from)) + " to " +
+                std::string(stablehlo::ElementTypeName(to)));
+  }
+  const bool wide = stablehlo::BitWidth(from) == 64;
+  // As an unsigned integer of the width, then as the target.
+  std::string bits = a;
+  if (source == Class::kFloat)
+    bits = wide ? "(berth_u64)__double_as_longlong(" + a + ")"
+                : "(berth_u32)__float_as_uint(" + a + ")";
+  if (target == Class::kFloat) {
+    if (source == Class::kFloat) return a;
+    return wide ? "__longlong_as_double((long long)(berth_u64)" + bits + ")"
+                : "__uint_as_float((berth_u32)" + bits + ")";
+  }
+  return "(" + std::string(ComputeType(to)) + ")" + bits;
+}
+
+}  // namespace
+
+Class ClassOf(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return Class::kBool;
+    case ElementType::kSI8:
+    case ElementType::kSI16:
+    case ElementType::kSI32:
+    case ElementType::kSI64: return Class::kSigned;
+    case ElementType::kUI8:
+    case ElementType::kUI16:
+    case ElementType::kUI32:
+    case ElementType::kUI64: return Class::kUnsigned;
+    case ElementType::kF16:
+    case ElementType::kBF16:
+    case ElementType::kF32:
+    case ElementType::kF64: return Class::kFloat;
+    default: return Class::kNone;
+  }
+}
+
+const char* StorageType(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return "berth_u8";
+    case ElementType::kSI8: return "berth_s8";
+    case ElementType::kSI16: return "berth_s16";
+    case ElementType::kSI32: return "berth_s32";
+    case ElementType::kSI64: return "berth_s64";
+    case ElementType::kUI8: return "berth_u8";
+    case ElementType::kUI16: return "berth_u16";
+    case ElementType::kUI32: return "berth_u32";
+    case ElementType::kUI64: return "berth_u64";
+    case ElementType::kF16:
+    case ElementType::kBF16: return "berth_u16";
+    case ElementType::kF32: return "float";
+    case ElementType::kF64: return "double";
+    default: return nullptr;
+  }
+}
+
+const char* ComputeType(ElementType type) {
+  switch (type) {
+    case ElementType::kI1: return "bool";
+    case ElementType::kF16:
+    case ElementType::kBF16: return "float";
+    default: return StorageType(type);
+  }
+}
+
+std::string Load(ElementType type, const std::string& element) {
+  switch (type) {
+    case ElementType::kI1: return "(" + element + " != 0)";
+    case ElementType::kF16: return "berth_f16_to_f32(" + element + ")";
+    case ElementType::kBF16: return "berth_bf16_to_f32(" + element + ")";
+    default: return element;
+  }
+}
+
+std::string Store(ElementType type, const std::string& value) {
+  switch (type) {
+    case ElementType::kI1: return "(berth_u8)" + value;
+    case ElementType::kF16: return "berth_f32_to_f16(" + value + ")";
+    case ElementType::kBF16: return "berth_f32_to_bf16(" + value + ")";
+    default: return value;
+  }
+}
+
+std::string RoundTo(ElementType type, const std::string& value) {
+  if (type == ElementType::kF16) return "berth_round_f16(" + value + ")";
+  if (type == ElementType::kBF16) return "berth_round_bf16(" + value + ")";
+  return value;
+}
+
+std::string Call(const std::string& fn, const std::string& a, const std::string& b) {
+  return fn + "(" + a + ", " + b + ")";
+}
+
+std::string Infix(const std::string& a, const char* op, const std::string& b) {
+  return "(" + a + " " + op + " " + b + ")";
+}
+
+std::string Where(const Operation& op) {
+  return std::string(op.name()) + " at " + op.location().ToString();
+}
+
+Status Unsupported(const Operation& op, const std::string& why) {
+  return UnimplementedError("the cuda plugin cannot generate " + Where(op) + ": " + why);
+}
+
+std::string ConvertExpression(ElementType from, ElementType to, const std::string& a) {
+  const Class source = ClassOf(from), target = ClassOf(to);
+  if (from == to) return a;
+  if (target == Class::kBool) return source == Class::kBool ? a : "(" + a + " != 0)";
+  if (source == Class::kBool) {
+    return target == Class::kFloat
+               ? "(" + a + " ? (" + ComputeType(to) + ")1 : (" + ComputeType(to) + ")0)"
+               : "(" + std::string(ComputeType(to)) + ")(" + a + " ? 1 : 0)";
+  }
+  if (target == Class::kFloat) {
+    if (to == ElementType::kF16 || to == ElementType::kBF16) {
+      const char* half = to == ElementType::kF16 ? "f16" : "bf16";
+      if (source != Class::kFloat) {
+        return "berth_" + std::string(half) + "_to_f32(berth_int_to_" + half + "(" + a + "))";
+      }
+      if (from == ElementType::kF64)
+        return "berth_" + std::string(half) + "_to_f32(berth_f64_to_" + half + "(" + a + "))";
+      return RoundTo(to, a);  // from f16/bf16/f32, exact in float: one rounding
+    }
+    return "(" + std::string(ComputeType(to)) + ")" + a;
+  }
+  // To an integer.
+  if (source == Class::kFloat)
+    return "berth_float_to_int<" + std::string(ComputeType(to)) + ">(" + a + ")";
+  return "(" + std::string(ComputeType(to)) + ")" + a;  // wraps modulo 2^N
+}
+
+const char* FloatFunctionOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kExponential: return "exp";
+    case OpKind::kExponentialMinusOne: return "expm1";
+    case OpKind::kLog: return "log";
+    case OpKind::kLogPlusOne: return "log1p";
+    case OpKind::kLogistic: return "berth_logistic";
+    case OpKind::kSqrt: return "sqrt";
+    case OpKind::kCbrt: return "cbrt";
+    case OpKind::kCeil: return "ceil";
+    case OpKind::kFloor: return "floor";
+    case OpKind::kRoundNearestEven: return "rint";
+    case OpKind::kRoundNearestAfz: return "round";
+    case OpKind::kSine: return "sin";
+    case OpKind::kCosine: return "cos";
+    case OpKind::kTan: return "tan";
+    case OpKind::kTanh: return "tanh";
+    case OpKind::kIsFinite: return "isfinite";
+    case OpKind::kChloErf: return "erf";
+    case OpKind::kChloErfc: return "erfc";
+    case OpKind::kChloAsin: return "asin";
+    case OpKind::kChloAcos: return "acos";
+    case OpKind::kChloAtan: return "atan";
+    case OpKind::kChloSinh: return "sinh";
+    case OpKind::kChloCosh: return "cosh";
+    case OpKind::kChloTan: return "tan";
+    case OpKind::kChloAsinh: return "asinh";
+    case OpKind::kChloAcosh: return "acosh";
+    case OpKind::kChloAtanh: return "atanh";
+    default: return nullptr;
+  }
+}
+
+Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args) {
+  const ElementType operand = op.num_operands() > 0
+                                  ? op.operand(op.num_operands() - 1)->type().element_type()
+                                  : ElementType::kF32;
+  const ElementType result = op.result(0)->type().element_type();
+  const Class c = ClassOf(operand);
+  const std::string t = ComputeType(operand);
+  auto a = [&] { return args[0]; };
+  auto b = [&] { return args[1]; };
+  auto by_class = [&](std::string for_bool, std::string for_int,
+                      std::string for_float) -> Result<std::string> {
+    const std::string& chosen = c == Class::kBool    ? for_bool
+                                : c == Class::kFloat ? for_float
+                                                     : for_int;
+    if (chosen.empty()) {
+      return Unsupported(op, "not defined on " + std::string(stablehlo::ElementTypeName(operand)));
+    }
+    return chosen;
+  };
+  auto tmpl = [&](const char* fn) { return std::string(fn) + "<" + t + ">"; };
+  if (const char* function = FloatFunctionOf(op.kind()))
+    return by_class("", "", Call(function, a()));
+  switch (op.kind()) {
+    case OpKind::kAdd:
+      return by_class(Infix(a(), "||", b()), Call(tmpl("berth_iadd"), a(), b()),
+                      Infix(a(), "+", b()));
+    case OpKind::kSubtract:
+      return by_class("", Call(tmpl("berth_isub"), a(), b()), Infix(a(), "-", b()));
+    case OpKind::kMultiply:
+      return by_class(Infix(a(), "&&", b()), Call(tmpl("berth_imul"), a(), b()),
+                      Infix(a(), "*", b()));
+    case OpKind::kDivide:
+      return by_class("", Call(tmpl("berth_idiv"), a(), b()), Infix(a(), "/", b()));
+    case OpKind::kRemainder:
+      return by_class("", Call(tmpl("berth_irem"), a(), b()), Call("fmod", a(), b()));
+    case OpKind::kPower:
+      return by_class("", Call(tmpl("berth_ipow"), a(), b()), Call("pow", a(), b()));
+    case OpKind::kMaximum:
+      return by_class(Infix(a(), "||", b()),
+                      "(" + a() + " > " + b() + " ? " + a() + " : " + b() + ")",
+                      Call("berth_fmax", a(), b()));
+    case OpKind::kMinimum:
+      return by_class(Infix(a(), "&&", b()),
+                      "(" + a() + " < " + b() + " ? " + a() + " : " + b() + ")",
+                      Call("berth_fmin", a(), b()));
+    case OpKind::kAtan2: return by_class("", "", Call("atan2", a(), b()));
+    case OpKind::kAnd:
+      return by_class(Infix(a(), "&&", b()), "(" + t + ")" + Infix(a(), "&", b()), "");
+    case OpKind::kOr:
+      return by_class(Infix(a(), "||", b()), "(" + t + ")" + Infix(a(), "|", b()), "");
+    case OpKind::kXor:
+      return by_class(Infix(a(), "!=", b()), "(" + t + ")" + Infix(a(), "^", b()), "");
+    case OpKind::kNot: return by_class("(!" + a() + ")", "(" + t + ")(~" + a() + ")", "");
+    case OpKind::kShiftLeft: return by_class("", Call(tmpl("berth_shl"), a(), b()), "");
+    case OpKind::kShiftRightLogical:
+      return by_class("", Call(tmpl("berth_shr_logical"), a(), b()), "");
+    case OpKind::kShiftRightArithmetic:
+      return by_class("", Call(tmpl("berth_shr_arithmetic"), a(), b()), "");
+    case OpKind::kChloMulhi: return by_class("", Call(tmpl("berth_mulhi"), a(), b()), "");
+    case OpKind::kPopcnt: return by_class("", Call(tmpl("berth_popcnt"), a()), "");
+    case OpKind::kCountLeadingZeros: return by_class("", Call(tmpl("berth_clz"), a()), "");
+    case OpKind::kAbs:
+      return by_class("", c == Class::kUnsigned ? a() : Call(tmpl("berth_iabs"), a()),
+                      Call("fabs", a()));
+    case OpKind::kNegate: return by_class("", Call(tmpl("berth_ineg"), a()), "(-" + a() + ")");
+    case OpKind::kSign:
+      return by_class("",
+                      c == Class::kUnsigned ? "(" + t + ")(" + a() + " != 0)"
+                                            : Call(tmpl("berth_isign"), a()),
+                      Call("berth_fsign", a()));
+    case OpKind::kRsqrt: return by_class("", "", "((" + t + ")1 / sqrt(" + a() + "))");
+    case OpKind::kCompare: {
+      Status status;
+      std::string expression =
+          CompareExpression(op, op.operand(0)->type().element_type(), a(), b(), status);
+      if (!status.ok()) return status;
+      return expression;
+    }
+    case OpKind::kSelect: return "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
+    case OpKind::kClamp: {
+      // min(max(operand, min), max), with the ops' own semantics.
+      const std::string x = args[1], lo = args[0], hi = args[2];
+      if (c == Class::kFloat) return Call("berth_fmin", Call("berth_fmax", x, lo), hi);
+      if (c == Class::kBool) return Infix(Infix(x, "||", lo), "&&", hi);
+      const std::string raised = "(" + x + " > " + lo + " ? " + x + " : " + lo + ")";
+      return "(" + raised + " < " + hi + " ? " + raised + " : " + hi + ")";
+    }
+    case OpKind::kConvert:
+      return ConvertExpression(op.operand(0)->type().element_type(), result, a());
+    case OpKind::kBitcastConvert: return BitcastExpression(op, a());
+    case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
+    case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
+    case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");
+    case OpKind::kChloIsNegInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " < 0)");
+    default: break;
+  }
+  return Unsupported(op, "not an elementwise op the code generator knows");
+}
+
+std::vector<int64_t> RowMajorStrides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+std::string LinearIndex(const std::vector<std::string>& index, std::span<const int64_t> shape) {
+  const std::vector<int64_t> strides = RowMajorStrides(shape);
+  std::string linear = "0LL";
+  for (size_t d = 0; d < index.size(); ++d) {
+    linear += " + (" + index[d] + ") * " + std::to_string(strides[d]) + "LL";
+  }
+  return linear;
+}
+
+std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std::string& prefix,
+                          std::string& index, std::string& iota) {
+  std::string code;
+  std::vector<std::string> current;
+  stablehlo::Type type = view.value->type();
+  {
+    const std::vector<int64_t> strides = RowMajorStrides(type.shape());
+    for (int64_t d = 0; d < type.rank(); ++d) {
+      const std::string name = prefix + "0_" + std::to_string(d);
+      code += "    const berth_s64 " + name + " = " + at + " / " + std::to_string(strides[d]) +
+              "LL % " + std::to_string(type.dim(d)) + "LL;\n";
+      current.push_back(name);
+    }
+  }
+  int step = 0;
+  for (const Operation* op : view.chain) {
+    ++step;
+    if (op->kind() == OpKind::kIota) {
+      iota = current[static_cast<size_t>(*op->GetInt("iota_dimension"))];
+      return code;
+    }
+    const stablehlo::Type operand = op->operand(0)->type();
+    std::vector<std::string> next(static_cast<size_t>(operand.rank()));
+    auto name = [&](size_t d) { return prefix + std::to_string(step) + "_" + std::to_string(d); };
+    std::vector<std::string> exprs(next.size());
+    switch (op->kind()) {
+      case OpKind::kTranspose: {
+        std::span<const int64_t> permutation = op->GetI64Array("permutation");
+        for (size_t d = 0; d < permutation.size(); ++d)
+          exprs[static_cast<size_t>(permutation[d])] = current[d];
+        break;
+      }
+      case OpKind::kBroadcastInDim: {
+        std::span<const int64_t> dims = op->GetI64Array("broadcast_dimensions");
+        for (size_t k = 0; k < dims.size(); ++k) {
+          exprs[k] = operand.dim(static_cast<int64_t>(k)) == 1
+                         ? "0LL"
+                         : current[static_cast<size_t>(dims[k])];
+        }
+        break;
+      }
+      case OpKind::kReshape: {
+        const std::string linear = LinearIndex(current, type.shape());
+        const std::string flat = prefix + std::to_string(step) + "_flat";
+        code += "    const berth_s64 " + flat + " = " + linear + ";\n";
+        const std::vector<int64_t> operand_strides = RowMajorStrides(operand.shape());
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          exprs[d] = flat + " / " + std::to_string(operand_strides[d]) + "LL % " +
+                     std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL";
+        }
+        break;
+      }
+      case OpKind::kSlice: {
+        std::span<const int64_t> start = op->GetI64Array("start_indices");
+        std::span<const int64_t> strides = op->GetI64Array("strides");
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          const int64_t stride = d < strides.size() ? strides[d] : 1;
+          exprs[d] = std::to_string(start[d]) + "LL + " + current[d] + " * " +
+                     std::to_string(stride) + "LL";
+        }
+        break;
+      }
+      case OpKind::kReverse: {
+        std::span<const int64_t> dims = op->GetI64Array("dimensions");
+        for (size_t d = 0; d < exprs.size(); ++d) {
+          const bool reversed =
+              std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+          exprs[d] = reversed ? std::to_string(operand.dim(static_cast<int64_t>(d)) - 1) + "LL - " +
+                                    current[d]
+                              : current[d];
+        }
+        break;
+      }
+      default: break;
+    }
+    for (size_t d = 0; d < next.size(); ++d) {
+      next[d] = name(d);
+      code += "    const berth_s64 " + next[d] + " = " + exprs[d] + ";\n";
+    }
+    current = std::move(next);
+    type = operand;
+  }
+  const std::string linear = LinearIndex(current, type.shape());
+  index = prefix + "_at";
+  code += "    const berth_s64 " + index + " = " + linear + ";\n";
+  return code;
+}
+
+std::string KernelParams(const FusedKernel& kernel) {
+  std::string params;
+  for (size_t k = 0; k < kernel.inputs.size(); ++k) {
+    params += "const " + std::string(StorageType(kernel.inputs[k]->type().element_type())) +
+              "* __restrict__ in" + std::to_string(k) + ", ";
+  }
+  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+    params += std::string(StorageType(kernel.outputs[j]->type().element_type())) +
+              "* __restrict__ out" + std::to_string(j) + ", ";
+  }
+  return params;
+}
+
+std::string WrapKernel(const std::string& name, const std::string& params,
+                       const std::string& body) {
+  std::string source(KernelPrelude());
+  source += "\nextern \"C\" __global__ void " + name + "(" + params + "berth_s64 n) {\n";
+  source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
+  source += "       i += (berth_s64)gridDim.x * blockDim.x) {\n";
+  source += body;
+  source += "  }\n}\n";
+  return source;
+}
+
+Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
+               const std::string& indent,
+               std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+               std::string& body) {
+  for (const Operation* op : ops) {
+    BERTH_RETURN_IF_ERROR(CheckFusible(*op));
+    std::vector<std::string> args;
+    for (const stablehlo::Value* operand : op->operands()) {
+      auto it = names.find(operand);
+      if (it == names.end()) {
+        return InvalidArgumentError(
+            "kernel '" + kernel + "': " + Where(*op) +
+            " reads a value that is neither an input nor computed before it");
+      }
+      args.push_back(it->second);
+    }
+    BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
+    const ElementType type = op->result(0)->type().element_type();
+    if (op->kind() != OpKind::kConvert && IsHalf(type)) expression = RoundTo(type, expression);
+    const std::string local = "v" + std::to_string(next++);
+    body += indent + "const " + std::string(ComputeType(type)) + " " + local + " = " + expression +
+            ";\n";
+    names[op->result(0)] = local;
+  }
+  return OkStatus();
+}
+
+Status EmitBlockOps(const std::string& kernel, const stablehlo::Block& block,
+                    const std::string& indent,
+                    std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+                    std::string& body) {
+  std::vector<const Operation*> ops;
+  for (const Operation* inner : block.operations()) {
+    if (inner != block.terminator()) ops.push_back(inner);
+  }
+  return EmitOps(kernel, ops, indent, names, next, body);
+}
+
+void EmitDecompose(const std::string& linear, std::span<const int64_t> dims,
+                   std::span<const int64_t> shape, const std::string& prefix,
+                   const std::string& indent, std::string& body, std::vector<std::string>& at) {
+  int64_t stride = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    const std::string name = prefix + std::to_string(k);
+    const int64_t extent = shape[static_cast<size_t>(dims[k])];
+    body += indent + "const berth_s64 " + name + " = " + linear + " / " + std::to_string(stride) +
+            "LL % " + std::to_string(extent) + "LL;\n";
+    at[static_cast<size_t>(dims[k])] = name;
+    stride *= extent;
+  }
+}
+
+std::vector<std::string> EmitResultIndex(std::span<const int64_t> shape, const std::string& prefix,
+                                         std::string& body) {
+  std::vector<int64_t> all(shape.size());
+  for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> names(all.size());
+  EmitDecompose("i", all, shape, prefix, "    ", body, names);
+  return names;
+}
+
+Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
+                       const std::vector<std::string>& index, const std::string& target,
+                       ElementType type, const std::string& indent, int& reads, std::string& body) {
+  const std::string linear = LinearIndex(index, value->type().shape());
+  const std::string at = "at" + std::to_string(reads++);
+  body += indent + "const berth_s64 " + at + " = " + linear + ";\n";
+  const ViewRead* view = nullptr;
+  for (const ViewRead& candidate : kernel.views) {
+    if (candidate.value == value) view = &candidate;
+  }
+  std::string source_index = at;
+  const stablehlo::Value* source = value;
+  if (view != nullptr) {
+    std::string iota;
+    const std::string code =
+        EmitViewIndex(*view, at, "w" + std::to_string(reads) + "_", source_index, iota);
+    for (size_t start = 0; start < code.size();) {  // re-indented
+      const size_t end = code.find('\n', start);
+      body += indent + code.substr(start + 4, end - start - 4) + "\n";
+      start = end + 1;
+    }
+    if (!iota.empty()) {
+      body += indent + target + " = " + ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+      return OkStatus();
+    }
+    source = view->source;
+  }
+  auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), source);
+  if (it == kernel.inputs.end()) {
+    return InvalidArgumentError("kernel '" + kernel.name + "': a value it reads is not an input");
+  }
+  body += indent + target + " = " +
+          Load(type, "in" + std::to_string(it - kernel.inputs.begin()) + "[" + source_index + "]") +
+          ";\n";
+  return OkStatus();
+}
+
+Status CheckWindowAttributes(const Operation& op, int64_t rank,
+                             std::initializer_list<const char*> optional) {
+  auto check = [&](const char* name, bool required) -> Status {
+    const std::span<const int64_t> values = op.GetI64Array(name);
+    if (values.empty() && rank > 0 && !required) return OkStatus();
+    if (static_cast<int64_t>(values.size()) != rank ||
+        std::any_of(values.begin(), values.end(), [](int64_t v) { return v <= 0; })) {
+      return Unsupported(op, std::string(name) + " must hold one positive value per dimension");
+    }
+    return OkStatus();
+  };
+  BERTH_RETURN_IF_ERROR(check("window_dimensions", true));
+  for (const char* name : optional) BERTH_RETURN_IF_ERROR(check(name, false));
+  const std::vector<std::pair<int64_t, int64_t>> padding = op.GetPairs("padding");
+  if (!padding.empty() && static_cast<int64_t>(padding.size()) != rank) {
+    return Unsupported(op, "padding must hold one pair per dimension");
+  }
+  return OkStatus();
+}
+
+}  // namespace berth::cuda::codegen

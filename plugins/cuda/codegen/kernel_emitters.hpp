@@ -1,0 +1,145 @@
+// The code generator's emitters, shared by its kernel families
+// (elementwise, reduction, movement and linalg codegen): element types as
+// CUDA C sees them, expressions of elementwise ops, loads through views,
+// index arithmetic and the kernel wrapper; and each family's kernel emitter,
+// for EmitFusedKernel. Internal to the cuda plugin's code generator.
+#ifndef BERTH_PLUGINS_CUDA_CODEGEN_KERNEL_EMITTERS_HPP_
+#define BERTH_PLUGINS_CUDA_CODEGEN_KERNEL_EMITTERS_HPP_
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/elementwise_codegen.hpp"
+
+namespace berth::cuda::codegen {
+
+using stablehlo::ElementType;
+using stablehlo::Operation;
+using stablehlo::OpKind;
+
+// The kind of value an element type is, for choosing an expression.
+enum class Class { kBool, kSigned, kUnsigned, kFloat, kNone };
+
+Class ClassOf(ElementType type);
+
+inline bool IsHalf(ElementType type) {
+  return type == ElementType::kF16 || type == ElementType::kBF16;
+}
+
+// How an element is held in device memory.
+const char* StorageType(ElementType type);
+
+// What it is computed in.
+const char* ComputeType(ElementType type);
+
+// An element read from storage (`element`, an lvalue) as its compute value.
+std::string Load(ElementType type, const std::string& element);
+
+// A compute value as its storage.
+std::string Store(ElementType type, const std::string& value);
+
+// A float value computed in float, rounded to the result's half type.
+std::string RoundTo(ElementType type, const std::string& value);
+
+inline std::string Call(const std::string& fn, const std::string& a) { return fn + "(" + a + ")"; }
+
+std::string Call(const std::string& fn, const std::string& a, const std::string& b);
+
+std::string Infix(const std::string& a, const char* op, const std::string& b);
+
+// "stablehlo.op at FILE:LINE:COL".
+std::string Where(const Operation& op);
+
+// UNIMPLEMENTED "the cuda plugin cannot generate <Where>: <why>".
+Status Unsupported(const Operation& op, const std::string& why);
+
+// convert: `a` (computed as ComputeType(from)) as a `to` compute value.
+std::string ConvertExpression(ElementType from, ElementType to, const std::string& a);
+
+// Float-only ops that are one function of the operand.
+const char* FloatFunctionOf(OpKind kind);
+
+// The expression of `op` over its operands' compute values, in the
+// result's compute type (before rounding to a half type).
+Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args);
+
+inline bool IsRankZeroOf(stablehlo::Type type) { return type.IsTensor() && type.rank() == 0; }
+
+std::vector<int64_t> RowMajorStrides(std::span<const int64_t> shape);
+
+// The row-major element index, in `shape`, of the multi-index whose
+// dimensions `index` spells (one expression each).
+std::string LinearIndex(const std::vector<std::string>& index, std::span<const int64_t> shape);
+
+// Code computing, from the element index `at` of `view.value`, the source's
+// element index (`index` gets its name) or, for an iota chain, the iota's
+// value as an i64 (`iota` gets its name). Each step names its multi-index
+// "<prefix><step>_<dim>".
+std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std::string& prefix,
+                          std::string& index, std::string& iota);
+
+// The kernel's parameters but the element count: each input
+// (`const T* inK`), then each output (`T* outJ`), in their storage types.
+std::string KernelParams(const FusedKernel& kernel);
+
+// The translation unit: the prelude, then the kernel `name` with
+// `params` (and the element count n) running `body` in a grid-stride loop
+// over the element index i.
+std::string WrapKernel(const std::string& name, const std::string& params, const std::string& body);
+
+// Appends `ops` (elementwise, checked) to `body` as locals v<next>...,
+// reading `names` and recording their results there.
+Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
+               const std::string& indent,
+               std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+               std::string& body);
+
+// EmitOps of the ops of `block` but its terminator (a region's body).
+Status EmitBlockOps(const std::string& kernel, const stablehlo::Block& block,
+                    const std::string& indent,
+                    std::unordered_map<const stablehlo::Value*, std::string>& names, int& next,
+                    std::string& body);
+
+// Declares <prefix><k> = the index along dimension dims[k] of `shape` of
+// position `linear` in the row-major order over those dimensions, and
+// records each name at at[dims[k]].
+void EmitDecompose(const std::string& linear, std::span<const int64_t> dims,
+                   std::span<const int64_t> shape, const std::string& prefix,
+                   const std::string& indent, std::string& body, std::vector<std::string>& at);
+
+// Declares <prefix><d> = the index along each dimension d of `shape` of
+// the kernel's element i; their names.
+std::vector<std::string> EmitResultIndex(std::span<const int64_t> shape, const std::string& prefix,
+                                         std::string& body);
+
+// Appends to `body` (at `indent`) code setting `target` (declared, of
+// `type`'s compute type) to the element of `value` at `index` (one
+// expression per dimension): from its kernel input, or through its view
+// (whose iota computes the value). `reads` numbers the locals.
+Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
+                       const std::vector<std::string>& index, const std::string& target,
+                       ElementType type, const std::string& indent, int& reads, std::string& body);
+
+// OK when `op`'s window_dimensions, and those of `optional` it has, hold one
+// positive value per dimension of `rank`, and its padding (if any) one pair
+// per dimension. Otherwise UNIMPLEMENTED naming the attribute.
+Status CheckWindowAttributes(const Operation& op, int64_t rank,
+                             std::initializer_list<const char*> optional);
+
+// Each kernel family's CUDA C translation unit for `kernel` (see
+// FusedKernel): reduction_codegen.cc, movement_codegen.cc, linalg_codegen.cc.
+Result<std::string> EmitReduceKernel(const FusedKernel& kernel);
+Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel);
+Result<std::string> EmitMoveKernel(const FusedKernel& kernel);
+Result<std::string> EmitScatterKernel(const FusedKernel& kernel);
+Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
+Result<std::string> EmitDotKernel(const FusedKernel& kernel);
+Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
+
+}  // namespace berth::cuda::codegen
+
+#endif  // BERTH_PLUGINS_CUDA_CODEGEN_KERNEL_EMITTERS_HPP_

@@ -1,0 +1,199 @@
+// Linear algebra kernels: dot_general (one output element per thread) and
+// triangular_solve (one solved vector per thread).
+#include <algorithm>
+#include <unordered_map>
+
+#include "codegen/elementwise_codegen.hpp"
+#include "codegen/kernel_emitters.hpp"
+
+namespace berth::cuda {
+
+using namespace codegen;  // kernel_emitters.hpp
+
+Status CheckDot(const Operation& op) {
+  if (op.kind() != OpKind::kDotGeneral || op.num_operands() != 2)
+    return Unsupported(op, "not a dot_general");
+  for (stablehlo::Type type :
+       {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  }
+  if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
+  if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");
+  return OkStatus();
+}
+
+Status CheckTriangularSolve(const Operation& op) {
+  if (op.kind() != OpKind::kTriangularSolve || op.num_operands() != 2)
+    return Unsupported(op, "not a triangular_solve");
+  const stablehlo::Type a = op.operand(0)->type(), b = op.operand(1)->type();
+  for (stablehlo::Type type : {a, b, op.result(0)->type()}) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  }
+  const ElementType type = a.element_type();
+  if (type != ElementType::kF32 && type != ElementType::kF64) {
+    // f16/bf16 would need the solution's elements in float until the end.
+    return Unsupported(op, "a triangular_solve of " +
+                               std::string(stablehlo::ElementTypeName(type)) +
+                               " is not generated yet (f32 and f64 are)");
+  }
+  const int64_t rank = a.rank();
+  if (rank < 2 || b.rank() != rank || b.element_type() != type ||
+      a.dim(rank - 1) != a.dim(rank - 2) ||
+      (op.GetBool("left_side") ? b.dim(rank - 2) : b.dim(rank - 1)) != a.dim(rank - 1)) {
+    return Unsupported(op, "a must be a batch of square matrices matching b");
+  }
+  return OkStatus();
+}
+
+namespace codegen {
+
+// One output element per thread: the sum over the contracting elements of
+// lhs x rhs, each converted to the result's type first.
+Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.dot;
+  BERTH_RETURN_IF_ERROR(CheckDot(op));
+  const stablehlo::DotDimensionNumbers& numbers = *op.dot_dimension_numbers();
+  const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
+                        result = op.result(0)->type();
+  const ElementType type = result.element_type();
+  const Class c = ClassOf(type);
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
+  // Where each operand dimension's index comes from: the result's batch and
+  // free dimensions, in order, or the contracting loop.
+  auto is_in = [](const std::vector<int64_t>& list, int64_t d) {
+    return std::find(list.begin(), list.end(), d) != list.end();
+  };
+  std::vector<std::string> lhs_index(static_cast<size_t>(lhs.rank())),
+      rhs_index(static_cast<size_t>(rhs.rank()));
+  size_t next = 0;
+  for (size_t b = 0; b < numbers.lhs_batching_dimensions.size(); ++b, ++next) {
+    lhs_index[static_cast<size_t>(numbers.lhs_batching_dimensions[b])] = r[next];
+    rhs_index[static_cast<size_t>(numbers.rhs_batching_dimensions[b])] = r[next];
+  }
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!is_in(numbers.lhs_batching_dimensions, d) &&
+        !is_in(numbers.lhs_contracting_dimensions, d)) {
+      lhs_index[static_cast<size_t>(d)] = r[next++];
+    }
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!is_in(numbers.rhs_batching_dimensions, d) &&
+        !is_in(numbers.rhs_contracting_dimensions, d)) {
+      rhs_index[static_cast<size_t>(d)] = r[next++];
+    }
+  }
+  int64_t count = 1;
+  for (int64_t d : numbers.lhs_contracting_dimensions) count *= lhs.dim(d);
+  const std::string t = ComputeType(type);
+  body += "    " + t + " acc = " + (c == Class::kBool ? "false" : "(" + t + ")0") + ";\n";
+  body += "    for (berth_s64 k = 0; k < " + std::to_string(count) + "LL; ++k) {\n";
+  std::vector<std::string> contracted(static_cast<size_t>(lhs.rank()));
+  EmitDecompose("k", numbers.lhs_contracting_dimensions, lhs.shape(), "c", "      ", body,
+                contracted);
+  for (size_t k = 0; k < numbers.lhs_contracting_dimensions.size(); ++k) {
+    const std::string& name =
+        contracted[static_cast<size_t>(numbers.lhs_contracting_dimensions[k])];
+    lhs_index[static_cast<size_t>(numbers.lhs_contracting_dimensions[k])] = name;
+    rhs_index[static_cast<size_t>(numbers.rhs_contracting_dimensions[k])] = name;
+  }
+  int reads = 0;
+  const ElementType lhs_type = lhs.element_type(), rhs_type = rhs.element_type();
+  body += "      " + std::string(ComputeType(lhs_type)) + " a;\n";
+  body += "      " + std::string(ComputeType(rhs_type)) + " b;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "      ", reads, body));
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "      ", reads, body));
+  // Each operand in the result's type; halves stay in float until the end.
+  const ElementType wide = IsHalf(type) ? ElementType::kF32 : type;
+  const std::string x = ConvertExpression(lhs_type, wide, "a"),
+                    y = ConvertExpression(rhs_type, wide, "b");
+  if (c == Class::kBool) {
+    body += "      acc = acc || (" + x + " && " + y + ");\n";
+  } else if (c == Class::kFloat) {
+    body += "      acc = acc + " + x + " * " + y + ";\n";
+  } else {
+    body +=
+        "      acc = berth_iadd<" + t + ">(acc, berth_imul<" + t + ">(" + x + ", " + y + "));\n";
+  }
+  body += "    }\n";
+  body += "    out0[i] = " + Store(type, "acc") + ";\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+// One vector of the solution per thread - a column of x (left_side:
+// op(a) x = b) or a row (x op(a) = b) of one batch element - by forward or
+// backward substitution with the matrix M that system is M y = c for: op(a)
+// for the left side, its transpose for the right. The elements of y are
+// written to the output as they are found and read back from it; only the
+// triangle `lower` names is read (with unit_diagonal, not the diagonal).
+Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.solve;
+  BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
+  const stablehlo::Type b = op.operand(1)->type();
+  const ElementType type = b.element_type();
+  const int64_t rank = b.rank();
+  const bool left = op.GetBool("left_side"), lower = op.GetBool("lower"),
+             unit = op.GetBool("unit_diagonal");
+  const bool transposed = op.transpose_a().value_or(stablehlo::Transpose::kNoTranspose) !=
+                          stablehlo::Transpose::kNoTranspose;
+  // M[r][k] is a[r][k], or a[k][r] when exactly one of "right side" and
+  // "transposed" holds; M is lower triangular when a is, unless swapped.
+  const bool swap = left == transposed;
+  const bool forward = swap ? !lower : lower;
+  const int64_t m = b.dim(left ? rank - 2 : rank - 1);
+  const int64_t vectors = b.dim(left ? rank - 1 : rank - 2);
+  std::string params = KernelParams(kernel), body;
+  // The thread's batch indices and vector.
+  std::vector<int64_t> shape(b.shape().begin(), b.shape().end() - 2), dims(shape.size() + 1);
+  shape.push_back(vectors);
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
+  std::vector<std::string> at(dims.size());
+  EmitDecompose("i", dims, shape, "s", "    ", body, at);
+  const std::string v = at.back();
+  at.pop_back();
+  auto b_index = [&](const std::string& r) {
+    std::vector<std::string> index = at;
+    index.push_back(left ? r : v);
+    index.push_back(left ? v : r);
+    return index;
+  };
+  auto a_index = [&](const std::string& r, const std::string& k) {
+    std::vector<std::string> index = at;
+    index.push_back(swap ? k : r);
+    index.push_back(swap ? r : k);
+    return index;
+  };
+  auto out_at = [&](const std::string& r) {
+    return "out0[" + LinearIndex(b_index(r), b.shape()) + "]";
+  };
+  const std::string t = ComputeType(type), count = std::to_string(m) + "LL";
+  int reads = 0;
+  body += "    for (berth_s64 step = 0; step < " + count + "; ++step) {\n";
+  body +=
+      "      const berth_s64 r = " + std::string(forward ? "step" : count + " - 1 - step") + ";\n";
+  body += "      " + t + " acc;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), b_index("r"), "acc", type, "      ", reads, body));
+  body += forward ? "      for (berth_s64 k = 0; k < r; ++k) {\n"
+                  : "      for (berth_s64 k = r + 1; k < " + count + "; ++k) {\n";
+  body += "        " + t + " mk;\n";
+  BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "k"), "mk", type,
+                                        "        ", reads, body));
+  body += "        acc = acc - mk * " + out_at("k") + ";\n";
+  body += "      }\n";
+  if (!unit) {
+    body += "      " + t + " diagonal;\n";
+    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "r"), "diagonal",
+                                          type, "      ", reads, body));
+    body += "      acc = acc / diagonal;\n";
+  }
+  body += "      " + out_at("r") + " = acc;\n";
+  body += "    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace codegen
+
+}  // namespace berth::cuda

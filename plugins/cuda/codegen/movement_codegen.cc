@@ -1,0 +1,559 @@
+// Data movement kernels: concatenate, pad, dynamic_slice,
+// dynamic_update_slice and gather (one output element per thread), scatter
+// and select_and_scatter (one thread, the updates in order).
+#include <algorithm>
+#include <unordered_map>
+
+#include "codegen/elementwise_codegen.hpp"
+#include "codegen/kernel_emitters.hpp"
+
+namespace berth::cuda {
+
+using namespace codegen;  // kernel_emitters.hpp
+
+namespace {
+
+// Whether `list` holds distinct dimensions in [0, rank).
+bool DistinctDims(std::span<const int64_t> list, int64_t rank) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)));
+  for (int64_t d : list) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) return false;
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return true;
+}
+
+// dynamic_slice, dynamic_update_slice: one rank-0 integer start index per
+// dimension after the moved operands; slice sizes within the operand.
+Status CheckDynamicSlice(const Operation& op) {
+  const stablehlo::Type operand = op.operand(0)->type();
+  const size_t first_index = op.kind() == OpKind::kDynamicSlice ? 1 : 2;
+  if (op.num_operands() != first_index + static_cast<size_t>(operand.rank())) {
+    return Unsupported(op, "it needs one start index per dimension of the operand");
+  }
+  for (size_t j = first_index; j < op.num_operands(); ++j) {
+    const stablehlo::Type index = op.operand(j)->type();
+    if (index.rank() != 0 || !stablehlo::IsInteger(index.element_type())) {
+      return Unsupported(op, "start indices must be rank-0 integers, not " + index.ToString());
+    }
+  }
+  std::span<const int64_t> sizes = op.kind() == OpKind::kDynamicSlice
+                                       ? op.GetI64Array("slice_sizes")
+                                       : op.operand(1)->type().shape();
+  if (static_cast<int64_t>(sizes.size()) != operand.rank()) {
+    return Unsupported(op, "the slice must have the operand's rank");
+  }
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (sizes[static_cast<size_t>(d)] < 0 || sizes[static_cast<size_t>(d)] > operand.dim(d)) {
+      return Unsupported(op, "the slice must fit in the operand");
+    }
+  }
+  return OkStatus();
+}
+
+Status CheckGather(const Operation& op) {
+  const stablehlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
+  if (numbers == nullptr || op.num_operands() != 2) {
+    return Unsupported(op, "it needs an operand, start indices and dimension numbers");
+  }
+  const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type(),
+                        result = op.result(0)->type();
+  if (!stablehlo::IsInteger(indices.element_type()))
+    return Unsupported(op, "start indices must be integers");
+  const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+  const int64_t r = operand.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
+  if (static_cast<int64_t>(sizes.size()) != r || ivd < 0 || ivd > s) {
+    return Unsupported(op, "slice_sizes or index_vector_dim do not fit the operands");
+  }
+  for (int64_t d = 0; d < r; ++d) {
+    if (sizes[static_cast<size_t>(d)] < 0 || sizes[static_cast<size_t>(d)] > operand.dim(d)) {
+      return Unsupported(op, "slice_sizes exceed the operand");
+    }
+  }
+  std::vector<int64_t> not_window = numbers->collapsed_slice_dims;
+  not_window.insert(not_window.end(), numbers->operand_batching_dims.begin(),
+                    numbers->operand_batching_dims.end());
+  std::vector<int64_t> batching = numbers->start_indices_batching_dims;
+  batching.push_back(ivd);  // distinct from the batching dimensions
+  const int64_t index_count = ivd < s ? indices.dim(ivd) : 1;
+  const int64_t window = r - static_cast<int64_t>(not_window.size());
+  if (!DistinctDims(not_window, r) || !DistinctDims(numbers->start_index_map, r) ||
+      !DistinctDims(batching, s + 1) ||
+      numbers->operand_batching_dims.size() != numbers->start_indices_batching_dims.size() ||
+      static_cast<int64_t>(numbers->start_index_map.size()) != index_count ||
+      static_cast<int64_t>(numbers->offset_dims.size()) != window ||
+      !DistinctDims(numbers->offset_dims, result.rank()) ||
+      result.rank() != window + s - (ivd < s ? 1 : 0)) {
+    return Unsupported(op, "its dimension numbers do not fit its operands and result");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status CheckMove(const Operation& op) {
+  const OpKind kind = op.kind();
+  if (kind != OpKind::kConcatenate && kind != OpKind::kPad && kind != OpKind::kDynamicSlice &&
+      kind != OpKind::kDynamicUpdateSlice && kind != OpKind::kGather) {
+    return Unsupported(op, "not data movement the code generator writes as a kernel");
+  }
+  std::vector<stablehlo::Type> types = {op.result(0)->type()};
+  for (const stablehlo::Value* operand : op.operands()) types.push_back(operand->type());
+  for (stablehlo::Type type : types) BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  if (op.num_operands() == 0) return Unsupported(op, "it has no operands");
+  if (kind == OpKind::kDynamicSlice || kind == OpKind::kDynamicUpdateSlice)
+    return CheckDynamicSlice(op);
+  if (kind == OpKind::kGather) return CheckGather(op);
+  const int64_t rank = op.result(0)->type().rank();
+  if (op.kind() == OpKind::kConcatenate) {
+    std::optional<int64_t> dimension = op.GetInt("dimension");
+    if (!dimension || *dimension < 0 || *dimension >= rank || op.num_operands() == 0) {
+      return Unsupported(op, "no dimension of the result to concatenate along");
+    }
+    return OkStatus();
+  }
+  if (op.num_operands() != 2 || op.operand(1)->type().rank() != 0) {
+    return Unsupported(op, "the padding value must be rank 0");
+  }
+  for (const char* name : {"edge_padding_low", "edge_padding_high", "interior_padding"}) {
+    if (static_cast<int64_t>(op.GetI64Array(name).size()) != rank) {
+      return Unsupported(op,
+                         std::string("attribute ") + name + " must hold one value per dimension");
+    }
+  }
+  return OkStatus();
+}
+
+Status CheckScatter(const Operation& op) {
+  const stablehlo::ScatterDimensionNumbers* numbers = op.scatter_dimension_numbers();
+  const size_t n = op.num_results();
+  if (op.kind() != OpKind::kScatter || numbers == nullptr || n == 0 ||
+      op.num_operands() != 2 * n + 1 || op.num_regions() != 1 ||
+      op.region(0).blocks().size() != 1) {
+    return Unsupported(op, "not N inputs, scatter indices, N updates and an update computation");
+  }
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  const stablehlo::Type input = op.operand(0)->type(), indices = op.operand(n)->type(),
+                        updates = op.operand(n + 1)->type();
+  if (!stablehlo::IsInteger(indices.element_type()))
+    return Unsupported(op, "scatter indices must be integers");
+  const int64_t r = input.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
+  for (size_t j = 0; j < n; ++j) {
+    const std::span<const int64_t> a = op.operand(j)->type().shape(),
+                                   b = op.operand(n + 1 + j)->type().shape();
+    if (!std::equal(a.begin(), a.end(), input.shape().begin(), input.shape().end()) ||
+        !std::equal(b.begin(), b.end(), updates.shape().begin(), updates.shape().end())) {
+      return Unsupported(op, "its inputs, and its updates, must each have one shape");
+    }
+  }
+  std::vector<int64_t> not_window = numbers->inserted_window_dims;
+  not_window.insert(not_window.end(), numbers->input_batching_dims.begin(),
+                    numbers->input_batching_dims.end());
+  std::vector<int64_t> batching = numbers->scatter_indices_batching_dims;
+  batching.push_back(ivd);
+  const int64_t index_count = ivd < s ? indices.dim(ivd) : 1;
+  const int64_t scatter_rank = s - (ivd < s ? 1 : 0);
+  if (ivd < 0 || ivd > s || !DistinctDims(not_window, r) ||
+      !DistinctDims(numbers->scatter_dims_to_operand_dims, r) || !DistinctDims(batching, s + 1) ||
+      numbers->input_batching_dims.size() != numbers->scatter_indices_batching_dims.size() ||
+      static_cast<int64_t>(numbers->scatter_dims_to_operand_dims.size()) != index_count ||
+      !DistinctDims(numbers->update_window_dims, updates.rank()) ||
+      static_cast<int64_t>(numbers->update_window_dims.size()) !=
+          r - static_cast<int64_t>(not_window.size()) ||
+      updates.rank() != scatter_rank + static_cast<int64_t>(numbers->update_window_dims.size())) {
+    return Unsupported(op, "its dimension numbers do not fit its operands");
+  }
+  const stablehlo::Block& body = op.region(0).entry_block();
+  if (body.num_arguments() != 2 * n || body.terminator() == nullptr ||
+      body.terminator()->num_operands() != n) {
+    return Unsupported(op, "its update computation must take 2N values and return N");
+  }
+  for (size_t j = 0; j < n; ++j) {
+    if (body.argument(j)->type().element_type() != op.operand(j)->type().element_type() ||
+        body.argument(n + j)->type().element_type() !=
+            op.operand(n + 1 + j)->type().element_type()) {
+      return Unsupported(op,
+                         "its update computation must take the inputs' and updates' element types");
+    }
+  }
+  for (const Operation* inner : body.operations()) {
+    if (inner == body.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(
+        CheckFusible(*inner).WithContext("in the update computation of " + Where(op)));
+  }
+  return OkStatus();
+}
+
+Status CheckSelectAndScatter(const Operation& op) {
+  if (op.kind() != OpKind::kSelectAndScatter || op.num_operands() != 3 || op.num_results() != 1 ||
+      op.num_regions() != 2) {
+    return Unsupported(op,
+                       "not an operand, a source, an init value, a select and a scatter region");
+  }
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.result(0)->type()));
+  const stablehlo::Type operand = op.operand(0)->type(), source = op.operand(1)->type();
+  const ElementType type = operand.element_type();
+  const int64_t rank = operand.rank();
+  if (source.element_type() != type || op.operand(2)->type().element_type() != type ||
+      op.operand(2)->type().rank() != 0 || op.result(0)->type().element_type() != type ||
+      source.rank() != rank) {
+    return Unsupported(op,
+                       "its operand, source, init value and result must share one element type");
+  }
+  BERTH_RETURN_IF_ERROR(CheckWindowAttributes(op, rank, {"window_strides"}));
+  for (size_t r = 0; r < 2; ++r) {
+    const stablehlo::Region& region = op.region(r);
+    if (region.blocks().size() != 1) return Unsupported(op, "its regions must be one block each");
+    const stablehlo::Block& body = region.entry_block();
+    if (body.num_arguments() != 2 || body.terminator() == nullptr ||
+        body.terminator()->num_operands() != 1 || body.argument(0)->type().element_type() != type ||
+        body.argument(1)->type().element_type() != type) {
+      return Unsupported(
+          op, "its select and scatter regions must take two elements and return one value");
+    }
+    for (const Operation* inner : body.operations()) {
+      if (inner == body.terminator()) continue;
+      BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in a region of " + Where(op)));
+    }
+  }
+  if (op.region(0).entry_block().terminator()->operand(0)->type().element_type() !=
+      ElementType::kI1) {
+    return Unsupported(op, "its select region must return an i1");
+  }
+  return OkStatus();
+}
+
+namespace codegen {
+
+// One output element per thread: the element of the operand it comes from,
+// or (pad) the padding value.
+Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.mover;
+  BERTH_RETURN_IF_ERROR(CheckMove(op));
+  const stablehlo::Type result = op.result(0)->type();
+  const ElementType type = result.element_type();
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> m = EmitResultIndex(result.shape(), "m", body);
+  body += "    " + std::string(ComputeType(type)) + " y;\n";
+  int reads = 0;
+  auto load = [&](size_t j, const std::vector<std::string>& index, const std::string& indent) {
+    return EmitElementLoad(kernel, op.operand(j), index, "y", type, indent, reads, body);
+  };
+  // `target` (declared berth_s64) = the index `value` holds at `index`,
+  // as the cpu plugin reads indices (unsigned ones above the largest i64
+  // saturate), clamped to [0, limit].
+  auto index_load = [&](const stablehlo::Value* value, const std::vector<std::string>& index,
+                        const std::string& target, int64_t limit) -> Status {
+    const ElementType index_type = value->type().element_type();
+    body += "    {\n      " + std::string(ComputeType(index_type)) + " q;\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, value, index, "q", index_type, "      ", reads, body));
+    body += "      " + target + " = berth_clamp_index(berth_to_index(q), " + std::to_string(limit) +
+            "LL);\n    }\n";
+    return OkStatus();
+  };
+  if (op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice) {
+    const stablehlo::Type operand = op.operand(0)->type();
+    const bool update = op.kind() == OpKind::kDynamicUpdateSlice;
+    const std::span<const int64_t> sizes =
+        update ? op.operand(1)->type().shape() : op.GetI64Array("slice_sizes");
+    const size_t first_index = update ? 2 : 1;
+    std::vector<std::string> moved(m.size());
+    std::string inside = "true";
+    for (size_t d = 0; d < m.size(); ++d) {
+      const std::string start = "start" + std::to_string(d);
+      body += "    berth_s64 " + start + ";\n";
+      BERTH_RETURN_IF_ERROR(index_load(op.operand(first_index + d), {}, start,
+                                       operand.dim(static_cast<int64_t>(d)) - sizes[d]));
+      moved[d] = update ? m[d] + " - " + start : m[d] + " + " + start;
+      inside +=
+          " && " + moved[d] + " >= 0 && " + moved[d] + " < " + std::to_string(sizes[d]) + "LL";
+    }
+    if (!update) {
+      BERTH_RETURN_IF_ERROR(load(0, moved, "    "));
+    } else {
+      body += "    if (" + inside + ") {\n";
+      BERTH_RETURN_IF_ERROR(load(1, moved, "      "));
+      body += "    } else {\n";
+      BERTH_RETURN_IF_ERROR(load(0, m, "      "));
+      body += "    }\n";
+    }
+  } else if (op.kind() == OpKind::kGather) {
+    // The result's batch dimensions index start_indices (all of its
+    // dimensions but index_vector_dim, in order), its offset dimensions the
+    // operand's window dimensions (neither collapsed nor batching).
+    const stablehlo::GatherDimensionNumbers& numbers = *op.gather_dimension_numbers();
+    const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type();
+    const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+    const int64_t s = indices.rank(), ivd = numbers.index_vector_dim;
+    auto contains = [](const std::vector<int64_t>& list, int64_t d) {
+      return std::find(list.begin(), list.end(), d) != list.end();
+    };
+    std::vector<std::string> batch;
+    for (size_t d = 0; d < m.size(); ++d) {
+      if (!contains(numbers.offset_dims, static_cast<int64_t>(d))) batch.push_back(m[d]);
+    }
+    std::vector<std::string> position(static_cast<size_t>(operand.rank()), "0LL");
+    for (size_t k = 0; k < numbers.start_index_map.size(); ++k) {
+      std::vector<std::string> at = batch;
+      if (ivd < s) at.insert(at.begin() + ivd, std::to_string(k) + "LL");
+      const int64_t d = numbers.start_index_map[k];
+      const std::string start = "start" + std::to_string(k);
+      body += "    berth_s64 " + start + ";\n";
+      BERTH_RETURN_IF_ERROR(
+          index_load(op.operand(1), at, start, operand.dim(d) - sizes[static_cast<size_t>(d)]));
+      position[static_cast<size_t>(d)] += " + " + start;
+    }
+    for (size_t i = 0; i < numbers.operand_batching_dims.size(); ++i) {
+      const int64_t from = numbers.start_indices_batching_dims[i];
+      position[static_cast<size_t>(numbers.operand_batching_dims[i])] +=
+          " + " + batch[static_cast<size_t>(from < ivd ? from : from - 1)];
+    }
+    size_t next_offset = 0;
+    for (int64_t d = 0; d < operand.rank(); ++d) {
+      if (contains(numbers.collapsed_slice_dims, d) || contains(numbers.operand_batching_dims, d))
+        continue;
+      position[static_cast<size_t>(d)] +=
+          " + " + m[static_cast<size_t>(numbers.offset_dims[next_offset++])];
+    }
+    BERTH_RETURN_IF_ERROR(load(0, position, "    "));
+  } else if (op.kind() == OpKind::kConcatenate) {
+    const size_t dimension = static_cast<size_t>(*op.GetInt("dimension"));
+    int64_t offset = 0;
+    for (size_t j = 0; j < op.num_operands(); ++j) {
+      const int64_t size = op.operand(j)->type().dim(static_cast<int64_t>(dimension));
+      std::vector<std::string> index = m;
+      index[dimension] = m[dimension] + " - " + std::to_string(offset) + "LL";
+      const bool last = j + 1 == op.num_operands();
+      body += std::string(j == 0 ? "    " : " else ") +
+              (last ? "{\n"
+                    : "if (" + m[dimension] + " < " + std::to_string(offset + size) + "LL) {\n");
+      BERTH_RETURN_IF_ERROR(load(j, index, "      "));
+      body += "    }";
+      offset += size;
+    }
+    body += "\n";
+  } else {
+    const std::span<const int64_t> low = op.GetI64Array("edge_padding_low");
+    const std::span<const int64_t> interior = op.GetI64Array("interior_padding");
+    const stablehlo::Type operand = op.operand(0)->type();
+    std::vector<std::string> index(m.size());
+    body += "    bool inside = true;\n";
+    for (size_t d = 0; d < m.size(); ++d) {
+      const std::string t = "t" + std::to_string(d);
+      const int64_t step = interior[d] + 1;
+      body +=
+          "    const berth_s64 " + t + " = " + m[d] + " - (" + std::to_string(low[d]) + "LL);\n";
+      body += "    inside = inside && " + t + " >= 0 && " + t + " % " + std::to_string(step) +
+              "LL == 0 && " + t + " / " + std::to_string(step) + "LL < " +
+              std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL;\n";
+      index[d] = t + " / " + std::to_string(step) + "LL";
+    }
+    body += "    if (inside) {\n";
+    BERTH_RETURN_IF_ERROR(load(0, index, "      "));
+    body += "    } else {\n";
+    BERTH_RETURN_IF_ERROR(load(1, {}, "      "));
+    body += "    }\n";
+  }
+  body += "    out0[i] = " + Store(type, "y") + ";\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+// scatter, in one thread (kernel.num_elements is 1): the results start as
+// the inputs; then for each scatter position of the updates (row-major over
+// their scatter dimensions) and each element of its window (row-major), the
+// result element it names - start index (not clamped) + batching position +
+// window offset - takes update_computation(result, update), or is skipped
+// when out of bounds. This is the cpu plugin's order, so later updates see
+// earlier ones alike; it is correct for any indices and any computation,
+// and slow: every element is handled by the one thread.
+Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.scatter;
+  BERTH_RETURN_IF_ERROR(CheckScatter(op));
+  const stablehlo::ScatterDimensionNumbers& numbers = *op.scatter_dimension_numbers();
+  const size_t n = op.num_results();
+  const stablehlo::Type input = op.operand(0)->type(), indices = op.operand(n)->type(),
+                        updates = op.operand(n + 1)->type();
+  const int64_t r = input.rank(), s = indices.rank(), ivd = numbers.index_vector_dim;
+  std::string params = KernelParams(kernel), body;
+  int reads = 0;
+  auto contains = [](const std::vector<int64_t>& list, int64_t d) {
+    return std::find(list.begin(), list.end(), d) != list.end();
+  };
+  std::vector<int64_t> all(static_cast<size_t>(r));
+  for (int64_t d = 0; d < r; ++d) all[static_cast<size_t>(d)] = d;
+  // The results start as the inputs.
+  body += "    for (berth_s64 e = 0; e < " + std::to_string(input.NumElements()) + "LL; ++e) {\n";
+  std::vector<std::string> at(static_cast<size_t>(r));
+  EmitDecompose("e", all, input.shape(), "c", "      ", body, at);
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type = op.operand(j)->type().element_type();
+    const std::string y = "y" + std::to_string(j);
+    body += "      " + std::string(ComputeType(type)) + " " + y + ";\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, op.operand(j), at, y, type, "      ", reads, body));
+    body += "      out" + std::to_string(j) + "[e] = " + Store(type, y) + ";\n";
+  }
+  body += "    }\n";
+  // The scatter positions, then each window element.
+  std::vector<int64_t> scatter_dims, window_dims;
+  for (int64_t d = 0; d < updates.rank(); ++d) {
+    (contains(numbers.update_window_dims, d) ? window_dims : scatter_dims).push_back(d);
+  }
+  int64_t positions = 1, window = 1;
+  for (int64_t d : scatter_dims) positions *= updates.dim(d);
+  for (int64_t d : window_dims) window *= updates.dim(d);
+  std::vector<std::string> u(static_cast<size_t>(updates.rank()));
+  body += "    for (berth_s64 q = 0; q < " + std::to_string(positions) + "LL; ++q) {\n";
+  EmitDecompose("q", scatter_dims, updates.shape(), "b", "      ", body, u);
+  std::vector<std::string> batch;
+  for (int64_t d : scatter_dims) batch.push_back(u[static_cast<size_t>(d)]);
+  std::vector<std::string> start(static_cast<size_t>(r), "0LL");
+  for (size_t k = 0; k < numbers.scatter_dims_to_operand_dims.size(); ++k) {
+    std::vector<std::string> index = batch;
+    if (ivd < s) index.insert(index.begin() + ivd, std::to_string(k) + "LL");
+    const ElementType index_type = indices.element_type();
+    const std::string name = "start" + std::to_string(k);
+    body += "      berth_s64 " + name + ";\n      {\n        " +
+            std::string(ComputeType(index_type)) + " v;\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, op.operand(n), index, "v", index_type, "        ", reads, body));
+    // Bounded so that adding window offsets cannot overflow.
+    body += "        " + name + " = berth_to_index(v);\n";
+    body += "        " + name + " = " + name + " < -(1LL << 48) ? -(1LL << 48) : " + name +
+            " > (1LL << 48) ? (1LL << 48) : " + name + ";\n      }\n";
+    start[static_cast<size_t>(numbers.scatter_dims_to_operand_dims[k])] = name;
+  }
+  for (size_t k = 0; k < numbers.input_batching_dims.size(); ++k) {
+    const int64_t from = numbers.scatter_indices_batching_dims[k];
+    start[static_cast<size_t>(numbers.input_batching_dims[k])] =
+        batch[static_cast<size_t>(from < ivd ? from : from - 1)];
+  }
+  body += "      for (berth_s64 w = 0; w < " + std::to_string(window) + "LL; ++w) {\n";
+  EmitDecompose("w", window_dims, updates.shape(), "v", "        ", body, u);
+  std::vector<std::string> result_index(static_cast<size_t>(r));
+  size_t next_window = 0;
+  std::string inside = "true";
+  for (int64_t d = 0; d < r; ++d) {
+    std::string index = start[static_cast<size_t>(d)];
+    if (!contains(numbers.inserted_window_dims, d) && !contains(numbers.input_batching_dims, d)) {
+      index += " + " + u[static_cast<size_t>(window_dims[next_window++])];
+    }
+    const std::string name = "t" + std::to_string(d);
+    body += "        const berth_s64 " + name + " = " + index + ";\n";
+    inside += " && " + name + " >= 0 && " + name + " < " + std::to_string(input.dim(d)) + "LL";
+    result_index[static_cast<size_t>(d)] = name;
+  }
+  body += "        if (" + inside + ") {\n";
+  body += "          const berth_s64 to = " + LinearIndex(result_index, input.shape()) + ";\n";
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type = op.operand(j)->type().element_type(),
+                      update_type = op.operand(n + 1 + j)->type().element_type();
+    const std::string old_value = "old" + std::to_string(j), x = "x" + std::to_string(j);
+    body += "          const " + std::string(ComputeType(type)) + " " + old_value + " = " +
+            Load(type, "out" + std::to_string(j) + "[to]") + ";\n";
+    body += "          " + std::string(ComputeType(update_type)) + " " + x + ";\n";
+    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(n + 1 + j), u, x, update_type,
+                                          "          ", reads, body));
+    names[block.argument(j)] = old_value;
+    names[block.argument(n + j)] = x;
+  }
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, block, "          ", names, next, body));
+  for (size_t j = 0; j < n; ++j) {
+    const std::string value = names.at(block.terminator()->operand(j));
+    body += "          const " + std::string(ComputeType(op.result(j)->type().element_type())) +
+            " new" + std::to_string(j) + " = " + value + ";\n";
+  }
+  for (size_t j = 0; j < n; ++j) {
+    body += "          out" + std::to_string(j) +
+            "[to] = " + Store(op.result(j)->type().element_type(), "new" + std::to_string(j)) +
+            ";\n";
+  }
+  body += "        }\n      }\n    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+// select_and_scatter, in one thread (kernel.num_elements is 1): the result
+// starts as the init value; for each source element (row-major) the
+// in-bounds operand elements of its window are scanned in row-major order,
+// the first selected and each later one taking its place unless
+// select(selected, candidate) holds; the source element is then scattered
+// into the selected position with the scatter region. A window all on
+// padding scatters nothing. The cpu plugin's order and rules.
+Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.select_and_scatter;
+  BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
+  const stablehlo::Type operand = op.operand(0)->type(), source = op.operand(1)->type();
+  const ElementType type = operand.element_type();
+  const std::string t = ComputeType(type);
+  const size_t rank = static_cast<size_t>(operand.rank());
+  const std::span<const int64_t> window = op.GetI64Array("window_dimensions");
+  std::vector<int64_t> strides(rank, 1);
+  if (!op.GetI64Array("window_strides").empty()) {
+    strides.assign(op.GetI64Array("window_strides").begin(),
+                   op.GetI64Array("window_strides").end());
+  }
+  std::vector<std::pair<int64_t, int64_t>> padding = op.GetPairs("padding");
+  if (padding.empty()) padding.assign(rank, {0, 0});
+  std::string params = KernelParams(kernel), body;
+  int reads = 0, next = 0;
+  body += "    " + t + " init;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(2), {}, "init", type, "    ", reads, body));
+  body += "    for (berth_s64 e = 0; e < " + std::to_string(operand.NumElements()) +
+          "LL; ++e) out0[e] = " + Store(type, "init") + ";\n";
+  std::vector<int64_t> all(rank);
+  for (size_t d = 0; d < rank; ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> at(rank), w(rank), p(rank);
+  body += "    for (berth_s64 q = 0; q < " + std::to_string(source.NumElements()) + "LL; ++q) {\n";
+  EmitDecompose("q", all, source.shape(), "s", "      ", body, at);
+  body +=
+      "      bool have = false;\n      berth_s64 chosen = 0;\n      " + t + " selected = init;\n";
+  int64_t count = 1;
+  for (int64_t size : window) count *= size;
+  body += "      for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  EmitDecompose("r", all, window, "w", "        ", body, w);
+  std::string valid = "true";
+  for (size_t d = 0; d < rank; ++d) {
+    p[d] = "p" + std::to_string(d);
+    body += "        const berth_s64 " + p[d] + " = " + at[d] + " * " + std::to_string(strides[d]) +
+            "LL + " + w[d] + " - (" + std::to_string(padding[d].first) + "LL);\n";
+    valid += " && " + p[d] + " >= 0 && " + p[d] + " < " +
+             std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL";
+  }
+  body += "        if (" + valid + ") {\n          " + t + " candidate;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), p, "candidate", type, "          ", reads, body));
+  body += "          const berth_s64 where = " + LinearIndex(p, operand.shape()) + ";\n";
+  body += "          if (!have) {\n            have = true;\n            selected = candidate;\n"
+          "            chosen = where;\n          } else {\n";
+  const stablehlo::Block& select = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names = {
+      {select.argument(0), "selected"}, {select.argument(1), "candidate"}};
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, select, "            ", names, next, body));
+  body +=
+      "            if (!(" + names.at(select.terminator()->operand(0)) +
+      ")) {\n              selected = candidate;\n              chosen = where;\n            }\n";
+  body += "          }\n        }\n      }\n";
+  body += "      if (have) {\n        const " + t + " old = " + Load(type, "out0[chosen]") +
+          ";\n        " + t + " update;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), at, "update", type, "        ", reads, body));
+  const stablehlo::Block& scatter = op.region(1).entry_block();
+  names = {{scatter.argument(0), "old"}, {scatter.argument(1), "update"}};
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, scatter, "        ", names, next, body));
+  body +=
+      "        out0[chosen] = " + Store(type, names.at(scatter.terminator()->operand(0))) + ";\n";
+  body += "      }\n    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace codegen
+
+}  // namespace berth::cuda

@@ -1,0 +1,242 @@
+// Reduction kernels: stablehlo.reduce and reduce_window, one output element
+// per thread folding its elements in row-major order with the body's ops.
+#include <algorithm>
+#include <unordered_map>
+
+#include "codegen/elementwise_codegen.hpp"
+#include "codegen/kernel_emitters.hpp"
+
+namespace berth::cuda {
+
+using namespace codegen;  // kernel_emitters.hpp
+
+namespace {
+
+// The end of a reduction loop's iteration - the body's ops on the
+// accumulators acc<j> and the loaded elements (`names`), the accumulators
+// taking the body's results - and, after the loop, the accumulators
+// stored to the outputs.
+Status EmitFold(const FusedKernel& kernel, const Operation& op,
+                std::unordered_map<const stablehlo::Value*, std::string>& names,
+                std::string& body) {
+  const size_t n = op.num_results();
+  const stablehlo::Block& block = op.region(0).entry_block();
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, block, "      ", names, next, body));
+  // All new values first, then the assignments: a body may swap its accumulators.
+  for (size_t j = 0; j < n; ++j) {
+    body += "      const " + std::string(ComputeType(op.result(j)->type().element_type())) +
+            " next" + std::to_string(j) + " = " + names.at(block.terminator()->operand(j)) + ";\n";
+  }
+  for (size_t j = 0; j < n; ++j)
+    body += "      acc" + std::to_string(j) + " = next" + std::to_string(j) + ";\n";
+  body += "    }\n";
+  for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+    const size_t result = static_cast<size_t>(kernel.outputs[j]->index());
+    body += "    out" + std::to_string(j) + "[i] = " +
+            Store(kernel.outputs[j]->type().element_type(), "acc" + std::to_string(result)) + ";\n";
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status CheckReduce(const Operation& op) {
+  if (op.kind() != OpKind::kReduce && op.kind() != OpKind::kReduceWindow) {
+    return Unsupported(op, "not a reduce or reduce_window");
+  }
+  const size_t n = op.num_results();
+  if (n == 0 || op.num_operands() != 2 * n || op.num_regions() != 1 ||
+      op.region(0).blocks().size() != 1) {
+    return Unsupported(op, "not N operands, N init values, N results and one body block");
+  }
+  for (const stablehlo::Value* value : op.operands()) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  }
+  for (size_t j = n; j < 2 * n; ++j) {
+    if (op.operand(j)->type().rank() != 0) return Unsupported(op, "init values must be rank 0");
+  }
+  const int64_t rank = op.operand(0)->type().rank();
+  for (size_t j = 0; j < n; ++j) {
+    const std::span<const int64_t> shape = op.operand(j)->type().shape(),
+                                   first = op.operand(0)->type().shape();
+    if (!std::equal(shape.begin(), shape.end(), first.begin(), first.end())) {
+      return Unsupported(op, "its operands must have one shape");
+    }
+  }
+  if (op.kind() == OpKind::kReduce) {
+    for (int64_t d : op.GetI64Array("dimensions")) {
+      if (d < 0 || d >= rank)
+        return Unsupported(op, "dimensions must be dimensions of the operands");
+    }
+  } else {
+    BERTH_RETURN_IF_ERROR(
+        CheckWindowAttributes(op, rank, {"window_strides", "base_dilations", "window_dilations"}));
+    for (size_t j = 0; j < n; ++j) {
+      if (op.result(j)->type().rank() != rank)
+        return Unsupported(op, "results must have the operands' rank");
+    }
+  }
+  const stablehlo::Block& body = op.region(0).entry_block();
+  if (body.num_arguments() != 2 * n || body.terminator() == nullptr ||
+      body.terminator()->num_operands() != n) {
+    return Unsupported(op, "its body must take 2N values and return N");
+  }
+  for (size_t j = 0; j < 2 * n; ++j) {
+    if (body.argument(j)->type().element_type() != op.operand(j)->type().element_type()) {
+      return Unsupported(op, "its body must take the operands' element types");
+    }
+  }
+  for (const Operation* inner : body.operations()) {
+    if (inner == body.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in the body of " + Where(op)));
+  }
+  return OkStatus();
+}
+
+namespace codegen {
+
+Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.reduce;
+  BERTH_RETURN_IF_ERROR(CheckReduce(op));
+  const size_t n = op.num_results();
+  const stablehlo::Type operand = op.operand(0)->type();
+  const std::span<const int64_t> dims = op.GetI64Array("dimensions");
+  auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  std::string params = KernelParams(kernel), body;
+  auto input_index = [&](const stablehlo::Value* value) -> Result<size_t> {
+    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), value);
+    if (it == kernel.inputs.end()) {
+      return InvalidArgumentError("reduction kernel '" + kernel.name +
+                                  "': a value it reads is not an input");
+    }
+    return static_cast<size_t>(it - kernel.inputs.begin());
+  };
+  // The output element's index in each kept dimension.
+  std::vector<int64_t> kept, reduced_dims;
+  for (int64_t d = 0; d < operand.rank(); ++d) (reduced(d) ? reduced_dims : kept).push_back(d);
+  std::vector<std::string> at(static_cast<size_t>(operand.rank()));
+  EmitDecompose("i", kept, operand.shape(), "o", "    ", body, at);
+  int64_t count = 1;
+  for (int64_t d : reduced_dims) count *= operand.dim(d);
+  for (size_t j = 0; j < n; ++j) {
+    const stablehlo::Value* init = op.operand(n + j);
+    BERTH_ASSIGN_OR_RETURN(size_t k, input_index(init));
+    const ElementType type = init->type().element_type();
+    body += "    " + std::string(ComputeType(type)) + " acc" + std::to_string(j) + " = " +
+            Load(type, "in" + std::to_string(k) + "[0]") + ";\n";
+  }
+  body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  EmitDecompose("r", reduced_dims, operand.shape(), "q", "      ", body, at);
+  body += "      const berth_s64 at = " + LinearIndex(at, operand.shape()) + ";\n";
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t j = 0; j < n; ++j) {
+    const stablehlo::Value* value = op.operand(j);
+    const ElementType type = value->type().element_type();
+    const std::string local = "x" + std::to_string(j);
+    const ViewRead* view = nullptr;
+    for (const ViewRead& candidate : kernel.views) {
+      if (candidate.value == value) view = &candidate;
+    }
+    if (view == nullptr) {
+      BERTH_ASSIGN_OR_RETURN(size_t k, input_index(value));
+      body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+              Load(type, "in" + std::to_string(k) + "[at]") + ";\n";
+    } else {
+      std::string index, iota;
+      body += EmitViewIndex(*view, "at", "w" + std::to_string(j) + "_", index, iota);
+      if (!iota.empty()) {
+        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+                ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
+      } else {
+        BERTH_ASSIGN_OR_RETURN(size_t k, input_index(view->source));
+        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+                Load(type, "in" + std::to_string(k) + "[" + index + "]") + ";\n";
+      }
+    }
+    names[block.argument(j)] = "acc" + std::to_string(j);
+    names[block.argument(n + j)] = local;
+  }
+  BERTH_RETURN_IF_ERROR(EmitFold(kernel, op, names, body));
+  return WrapKernel(kernel.name, params, body);
+}
+
+// reduce_window: each thread one output element, folding its window of the
+// padded, base-dilated operands in row-major order; a window element on
+// padding or a hole of base dilation folds in the init value (as the cpu
+// plugin and the spec do).
+Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.reduce;
+  BERTH_RETURN_IF_ERROR(CheckReduce(op));
+  const size_t n = op.num_results();
+  const stablehlo::Type operand = op.operand(0)->type();
+  const size_t rank = static_cast<size_t>(operand.rank());
+  auto attribute = [&](const char* name) {
+    std::span<const int64_t> values = op.GetI64Array(name);
+    return values.empty() ? std::vector<int64_t>(rank, 1)
+                          : std::vector<int64_t>(values.begin(), values.end());
+  };
+  const std::vector<int64_t> window = attribute("window_dimensions"),
+                             strides = attribute("window_strides"),
+                             base = attribute("base_dilations"),
+                             dilation = attribute("window_dilations");
+  std::vector<std::pair<int64_t, int64_t>> padding = op.GetPairs("padding");
+  if (padding.empty()) padding.assign(rank, {0, 0});
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> o = EmitResultIndex(op.result(0)->type().shape(), "o", body);
+  for (size_t j = 0; j < n; ++j) {
+    const stablehlo::Value* init = op.operand(n + j);
+    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), init);
+    if (it == kernel.inputs.end()) {
+      return InvalidArgumentError("reduce_window kernel '" + kernel.name +
+                                  "': an init value is not an input");
+    }
+    const ElementType type = init->type().element_type();
+    const std::string t = ComputeType(type), k = std::to_string(it - kernel.inputs.begin());
+    body += "    const " + t + " init" + std::to_string(j) + " = " + Load(type, "in" + k + "[0]") +
+            ";\n";
+    body += "    " + t + " acc" + std::to_string(j) + " = init" + std::to_string(j) + ";\n";
+  }
+  int64_t count = 1;
+  for (int64_t w : window) count *= w;
+  body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  std::vector<int64_t> all(rank);
+  for (size_t d = 0; d < rank; ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> w(rank), index(rank);
+  EmitDecompose("r", all, window, "w", "      ", body, w);
+  body += "      bool valid = true;\n";
+  for (size_t d = 0; d < rank; ++d) {
+    const std::string p = "p" + std::to_string(d);
+    const int64_t dilated = operand.dim(static_cast<int64_t>(d)) == 0
+                                ? 0
+                                : (operand.dim(static_cast<int64_t>(d)) - 1) * base[d] + 1;
+    body += "      const berth_s64 " + p + " = " + o[d] + " * " + std::to_string(strides[d]) +
+            "LL + " + w[d] + " * " + std::to_string(dilation[d]) + "LL - (" +
+            std::to_string(padding[d].first) + "LL);\n";
+    body += "      valid = valid && " + p + " >= 0 && " + p + " < " + std::to_string(dilated) +
+            "LL && " + p + " % " + std::to_string(base[d]) + "LL == 0;\n";
+    index[d] = p + " / " + std::to_string(base[d]) + "LL";
+  }
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  int reads = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type = op.operand(j)->type().element_type();
+    const std::string x = "x" + std::to_string(j);
+    body +=
+        "      " + std::string(ComputeType(type)) + " " + x + " = init" + std::to_string(j) + ";\n";
+    body += "      if (valid) {\n";
+    BERTH_RETURN_IF_ERROR(
+        EmitElementLoad(kernel, op.operand(j), index, x, type, "        ", reads, body));
+    body += "      }\n";
+    names[block.argument(j)] = "acc" + std::to_string(j);
+    names[block.argument(n + j)] = x;
+  }
+  BERTH_RETURN_IF_ERROR(EmitFold(kernel, op, names, body));
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace codegen
+
+}  // namespace berth::cuda

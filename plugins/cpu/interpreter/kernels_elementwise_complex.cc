@@ -13,6 +13,15 @@
 // in double; * and / follow C's Annex G (an infinite part stays infinite).
 // Where the library has no function (expm1, log1p, logistic, atan2) the
 // formulas are written here to keep small arguments accurate.
+//
+// GCC 12 turns a vectorized complex multiply into fmaddsub - a*c - b*d with
+// one rounding - even under -ffp-contract=off, so the x86-64-v3 and v4
+// variants of this file gave other bits than v2 (cpu_isa_test's
+// ComplexOpsGiveTheSameBitsInEveryVariant). Its code is kept out of the
+// straight-line (SLP) vectorizer, before any header's templates are seen.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
 #include "interpreter/elementwise_blocks.hpp"
 
 namespace berth::cpu::elementwise {

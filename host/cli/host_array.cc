@@ -17,15 +17,6 @@ namespace berth::cli {
 
 namespace {
 
-// The ABI element type of a program element type (kInvalid when none).
-ElementType ToElementType(stablehlo::ElementType type) {
-  switch (type) {
-    case stablehlo::ElementType::kComplex64: return ElementType::kC64;
-    case stablehlo::ElementType::kComplex128: return ElementType::kC128;
-    default: return ParseElementType(stablehlo::ElementTypeName(type)).value_or(ElementType::kInvalid);
-  }
-}
-
 float HalfToFloat(uint16_t bits) {
   uint32_t sign = (bits >> 15) & 1, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
   float value;
@@ -219,7 +210,7 @@ Result<HostArray> ParseMlirLiteral(std::string_view text) {
   const stablehlo::DenseElementsAttr* value = constant->GetDense("value");
   if (value == nullptr) return InvalidArgumentError("'" + std::string(text) + "' is not a dense literal");
   HostArray array;
-  array.type = ToElementType(value->element_type());
+  array.type = stablehlo::ToBufferType(value->element_type());
   if (array.type == ElementType::kInvalid) {
     return InvalidArgumentError("element type " +
                                 std::string(stablehlo::ElementTypeName(value->element_type())) +

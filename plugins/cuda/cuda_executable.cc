@@ -12,8 +12,7 @@ namespace {
 constexpr int kThreadsPerBlock = 256;
 
 ElementType BufferTypeOf(stablehlo::Type type) {
-  return ParseElementType(stablehlo::ElementTypeName(type.element_type()))
-      .value_or(ElementType::kInvalid);
+  return stablehlo::ToBufferType(type.element_type());
 }
 
 std::string Describe(ElementType type, std::span<const int64_t> dims) {

@@ -55,10 +55,8 @@ bool IsSupportedByDispatch(stablehlo::ElementType type);
 // does not compute with complex<f32> on the cpu plugin".
 Status UnsupportedElementType(stablehlo::ElementType type, std::string_view what);
 
-// The ABI's element type for a program type (kInvalid when there is none).
-berth::ElementType ToBufferType(stablehlo::ElementType type);
-// The program's element type for an ABI type (false when unsupported).
-bool FromBufferType(berth::ElementType type, stablehlo::ElementType* out);
+using stablehlo::FromBufferType;  // berth/stablehlo/types.hpp
+using stablehlo::ToBufferType;
 
 // Calls `f.template operator()<T>()` with T the C++ type of `type`.
 template <typename F>

@@ -404,4 +404,53 @@ std::string_view StringArena::Save(std::string_view text) {
 }
 
 }  // namespace detail
+
+berth::ElementType ToBufferType(ElementType type) {
+  using B = berth::ElementType;
+  switch (type) {
+    case ElementType::kI1: return B::kPred;
+    case ElementType::kSI2: return B::kS2;
+    case ElementType::kSI4: return B::kS4;
+    case ElementType::kSI8: return B::kS8;
+    case ElementType::kSI16: return B::kS16;
+    case ElementType::kSI32: return B::kS32;
+    case ElementType::kSI64: return B::kS64;
+    case ElementType::kUI2: return B::kU2;
+    case ElementType::kUI4: return B::kU4;
+    case ElementType::kUI8: return B::kU8;
+    case ElementType::kUI16: return B::kU16;
+    case ElementType::kUI32: return B::kU32;
+    case ElementType::kUI64: return B::kU64;
+    case ElementType::kF16: return B::kF16;
+    case ElementType::kBF16: return B::kBF16;
+    case ElementType::kF32: return B::kF32;
+    case ElementType::kF64: return B::kF64;
+    case ElementType::kComplex64: return B::kC64;
+    case ElementType::kComplex128: return B::kC128;
+    case ElementType::kF8E5M2: return B::kF8E5M2;
+    case ElementType::kF8E4M3FN: return B::kF8E4M3FN;
+    case ElementType::kF8E4M3B11FNUZ: return B::kF8E4M3B11FNUZ;
+    case ElementType::kF8E5M2FNUZ: return B::kF8E5M2FNUZ;
+    case ElementType::kF8E4M3FNUZ: return B::kF8E4M3FNUZ;
+    case ElementType::kF8E4M3: return B::kF8E4M3;
+    case ElementType::kF8E3M4: return B::kF8E3M4;
+    case ElementType::kF8E8M0FNU: return B::kF8E8M0FNU;
+    case ElementType::kF4E2M1FN: return B::kF4E2M1FN;
+    case ElementType::kF6E2M3FN: return B::kF6E2M3FN;
+    case ElementType::kF6E3M2FN: return B::kF6E3M2FN;
+    default: return B::kInvalid;
+  }
+}
+
+bool FromBufferType(berth::ElementType type, ElementType* out) {
+  for (int i = 0; i <= static_cast<int>(ElementType::kComplex128); ++i) {
+    ElementType candidate = static_cast<ElementType>(i);
+    if (ToBufferType(candidate) == type) {
+      *out = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace berth::stablehlo

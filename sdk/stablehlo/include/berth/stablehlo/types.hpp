@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "berth/element_type.hpp"
+
 namespace berth::stablehlo {
 
 // Element types of tensors. Signless MLIR integers (`i32`) and signed ones
@@ -57,6 +59,12 @@ enum class ElementType : uint8_t {
 
 // The MLIR spelling: "i1", "i32", "ui8", "f8E4M3FN", "complex<f32>" ...
 std::string_view ElementTypeName(ElementType type);
+
+// The buffer element type (berth/element_type.hpp) holding `type`'s values
+// (kInvalid when there is none: tf32, index, opaque).
+berth::ElementType ToBufferType(ElementType type);
+// The program's element type for a buffer type (false when there is none).
+bool FromBufferType(berth::ElementType type, ElementType* out);
 
 // Bits of one value: 1 for i1, 4 for i4, 64 for complex<f32>.
 int BitWidth(ElementType type);

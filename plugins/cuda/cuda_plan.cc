@@ -159,77 +159,48 @@ class Planner {
       return OkStatus();
     }
     Flush();
+    using Family = FusedKernel::Family;
     if (op.kind() == OpKind::kReduce || op.kind() == OpKind::kReduceWindow) {
       BERTH_RETURN_IF_ERROR(CheckReduce(op));
-      FusedKernel kernel;
-      kernel.reduce = &op;
-      kernel.num_elements = op.result(0)->type().NumElements();
-      const size_t n = op.num_results();
       // The init values are read from memory (data movement written out).
-      WriteOutViews(op.operands().subspan(n));
-      for (size_t j = 0; j < 2 * n; ++j) {
-        const stablehlo::Value* operand = op.operand(j);
-        if (const ViewRead* seen = FindView(operand)) {
-          AddView(kernel, *seen);
-        } else {
-          AddInput(kernel, operand);
-        }
-      }
-      for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);
-      Emit(std::move(kernel));
+      WriteOutViews(op.operands().subspan(op.num_results()));
+      EmitOpKernel(op, Family::kReduce, op.result(0)->type().NumElements());
       return OkStatus();
     }
-    if (op.kind() == OpKind::kScatter || op.kind() == OpKind::kSelectAndScatter) {
-      FusedKernel kernel;
-      if (op.kind() == OpKind::kScatter) {
-        BERTH_RETURN_IF_ERROR(CheckScatter(op));
-        kernel.scatter = &op;
-      } else {
-        BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
-        kernel.select_and_scatter = &op;
-      }
-      kernel.num_elements = 1;  // one thread: the updates apply in order
-      for (const stablehlo::Value* operand : op.operands()) {
-        if (const ViewRead* seen = FindView(operand)) {
-          AddView(kernel, *seen);
-        } else {
-          AddInput(kernel, operand);
-        }
-      }
-      for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);
-      Emit(std::move(kernel));
+    if (op.kind() == OpKind::kScatter) {
+      BERTH_RETURN_IF_ERROR(CheckScatter(op));
+      EmitOpKernel(op, Family::kScatter, 1);  // one thread: the updates apply in order
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kSelectAndScatter) {
+      BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
+      EmitOpKernel(op, Family::kSelectAndScatter, 1);
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kRngBitGenerator) {
+      BERTH_RETURN_IF_ERROR(CheckRandomBits(op));
+      EmitOpKernel(op, Family::kRandomBits, RandomBitsThreads(op));
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kDotGeneral) {
+      BERTH_RETURN_IF_ERROR(CheckDot(op));
+      EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kTriangularSolve) {
+      BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
+      // One thread per solved vector: the elements of the other dimension.
+      const stablehlo::Type b = op.operand(1)->type();
+      const int64_t m = b.dim(op.GetBool("left_side") ? b.rank() - 2 : b.rank() - 1);
+      const int64_t elements = b.NumElements();
+      EmitOpKernel(op, Family::kSolve, m > 0 ? elements / m : elements);
       return OkStatus();
     }
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
         op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice ||
-        op.kind() == OpKind::kGather || op.kind() == OpKind::kDotGeneral ||
-        op.kind() == OpKind::kTriangularSolve) {
-      FusedKernel kernel;
-      kernel.num_elements = op.result(0)->type().NumElements();
-      if (op.kind() == OpKind::kDotGeneral) {
-        BERTH_RETURN_IF_ERROR(CheckDot(op));
-        kernel.dot = &op;
-      } else if (op.kind() == OpKind::kTriangularSolve) {
-        BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
-        kernel.solve = &op;
-        // One thread per solved vector: the elements of the other dimension.
-        const stablehlo::Type b = op.operand(1)->type();
-        const int64_t m = b.dim(op.GetBool("left_side") ? b.rank() - 2 : b.rank() - 1);
-        if (m > 0) kernel.num_elements /= m;
-      } else {
-        BERTH_RETURN_IF_ERROR(CheckMove(op));
-        kernel.mover = &op;
-      }
-      for (size_t j = 0; j < op.num_operands(); ++j) {
-        const stablehlo::Value* operand = op.operand(j);
-        if (const ViewRead* seen = FindView(operand)) {
-          AddView(kernel, *seen);
-        } else {
-          AddInput(kernel, operand);
-        }
-      }
-      kernel.outputs.push_back(op.result(0));
-      Emit(std::move(kernel));
+        op.kind() == OpKind::kGather) {
+      BERTH_RETURN_IF_ERROR(CheckMove(op));
+      EmitOpKernel(op, Family::kMove, op.result(0)->type().NumElements());
       return OkStatus();
     }
     if (stablehlo::IsComparingCheck(op)) {
@@ -349,6 +320,24 @@ class Planner {
       Emit(std::move(kernel));
       written_.insert(same.begin(), same.end());
     }
+  }
+
+  // The kernel of one op of `family` over `num_elements` threads: its
+  // operands read directly or through their views, its results written.
+  void EmitOpKernel(const Operation& op, FusedKernel::Family family, int64_t num_elements) {
+    FusedKernel kernel;
+    kernel.family = family;
+    kernel.root = &op;
+    kernel.num_elements = num_elements;
+    for (const stablehlo::Value* operand : op.operands()) {
+      if (const ViewRead* seen = FindView(operand)) {
+        AddView(kernel, *seen);
+      } else {
+        AddInput(kernel, operand);
+      }
+    }
+    for (const stablehlo::Value* result : op.results()) kernel.outputs.push_back(result);
+    Emit(std::move(kernel));
   }
 
   static void AddInput(FusedKernel& kernel, const stablehlo::Value* value) {

@@ -162,7 +162,8 @@ TEST(CudaPlanTest, AReduceIsAKernelOfItsOwnReadingViewsAndMemory) {
   ASSERT_EQ(plan->steps.size(), 3u);  // exp; the reduce of its transpose; sqrt
   const stablehlo::Block& block = plan->entry->entry_block();
   const FusedKernel& reduce = plan->steps[1].fused;
-  EXPECT_EQ(reduce.reduce, block.operations()[2]);
+  EXPECT_EQ(reduce.family, FusedKernel::Family::kReduce);
+  EXPECT_EQ(reduce.root, block.operations()[2]);
   EXPECT_EQ(reduce.num_elements, 6);
   ASSERT_EQ(reduce.views.size(), 1u);
   EXPECT_EQ(reduce.views[0].source, block.operations()[0]->result(0));
@@ -189,16 +190,16 @@ TEST(CudaPlanTest, AReduceWhoseInitComesFromDataMovementReadsItWrittenOut) {
 }
 
 TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {
-  stablehlo::Module complex =
-      Parse(R"(func.func @main(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  %0 = stablehlo.negate %a : tensor<4xcomplex<f32>>
-  return %0 : tensor<4xcomplex<f32>>
+  stablehlo::Module narrow =
+      Parse(R"(func.func @main(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  %0 = stablehlo.negate %a : tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
 })");
-  Result<CudaPlan> plan = Plan(complex);
+  Result<CudaPlan> plan = Plan(narrow);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(plan.status().message(),
-              HasSubstr("element type tensor<4xcomplex<f32>> is not generated yet"));
+              HasSubstr("element type tensor<4xf8E4M3FN> is not generated yet"));
 
   // Not verified (the verifier refuses it too): the planner does not rely
   // on that.
@@ -254,8 +255,8 @@ TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
 }
 
 TEST(CudaPlanTest, ChecksOfTypesTheGeneratorLacksAreUnimplemented) {
-  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<2xcomplex<f32>>) {
-  check.expect_eq %a, %a : tensor<2xcomplex<f32>>
+  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<2xf8E4M3FN>) {
+  check.expect_eq %a, %a : tensor<2xf8E4M3FN>
   func.return
 })");
   Result<CudaPlan> plan = Plan(module);
@@ -310,13 +311,13 @@ TEST(CudaPlanTest, ControlFlowStepsHoldTheirRegionsPlans) {
 
 TEST(CudaPlanTest, ControlFlowOverValuesTheKernelsDoNotHoldIsUnimplemented) {
   stablehlo::Module module = Parse(
-      R"(func.func @main(%p: tensor<i1>, %a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+      R"(func.func @main(%p: tensor<i1>, %a: tensor<2xf8E4M3FN>) -> tensor<2xf8E4M3FN> {
   %r = "stablehlo.if"(%p) ({
-    stablehlo.return %a : tensor<2xcomplex<f32>>
+    stablehlo.return %a : tensor<2xf8E4M3FN>
   }, {
-    stablehlo.return %a : tensor<2xcomplex<f32>>
-  }) : (tensor<i1>) -> tensor<2xcomplex<f32>>
-  return %r : tensor<2xcomplex<f32>>
+    stablehlo.return %a : tensor<2xf8E4M3FN>
+  }) : (tensor<i1>) -> tensor<2xf8E4M3FN>
+  return %r : tensor<2xf8E4M3FN>
 })");
   Result<CudaPlan> plan = Plan(module);
   ASSERT_FALSE(plan.ok());

@@ -34,8 +34,13 @@ inline size_t ElementBytes(ElementType type) {
     case ElementType::kSI32:
     case ElementType::kUI32:
     case ElementType::kF32: return 4;
+    case ElementType::kComplex128: return 16;
     default: return 8;
   }
+}
+
+inline bool IsComplexElement(ElementType type) {
+  return type == ElementType::kComplex64 || type == ElementType::kComplex128;
 }
 
 inline bool IsFloatElement(ElementType type) {
@@ -43,8 +48,11 @@ inline bool IsFloatElement(ElementType type) {
          type == ElementType::kF64;
 }
 
-// Random storage for `count` elements of `type`.
+// Random storage for `count` elements of `type` (a complex number's parts
+// each as a random float).
 inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std::mt19937_64& rng) {
+  if (IsComplexElement(type))
+    return RandomElements(stablehlo::ComplexComponentType(type), 2 * count, rng);
   const size_t size = ElementBytes(type);
   std::vector<std::byte> bytes(count * size);
   std::uniform_int_distribution<int> pick(0, 9);
@@ -110,6 +118,10 @@ inline bool IsNan(ElementType type, const std::byte* p) {
 }
 
 inline std::string Hex(ElementType type, const std::byte* p) {
+  if (IsComplexElement(type)) {
+    const ElementType part = stablehlo::ComplexComponentType(type);
+    return "(" + Hex(part, p) + ", " + Hex(part, p + ElementBytes(part)) + ")";
+  }
   uint64_t bits = 0;
   std::memcpy(&bits, p, ElementBytes(type));
   char text[24];
@@ -119,6 +131,8 @@ inline std::string Hex(ElementType type, const std::byte* p) {
 
 // Small integers in [-8, 8] as `type`'s storage (exact in every type).
 inline std::vector<std::byte> SmallElements(ElementType type, size_t count, std::mt19937_64& rng) {
+  if (IsComplexElement(type))
+    return SmallElements(stablehlo::ComplexComponentType(type), 2 * count, rng);
   const size_t size = ElementBytes(type);
   std::vector<std::byte> bytes(count * size);
   for (size_t i = 0; i < count; ++i) {
@@ -159,7 +173,7 @@ std::vector<berth::testing::Literal> ArgumentsOf(const stablehlo::Block& block, 
   for (const stablehlo::Value* arg : block.arguments()) {
     const stablehlo::Type type = arg->type();
     berth::testing::Literal literal;
-    literal.type = *ParseElementType(stablehlo::ElementTypeName(type.element_type()));
+    literal.type = stablehlo::ToBufferType(type.element_type());
     literal.dims.assign(type.shape().begin(), type.shape().end());
     literal.bytes = elements(type.element_type(), static_cast<size_t>(type.NumElements()));
     args.push_back(std::move(literal));
@@ -175,10 +189,28 @@ inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Blo
   });
 }
 
+// Whether element `g` of `type` matches `w`: equal bits, or both NaN, or -
+// with `tolerance` > 0 - finite floats at most `tolerance` ulps apart; a
+// complex number's parts each so.
+inline bool ElementMatches(ElementType type, const std::byte* g, const std::byte* w,
+                           int64_t tolerance) {
+  if (IsComplexElement(type)) {
+    const ElementType part = stablehlo::ComplexComponentType(type);
+    const size_t half = ElementBytes(part);
+    return ElementMatches(part, g, w, tolerance) &&
+           ElementMatches(part, g + half, w + half, tolerance);
+  }
+  const size_t size = ElementBytes(type);
+  if (std::memcmp(g, w, size) == 0) return true;
+  if (!IsFloatElement(type)) return false;
+  if (IsNan(type, g) || IsNan(type, w)) return IsNan(type, g) && IsNan(type, w);
+  return tolerance > 0 && std::llabs(OrderedBits(type, g) - OrderedBits(type, w)) <= tolerance;
+}
+
 // Compares returned value `returned` of `block` as computed (`got`, dense
-// storage) with the cpu plugin's (`want`): equal bits, or both NaN, or -
-// with `ulps` > 0 - finite floats at most `ulps` apart (`half_ulps` for
-// f16/bf16). Reports up to 20 mismatches; returns their count.
+// storage) with the cpu plugin's (`want`): ElementMatches with `ulps`
+// (`half_ulps` for f16/bf16). Reports up to 20 mismatches; returns their
+// count.
 inline int CompareReturned(const std::string& family, const stablehlo::Block& block,
                            size_t returned, const std::vector<berth::testing::Literal>& args,
                            const std::vector<std::byte>& got, const std::vector<std::byte>& want,
@@ -193,14 +225,9 @@ inline int CompareReturned(const std::string& family, const stablehlo::Block& bl
   for (size_t e = 0; e * size < got.size(); ++e) {
     const std::byte* g = got.data() + e * size;
     const std::byte* w = want.data() + e * size;
-    if (std::memcmp(g, w, size) == 0) continue;
-    if (IsFloatElement(type) && IsNan(type, g) && IsNan(type, w)) continue;
     const int64_t tolerance =
         type == ElementType::kF16 || type == ElementType::kBF16 ? half_ulps : ulps;
-    if (tolerance > 0 && IsFloatElement(type) && !IsNan(type, g) && !IsNan(type, w) &&
-        std::llabs(OrderedBits(type, g) - OrderedBits(type, w)) <= tolerance) {
-      continue;
-    }
+    if (ElementMatches(type, g, w, tolerance)) continue;
     if (++mismatches > 20 || op == nullptr) continue;
     std::string operands;
     for (const stablehlo::Value* operand : op->operands()) {

@@ -6,6 +6,7 @@
 #ifndef BERTH_TESTS_CUDA_KERNEL_FAMILIES_HPP_
 #define BERTH_TESTS_CUDA_KERNEL_FAMILIES_HPP_
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -36,7 +37,10 @@ class ProgramBuilder {
 
   // An argument of `type` (one per type and role), by name.
   std::string Arg(const std::string& type, const std::string& role = "a", bool scalar = false) {
-    const std::string name = "%" + role + "_" + type + (scalar ? "_s" : "");
+    std::string spelled = type;  // complex<f32> as complex_f32
+    std::replace(spelled.begin(), spelled.end(), '<', '_');
+    std::erase(spelled, '>');
+    const std::string name = "%" + role + "_" + spelled + (scalar ? "_s" : "");
     for (const auto& [n, t] : args_) {
       if (n == name) return name;
     }
@@ -839,6 +843,92 @@ inline std::vector<KernelFamily> KernelFamilies() {
     KernelFamily family{"triangular_solve", program, 0, 0, false};
     family.solves = true;
     families.push_back(family);
+  }
+  {
+    // Complex numbers: arithmetic (* and / with C's infinity recovery),
+    // lexicographic maximum/minimum and comparisons, abs, sign, the parts
+    // and complex(), converts to and from real types and between the two
+    // widths, select; on random parts (NaN, inf, extremes included).
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
+      const std::string part = type == "complex<f32>" ? "f32" : "f64";
+      for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+        program.Binary(op, type);
+      for (const char* op : {"negate", "sign"}) program.Unary(op, type);
+      for (const char* op : {"abs", "real", "imag"})
+        program.Op(op, {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(part));
+      for (const char* op : {"real", "imag"})
+        program.Op(op, {program.Arg(part)}, {program.Tensor(part)}, program.Tensor(part));
+      program.Op("complex", {program.Arg(part), program.Arg(part, "b")},
+                 {program.Tensor(part), program.Tensor(part)}, program.Tensor(type));
+      for (const char* direction : {"EQ", "NE", "GE", "GT", "LE", "LT"}) {
+        program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                   {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                   "comparison_direction = #stablehlo<comparison_direction " +
+                       std::string(direction) +
+                       ">, compare_type = #stablehlo<comparison_type FLOAT>");
+      }
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), program.Tensor(type), program.Tensor(type)},
+                 program.Tensor(type));
+      for (const std::string& other :
+           {std::string("i1"), std::string("i32"), std::string("ui64"), std::string("f16"),
+            std::string("bf16"), std::string("f32"), std::string("f64"),
+            std::string(type == "complex<f32>" ? "complex<f64>" : "complex<f32>")}) {
+        program.Op("convert", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(other));
+        program.Op("convert", {program.Arg(other)}, {program.Tensor(other)}, program.Tensor(type));
+      }
+    }
+    families.push_back({"complex", program});
+  }
+  {
+    // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
+    // (first even dimension, else the largest; odd sizes; rank 0; empty),
+    // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts
+    // that do not fill the last, states of 2 and 3 ui64 words, of 4 ui32
+    // (JAX's key) and i64; a 3-word state whose counter's low word carries
+    // into the high one; float outputs holding the bits.
+    ProgramBuilder program("");
+    program.NamedArg("%k2", "tensor<2xui64>");
+    program.NamedArg("%k3", "tensor<3xui64>");
+    program.NamedArg("%k4", "tensor<4xui32>");
+    program.NamedArg("%ki", "tensor<2xi64>");
+    const std::string carry = program.Value(
+        "stablehlo.constant dense<[12345, 18446744073709551614, 7]> : tensor<3xui64>");
+    struct Generator {
+      const char* algorithm;
+      std::string state;
+      const char* state_type;
+      const char* output;
+    };
+    const Generator generators[] = {
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<5x7xui32>"},
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<3x4x5xf32>"},
+        {"THREE_FRY", "%k4", "tensor<4xui32>", "tensor<6x3xui32>"},
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<ui32>"},
+        {"THREE_FRY", "%ki", "tensor<2xi64>", "tensor<9xui8>"},
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<3x5xf16>"},
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<7xui64>"},
+        {"THREE_FRY", "%k4", "tensor<4xui32>", "tensor<3x3xf64>"},
+        {"THREE_FRY", "%k2", "tensor<2xui64>", "tensor<0x3xui32>"},
+        {"PHILOX", "%k2", "tensor<2xui64>", "tensor<13xui32>"},
+        {"PHILOX", "%k3", "tensor<3xui64>", "tensor<5xui64>"},
+        {"PHILOX", "%k3", "tensor<3xui64>", "tensor<2x5xui8>"},
+        {"PHILOX", "%k2", "tensor<2xui64>", "tensor<7xbf16>"},
+        {"PHILOX", carry, "tensor<3xui64>", "tensor<9xui32>"},
+        {"DEFAULT", "%k4", "tensor<4xui32>", "tensor<4x3xf32>"},
+        {"DEFAULT", "%ki", "tensor<2xi64>", "tensor<3xi64>"},
+    };
+    int index = 0;
+    for (const Generator& g : generators) {
+      const std::string name = "%g" + std::to_string(index++);
+      program.Returned("  " + name + ":2 = \"stablehlo.rng_bit_generator\"(" + g.state +
+                           ") {rng_algorithm = #stablehlo<rng_algorithm " + g.algorithm + ">} : (" +
+                           g.state_type + ") -> (" + g.state_type + ", " + g.output + ")\n",
+                       name + "#0", g.state_type);
+      program.Returned("", name + "#1", g.output);
+    }
+    families.push_back({"random_bits", program, 0, 0, false});
   }
   return families;
 }

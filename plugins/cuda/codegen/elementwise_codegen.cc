@@ -13,11 +13,7 @@ std::vector<berth::ElementType> GeneratedBufferTypes() {
   std::vector<berth::ElementType> types;
   for (int t = 0; t <= static_cast<int>(ElementType::kComplex128); ++t) {
     const auto type = static_cast<ElementType>(t);
-    if (StorageType(type) == nullptr) continue;
-    if (std::optional<berth::ElementType> buffer =
-            ParseElementType(stablehlo::ElementTypeName(type))) {
-      types.push_back(*buffer);
-    }
+    if (StorageType(type) != nullptr) types.push_back(stablehlo::ToBufferType(type));
   }
   return types;
 }
@@ -25,6 +21,9 @@ std::vector<berth::ElementType> GeneratedBufferTypes() {
 bool IsGeneratedElementwiseKind(OpKind kind) {
   if (FloatFunctionOf(kind) != nullptr) return true;
   switch (kind) {
+    case OpKind::kComplex:
+    case OpKind::kReal:
+    case OpKind::kImag:
     case OpKind::kAdd:
     case OpKind::kSubtract:
     case OpKind::kMultiply:
@@ -147,15 +146,22 @@ Status CheckFusible(const Operation& op) {
 }
 
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
-  if (kernel.scatter != nullptr) return EmitScatterKernel(kernel);
-  if (kernel.select_and_scatter != nullptr) return EmitSelectAndScatterKernel(kernel);
-  if (kernel.solve != nullptr) return EmitSolveKernel(kernel);
-  if (kernel.dot != nullptr) return EmitDotKernel(kernel);
-  if (kernel.reduce != nullptr) {
-    return kernel.reduce->kind() == OpKind::kReduceWindow ? EmitReduceWindowKernel(kernel)
-                                                          : EmitReduceKernel(kernel);
+  using Family = FusedKernel::Family;
+  if (kernel.family != Family::kElementwise && kernel.root == nullptr) {
+    return InvalidArgumentError("fused kernel '" + kernel.name + "' has no root op");
   }
-  if (kernel.mover != nullptr) return EmitMoveKernel(kernel);
+  switch (kernel.family) {
+    case Family::kScatter: return EmitScatterKernel(kernel);
+    case Family::kSelectAndScatter: return EmitSelectAndScatterKernel(kernel);
+    case Family::kSolve: return EmitSolveKernel(kernel);
+    case Family::kDot: return EmitDotKernel(kernel);
+    case Family::kReduce:
+      return kernel.root->kind() == OpKind::kReduceWindow ? EmitReduceWindowKernel(kernel)
+                                                          : EmitReduceKernel(kernel);
+    case Family::kMove: return EmitMoveKernel(kernel);
+    case Family::kRandomBits: return EmitRandomBitsKernel(kernel);
+    case Family::kElementwise: break;
+  }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {
     return InvalidArgumentError("fused kernel '" + kernel.name +
                                 "' has nothing to compute or no outputs");

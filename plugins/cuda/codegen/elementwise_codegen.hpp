@@ -40,33 +40,42 @@ struct FusedKernel {
   std::vector<const stablehlo::Operation*> ops;
   std::vector<ViewRead> views;
   int64_t num_elements = 0;
-  // Set for a reduction kernel (CheckReduce: reduce, reduce_window): no
-  // `ops`; inputs are the operands (or their views' sources) and the init
-  // values, outputs the results. Each thread computes one output element,
-  // combining the reduced (or window's) elements in row-major order with the
-  // body's ops.
-  const stablehlo::Operation* reduce = nullptr;
-  // Set for a data movement kernel (CheckMove: concatenate, pad,
-  // dynamic_slice, dynamic_update_slice, gather): no `ops`; inputs are the
-  // op's operands (or their views' sources), the output its result, each
-  // element loaded from the operand (or the padding value) it comes from;
-  // start indices are read per element and clamped as the cpu plugin does.
-  const stablehlo::Operation* mover = nullptr;
-  // Set for a dot_general kernel (CheckDot): each thread one output element,
-  // the products over the contracting dimensions summed in row-major order
-  // in the result's type (f16/bf16 in float, rounded once at the end).
-  const stablehlo::Operation* dot = nullptr;
-  // Set for a triangular_solve kernel (CheckTriangularSolve): each thread
-  // solves for one column (left_side) or row of the result of one batch
-  // element by substitution; num_elements counts those vectors.
-  const stablehlo::Operation* solve = nullptr;
-  // Set for a scatter kernel (CheckScatter): one thread (num_elements 1)
-  // copies the inputs to the outputs, then applies every update in order.
-  const stablehlo::Operation* scatter = nullptr;
-  // Set for a select_and_scatter kernel (CheckSelectAndScatter): one thread
-  // (num_elements 1) fills the output with the init value, then scatters
-  // each source element into its window's selected position.
-  const stablehlo::Operation* select_and_scatter = nullptr;
+  // What the kernel computes; every family but kElementwise has no `ops`
+  // and is the one op `root`, its operands (or their views' sources) the
+  // inputs and its results the outputs.
+  //   kReduce: reduce or reduce_window (CheckReduce); the init values are
+  //     inputs too. Each thread computes one output element, combining the
+  //     reduced (or window's) elements in row-major order with the body's ops.
+  //   kMove: concatenate, pad, dynamic_slice, dynamic_update_slice, gather
+  //     (CheckMove); each element loaded from the operand (or the padding
+  //     value) it comes from; start indices are read per element and
+  //     clamped as the cpu plugin does.
+  //   kDot: dot_general (CheckDot); each thread one output element, the
+  //     products over the contracting dimensions summed in row-major order
+  //     in the result's type (f16/bf16 in float, rounded once at the end).
+  //   kSolve: triangular_solve (CheckTriangularSolve); each thread solves
+  //     for one column (left_side) or row of the result of one batch element
+  //     by substitution; num_elements counts those vectors.
+  //   kScatter: scatter (CheckScatter); one thread (num_elements 1) copies
+  //     the inputs to the outputs, then applies every update in order.
+  //   kSelectAndScatter: select_and_scatter (CheckSelectAndScatter); one
+  //     thread fills the output with the init value, then scatters each
+  //     source element into its window's selected position.
+  //   kRandomBits: rng_bit_generator (CheckRandomBits); each thread runs
+  //     the generator on one counter (RandomBitsThreads), thread 0 also
+  //     writes the new state.
+  enum class Family {
+    kElementwise,
+    kReduce,
+    kMove,
+    kDot,
+    kSolve,
+    kScatter,
+    kSelectAndScatter,
+    kRandomBits
+  };
+  Family family = Family::kElementwise;
+  const stablehlo::Operation* root = nullptr;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -130,6 +139,17 @@ Status CheckScatter(const stablehlo::Operation& op);
 // positive value per dimension, select and scatter regions of elementwise
 // ops on two elements (select returning i1). Otherwise UNIMPLEMENTED.
 Status CheckSelectAndScatter(const stablehlo::Operation& op);
+
+// OK when `op` is an rng_bit_generator the code generator can run: a rank-1
+// state of 32- or 64-bit integers holding the words its algorithm takes
+// (THREE_FRY 2, PHILOX and DEFAULT 2 or 3), an output of 8-, 16-, 32- or
+// 64-bit elements of a supported type. A state or output the op cannot
+// take is INVALID_ARGUMENT with the cpu plugin's words.
+Status CheckRandomBits(const stablehlo::Operation& op);
+
+// The threads an rng_bit_generator kernel runs: the generator blocks it
+// uses (at least one, which writes the new state).
+int64_t RandomBitsThreads(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

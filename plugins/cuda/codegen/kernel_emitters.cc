@@ -17,6 +17,29 @@ std::string CompareExpression(const Operation& op, ElementType type, const std::
     return "";
   }
   ComparisonType compare = op.compare_type().value_or(ComparisonType::kNoType);
+  if (ClassOf(type) == Class::kComplex) {
+    // Lexicographic on (real, imaginary), each part as a float.
+    const std::string ar = a + ".re", ai = a + ".im", br = b + ".re", bi = b + ".im";
+    auto part = [&](const std::string& x, const std::string& y) {
+      return compare == ComparisonType::kTotalOrder
+                 ? std::pair{"berth_total_key(" + x + ")", "berth_total_key(" + y + ")"}
+                 : std::pair{x, y};
+    };
+    const auto [xr, yr] = part(ar, br);
+    const auto [xi, yi] = part(ai, bi);
+    const std::string same = Infix(Infix(xr, "==", yr), "&&", Infix(xi, "==", yi));
+    switch (*direction) {
+      case ComparisonDirection::kEq: return same;
+      case ComparisonDirection::kNe: return "(!" + same + ")";
+      default: break;
+    }
+    const char* symbol = *direction == ComparisonDirection::kGe   ? ">="
+                         : *direction == ComparisonDirection::kGt ? ">"
+                         : *direction == ComparisonDirection::kLe ? "<="
+                                                                  : "<";
+    return "(" + Infix(xr, "==", yr) + " ? " + Infix(xi, symbol, yi) + " : " +
+           Infix(xr, symbol, yr) + ")";
+  }
   std::string x = a, y = b;
   if (compare == ComparisonType::kTotalOrder && ClassOf(type) == Class::kFloat) {
     x = "berth_total_key(" + a + ")";
@@ -43,7 +66,8 @@ Result<std::string> BitcastExpression(const Operation& op, const std::string& a)
                     to = op.result(0)->type().element_type();
   const Class source = ClassOf(from), target = ClassOf(to);
   if (stablehlo::BitWidth(from) != stablehlo::BitWidth(to) || source == Class::kBool ||
-      target == Class::kBool || IsHalf(from) || IsHalf(to)) {
+      target == Class::kBool || source == Class::kComplex || target == Class::kComplex ||
+      IsHalf(from) || IsHalf(to)) {
     return Unsupported(
         op, "only bitcasts between integers, f32 and f64 of one width are generated, not " +
                 std::string(stablehlo::ElementTypeName(from)) + " to " +
@@ -80,6 +104,8 @@ Class ClassOf(ElementType type) {
     case ElementType::kBF16:
     case ElementType::kF32:
     case ElementType::kF64: return Class::kFloat;
+    case ElementType::kComplex64:
+    case ElementType::kComplex128: return Class::kComplex;
     default: return Class::kNone;
   }
 }
@@ -99,6 +125,8 @@ const char* StorageType(ElementType type) {
     case ElementType::kBF16: return "berth_u16";
     case ElementType::kF32: return "float";
     case ElementType::kF64: return "double";
+    case ElementType::kComplex64: return "berth_c64";
+    case ElementType::kComplex128: return "berth_c128";
     default: return nullptr;
   }
 }
@@ -155,6 +183,20 @@ Status Unsupported(const Operation& op, const std::string& why) {
 std::string ConvertExpression(ElementType from, ElementType to, const std::string& a) {
   const Class source = ClassOf(from), target = ClassOf(to);
   if (from == to) return a;
+  // A complex number converts through its real part (the imaginary part
+  // dropped, as XLA does); a real value becomes the real part (imaginary
+  // +0); between complex types each part converts as a float does.
+  if (source == Class::kComplex || target == Class::kComplex) {
+    const ElementType from_part =
+        source == Class::kComplex ? stablehlo::ComplexComponentType(from) : from;
+    const std::string real = source == Class::kComplex ? a + ".re" : a;
+    if (target != Class::kComplex) return ConvertExpression(from_part, to, real);
+    const ElementType to_part = stablehlo::ComplexComponentType(to);
+    const std::string imaginary = source == Class::kComplex
+                                      ? ConvertExpression(from_part, to_part, a + ".im")
+                                      : "(" + std::string(ComputeType(to_part)) + ")0";
+    return "berth_complex(" + ConvertExpression(from_part, to_part, real) + ", " + imaginary + ")";
+  }
   if (target == Class::kBool) return source == Class::kBool ? a : "(" + a + " != 0)";
   if (source == Class::kBool) {
     return target == Class::kFloat
@@ -221,13 +263,17 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
   const std::string t = ComputeType(operand);
   auto a = [&] { return args[0]; };
   auto b = [&] { return args[1]; };
-  auto by_class = [&](std::string for_bool, std::string for_int,
-                      std::string for_float) -> Result<std::string> {
-    const std::string& chosen = c == Class::kBool    ? for_bool
-                                : c == Class::kFloat ? for_float
-                                                     : for_int;
+  auto by_class = [&](std::string for_bool, std::string for_int, std::string for_float,
+                      std::string for_complex = "") -> Result<std::string> {
+    const std::string& chosen = c == Class::kBool      ? for_bool
+                                : c == Class::kFloat   ? for_float
+                                : c == Class::kComplex ? for_complex
+                                                       : for_int;
     if (chosen.empty()) {
-      return Unsupported(op, "not defined on " + std::string(stablehlo::ElementTypeName(operand)));
+      return Unsupported(
+          op, std::string(c == Class::kComplex ? "not generated for " : "not defined on ") +
+                  std::string(stablehlo::ElementTypeName(operand)) +
+                  (c == Class::kComplex ? " yet" : ""));
     }
     return chosen;
   };
@@ -235,16 +281,21 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
   if (const char* function = FloatFunctionOf(op.kind()))
     return by_class("", "", Call(function, a()));
   switch (op.kind()) {
+    case OpKind::kComplex: return Call("berth_complex", a(), b());
+    case OpKind::kReal: return c == Class::kComplex ? a() + ".re" : a();
+    case OpKind::kImag: return c == Class::kComplex ? a() + ".im" : "(" + t + ")0";
     case OpKind::kAdd:
       return by_class(Infix(a(), "||", b()), Call(tmpl("berth_iadd"), a(), b()),
-                      Infix(a(), "+", b()));
+                      Infix(a(), "+", b()), Call("berth_cadd", a(), b()));
     case OpKind::kSubtract:
-      return by_class("", Call(tmpl("berth_isub"), a(), b()), Infix(a(), "-", b()));
+      return by_class("", Call(tmpl("berth_isub"), a(), b()), Infix(a(), "-", b()),
+                      Call("berth_csub", a(), b()));
     case OpKind::kMultiply:
       return by_class(Infix(a(), "&&", b()), Call(tmpl("berth_imul"), a(), b()),
-                      Infix(a(), "*", b()));
+                      Infix(a(), "*", b()), Call("berth_cmul", a(), b()));
     case OpKind::kDivide:
-      return by_class("", Call(tmpl("berth_idiv"), a(), b()), Infix(a(), "/", b()));
+      return by_class("", Call(tmpl("berth_idiv"), a(), b()), Infix(a(), "/", b()),
+                      Call("berth_cdiv", a(), b()));
     case OpKind::kRemainder:
       return by_class("", Call(tmpl("berth_irem"), a(), b()), Call("fmod", a(), b()));
     case OpKind::kPower:
@@ -252,11 +303,11 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kMaximum:
       return by_class(Infix(a(), "||", b()),
                       "(" + a() + " > " + b() + " ? " + a() + " : " + b() + ")",
-                      Call("berth_fmax", a(), b()));
+                      Call("berth_fmax", a(), b()), Call("berth_cmax", a(), b()));
     case OpKind::kMinimum:
       return by_class(Infix(a(), "&&", b()),
                       "(" + a() + " < " + b() + " ? " + a() + " : " + b() + ")",
-                      Call("berth_fmin", a(), b()));
+                      Call("berth_fmin", a(), b()), Call("berth_cmin", a(), b()));
     case OpKind::kAtan2: return by_class("", "", Call("atan2", a(), b()));
     case OpKind::kAnd:
       return by_class(Infix(a(), "&&", b()), "(" + t + ")" + Infix(a(), "&", b()), "");
@@ -275,13 +326,14 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kCountLeadingZeros: return by_class("", Call(tmpl("berth_clz"), a()), "");
     case OpKind::kAbs:
       return by_class("", c == Class::kUnsigned ? a() : Call(tmpl("berth_iabs"), a()),
-                      Call("fabs", a()));
-    case OpKind::kNegate: return by_class("", Call(tmpl("berth_ineg"), a()), "(-" + a() + ")");
+                      Call("fabs", a()), Call("berth_cabs", a()));
+    case OpKind::kNegate:
+      return by_class("", Call(tmpl("berth_ineg"), a()), "(-" + a() + ")", Call("berth_cneg", a()));
     case OpKind::kSign:
       return by_class("",
                       c == Class::kUnsigned ? "(" + t + ")(" + a() + " != 0)"
                                             : Call(tmpl("berth_isign"), a()),
-                      Call("berth_fsign", a()));
+                      Call("berth_fsign", a()), Call("berth_csign", a()));
     case OpKind::kRsqrt: return by_class("", "", "((" + t + ")1 / sqrt(" + a() + "))");
     case OpKind::kCompare: {
       Status status;
@@ -296,6 +348,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       const std::string x = args[1], lo = args[0], hi = args[2];
       if (c == Class::kFloat) return Call("berth_fmin", Call("berth_fmax", x, lo), hi);
       if (c == Class::kBool) return Infix(Infix(x, "||", lo), "&&", hi);
+      if (c == Class::kComplex) return Unsupported(op, "clamp of complex numbers is not generated");
       const std::string raised = "(" + x + " > " + lo + " ? " + x + " : " + lo + ")";
       return "(" + raised + " < " + hi + " ? " + raised + " : " + hi + ")";
     }
@@ -427,9 +480,10 @@ std::string KernelParams(const FusedKernel& kernel) {
   return params;
 }
 
-std::string WrapKernel(const std::string& name, const std::string& params,
-                       const std::string& body) {
+std::string WrapKernel(const std::string& name, const std::string& params, const std::string& body,
+                       std::string_view helpers) {
   std::string source(KernelPrelude());
+  source += helpers;
   source += "\nextern \"C\" __global__ void " + name + "(" + params + "berth_s64 n) {\n";
   source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
   source += "       i += (berth_s64)gridDim.x * blockDim.x) {\n";

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,7 +23,7 @@ using stablehlo::Operation;
 using stablehlo::OpKind;
 
 // The kind of value an element type is, for choosing an expression.
-enum class Class { kBool, kSigned, kUnsigned, kFloat, kNone };
+enum class Class { kBool, kSigned, kUnsigned, kFloat, kComplex, kNone };
 
 Class ClassOf(ElementType type);
 
@@ -86,10 +87,11 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
 // (`const T* inK`), then each output (`T* outJ`), in their storage types.
 std::string KernelParams(const FusedKernel& kernel);
 
-// The translation unit: the prelude, then the kernel `name` with
-// `params` (and the element count n) running `body` in a grid-stride loop
-// over the element index i.
-std::string WrapKernel(const std::string& name, const std::string& params, const std::string& body);
+// The translation unit: the prelude, `helpers` (device functions of one
+// family), then the kernel `name` with `params` (and the element count n)
+// running `body` in a grid-stride loop over the element index i.
+std::string WrapKernel(const std::string& name, const std::string& params, const std::string& body,
+                       std::string_view helpers = {});
 
 // Appends `ops` (elementwise, checked) to `body` as locals v<next>...,
 // reading `names` and recording their results there.
@@ -139,6 +141,7 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitDotKernel(const FusedKernel& kernel);
 Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
+Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 
 }  // namespace berth::cuda::codegen
 

@@ -231,7 +231,7 @@ namespace codegen {
 // One output element per thread: the element of the operand it comes from,
 // or (pad) the padding value.
 Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.mover;
+  const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckMove(op));
   const stablehlo::Type result = op.result(0)->type();
   const ElementType type = result.element_type();
@@ -371,7 +371,7 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
 // earlier ones alike; it is correct for any indices and any computation,
 // and slow: every element is handled by the one thread.
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.scatter;
+  const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckScatter(op));
   const stablehlo::ScatterDimensionNumbers& numbers = *op.scatter_dimension_numbers();
   const size_t n = op.num_results();
@@ -487,7 +487,7 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
 // into the selected position with the scatter region. A window all on
 // padding scatters nothing. The cpu plugin's order and rules.
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.select_and_scatter;
+  const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
   const stablehlo::Type operand = op.operand(0)->type(), source = op.operand(1)->type();
   const ElementType type = operand.element_type();

@@ -97,7 +97,7 @@ Status CheckReduce(const Operation& op) {
 namespace codegen {
 
 Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.reduce;
+  const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckReduce(op));
   const size_t n = op.num_results();
   const stablehlo::Type operand = op.operand(0)->type();
@@ -167,7 +167,7 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
 // padding or a hole of base dilation folds in the init value (as the cpu
 // plugin and the spec do).
 Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.reduce;
+  const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckReduce(op));
   const size_t n = op.num_results();
   const stablehlo::Type operand = op.operand(0)->type();

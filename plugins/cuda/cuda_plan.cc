@@ -426,10 +426,10 @@ int64_t ScalarIndex(stablehlo::ElementType type, const void* data) {
   uint64_t raw = 0;
   std::memcpy(&raw, data, static_cast<size_t>(bits <= 8 ? 1 : bits / 8));
   if (type == stablehlo::ElementType::kI1) return (raw & 0xff) != 0;
-  if (stablehlo::IsSignedInteger(type)) {
-    const int unused = 64 - (bits <= 8 ? 8 : bits);
-    return static_cast<int64_t>(raw << unused) >> unused;
-  }
+  // A narrow integer (i2, i4...) is the value of the low bits of its byte.
+  const int unused = 64 - bits;
+  if (stablehlo::IsSignedInteger(type)) return static_cast<int64_t>(raw << unused) >> unused;
+  raw = (raw << unused) >> unused;
   return raw > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(raw);
 }
 

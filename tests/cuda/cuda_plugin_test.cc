@@ -34,16 +34,17 @@ TEST_F(CudaPluginTest, LoadsAndNamesItsCompiler) {
   EXPECT_EQ(info->platform, "cuda");
   ASSERT_TRUE(info->attributes.contains("nvrtc_version"));
   EXPECT_THAT(std::get<std::string>(info->attributes.at("nvrtc_version")), HasSubstr("."));
-  // The types the code generator knows, for `berth conformance`: complex
-  // numbers, no i4, no f8.
+  // The types the code generator knows, for `berth conformance`: every
+  // element type the cpu plugin holds (pred, the integers i2 to ui64, the
+  // floats f4 to f64, complex numbers).
   ASSERT_TRUE(info->attributes.contains("element_types"));
   const auto& types = std::get<std::vector<int64_t>>(info->attributes.at("element_types"));
-  EXPECT_EQ(types.size(), 15u);
-  EXPECT_THAT(types, ::testing::Contains(static_cast<int64_t>(ElementType::kBF16)));
-  EXPECT_THAT(types, ::testing::Contains(static_cast<int64_t>(ElementType::kC128)));
-  EXPECT_THAT(types, ::testing::Not(::testing::Contains(static_cast<int64_t>(ElementType::kS4))));
-  EXPECT_THAT(types,
-              ::testing::Not(::testing::Contains(static_cast<int64_t>(ElementType::kF8E4M3FN))));
+  EXPECT_EQ(types.size(), 30u);
+  for (ElementType type :
+       {ElementType::kBF16, ElementType::kC128, ElementType::kS4, ElementType::kU2,
+        ElementType::kF8E4M3FN, ElementType::kF8E8M0FNU, ElementType::kF4E2M1FN}) {
+    EXPECT_THAT(types, ::testing::Contains(static_cast<int64_t>(type))) << ElementTypeName(type);
+  }
 }
 
 TEST_F(CudaPluginTest, ClientHasOneDevicePerGpuOrSaysWhyNone) {

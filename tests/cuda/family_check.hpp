@@ -22,21 +22,12 @@ namespace berth::cuda::testing {
 
 using stablehlo::ElementType;
 
-inline size_t ElementBytes(ElementType type) {
-  switch (type) {
-    case ElementType::kI1:
-    case ElementType::kSI8:
-    case ElementType::kUI8: return 1;
-    case ElementType::kSI16:
-    case ElementType::kUI16:
-    case ElementType::kF16:
-    case ElementType::kBF16: return 2;
-    case ElementType::kSI32:
-    case ElementType::kUI32:
-    case ElementType::kF32: return 4;
-    case ElementType::kComplex128: return 16;
-    default: return 8;
-  }
+inline size_t ElementBytes(ElementType type) { return stablehlo::StorageBytes(type); }
+
+// i2, i4, ui2, ui4 and the f4/f6/f8 formats: one element per byte.
+inline bool IsNarrowElement(ElementType type) {
+  return type != ElementType::kI1 && stablehlo::StorageBytes(type) == 1 &&
+         (stablehlo::BitWidth(type) < 8 || stablehlo::IsFloat(type));
 }
 
 inline bool IsComplexElement(ElementType type) {
@@ -53,6 +44,18 @@ inline bool IsFloatElement(ElementType type) {
 inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std::mt19937_64& rng) {
   if (IsComplexElement(type))
     return RandomElements(stablehlo::ComplexComponentType(type), 2 * count, rng);
+  if (IsNarrowElement(type)) {
+    // Every bit pattern of the width; integers sign- or zero-extended.
+    const int bits = stablehlo::BitWidth(type);
+    std::vector<std::byte> bytes(count);
+    for (std::byte& b : bytes) {
+      uint8_t v = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+      if (stablehlo::IsSignedInteger(type) && (v >> (bits - 1)))
+        v = static_cast<uint8_t>(v | (0xffu << bits));
+      b = static_cast<std::byte>(v);
+    }
+    return bytes;
+  }
   const size_t size = ElementBytes(type);
   std::vector<std::byte> bytes(count * size);
   std::uniform_int_distribution<int> pick(0, 9);
@@ -133,6 +136,7 @@ inline std::string Hex(ElementType type, const std::byte* p) {
 inline std::vector<std::byte> SmallElements(ElementType type, size_t count, std::mt19937_64& rng) {
   if (IsComplexElement(type))
     return SmallElements(stablehlo::ComplexComponentType(type), 2 * count, rng);
+  if (IsNarrowElement(type)) return RandomElements(type, count, rng);
   const size_t size = ElementBytes(type);
   std::vector<std::byte> bytes(count * size);
   for (size_t i = 0; i < count; ++i) {

@@ -882,6 +882,62 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"complex", program});
   }
   {
+    // Narrow types, on every bit pattern of their width: integers (computed
+    // in 8 bits, wrapped after every op; popcnt, count_leading_zeros and
+    // shift_right_logical on their zero-extended bits) and the f4/f6/f8
+    // formats (computed in float, rounded after every op with each format's
+    // NaN, infinity and overflow rules); converts between them and wide types.
+    ProgramBuilder program;
+    const std::vector<std::string> narrow_ints = {"i2", "i4", "ui2", "ui4"};
+    const std::vector<std::string> narrow_floats = {
+        "f8E5M2",        "f8E4M3",    "f8E3M4",   "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2FNUZ",
+        "f8E4M3B11FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"};
+    for (const std::string& type : narrow_ints) {
+      const bool is_signed = type[0] == 'i';
+      for (const char* op :
+           {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or",
+            "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"}) {
+        program.Binary(op, type);
+      }
+      for (const char* op : {"not", "popcnt", "count_leading_zeros"}) program.Unary(op, type);
+      if (is_signed) {
+        for (const char* op : {"negate", "abs", "sign"}) program.Unary(op, type);
+      }
+      program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                 std::string("comparison_direction = #stablehlo<comparison_direction LT>, "
+                             "compare_type = #stablehlo<comparison_type ") +
+                     (is_signed ? "SIGNED" : "UNSIGNED") + ">");
+    }
+    for (const std::string& type : narrow_floats) {
+      for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+        program.Binary(op, type);
+      for (const char* op : {"negate", "abs", "sign", "sqrt", "floor"}) program.Unary(op, type);
+      for (const char* order : {"FLOAT", "TOTALORDER"}) {
+        program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                   {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                   std::string("comparison_direction = #stablehlo<comparison_direction LE>, "
+                               "compare_type = #stablehlo<comparison_type ") +
+                       order + ">");
+      }
+    }
+    const std::vector<std::string> all = Join({narrow_ints, narrow_floats});
+    for (const std::string& type : all) {
+      for (const std::string& other :
+           Join({all, {"i1", "i8", "i32", "ui64", "f16", "bf16", "f32", "f64"}})) {
+        if (other == type) continue;
+        program.Op("convert", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(other));
+        if (std::find(all.begin(), all.end(), other) == all.end())
+          program.Op("convert", {program.Arg(other)}, {program.Tensor(other)},
+                     program.Tensor(type));
+      }
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), program.Tensor(type), program.Tensor(type)},
+                 program.Tensor(type));
+    }
+    families.push_back({"narrow_types", program});
+  }
+  {
     // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
     // (first even dimension, else the largest; odd sizes; rank 0; empty),
     // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts

@@ -23,15 +23,6 @@ namespace berth::cpu {
 
 Status CheckTensors(const Tensor& actual, const void* expected, const CheckSpec& spec) {
   if (!actual.is_tensor()) return InvalidArgumentError("check of a non-tensor value");
-  if (IsNarrowType(actual.type())) {
-    // As the values they stand for (floats exactly in f32, integers as bytes).
-    const ElementType wide = WideComputeType(actual.type());
-    BERTH_ASSIGN_OR_RETURN(Tensor expected_tensor, Tensor::Allocate(actual.type(), actual.dims()));
-    if (actual.byte_size() > 0) std::memcpy(expected_tensor.bytes(), expected, actual.byte_size());
-    BERTH_ASSIGN_OR_RETURN(Tensor a, ConvertTensor(actual, wide, nullptr));
-    BERTH_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(expected_tensor, wide, nullptr));
-    return CheckTensors(a, e.bytes(), spec);
-  }
   if (!IsSupportedElementType(actual.type()))
     return UnsupportedElementType(actual.type(), spec.name);
   return stablehlo::CompareForCheck(actual.type(), actual.dims(), actual.bytes(), expected, spec);

@@ -67,7 +67,8 @@ Result<std::string> BitcastExpression(const Operation& op, const std::string& a)
   const Class source = ClassOf(from), target = ClassOf(to);
   if (stablehlo::BitWidth(from) != stablehlo::BitWidth(to) || source == Class::kBool ||
       target == Class::kBool || source == Class::kComplex || target == Class::kComplex ||
-      IsHalf(from) || IsHalf(to)) {
+      IsHalf(from) || IsHalf(to) || IsNarrowFloat(from) || IsNarrowInteger(from) ||
+      IsNarrowFloat(to) || IsNarrowInteger(to)) {
     return Unsupported(
         op, "only bitcasts between integers, f32 and f64 of one width are generated, not " +
                 std::string(stablehlo::ElementTypeName(from)) + " to " +
@@ -89,13 +90,42 @@ Result<std::string> BitcastExpression(const Operation& op, const std::string& a)
 
 }  // namespace
 
+bool IsNarrowInteger(ElementType type) {
+  return type == ElementType::kSI2 || type == ElementType::kSI4 || type == ElementType::kUI2 ||
+         type == ElementType::kUI4;
+}
+
+std::string NarrowFloatFormat(ElementType type) {
+  switch (type) {
+    case ElementType::kF8E5M2: return "5, 2, 15, 0";
+    case ElementType::kF8E4M3: return "4, 3, 7, 0";
+    case ElementType::kF8E3M4: return "3, 4, 3, 0";
+    case ElementType::kF8E4M3FN: return "4, 3, 7, 1";
+    case ElementType::kF8E4M3FNUZ: return "4, 3, 8, 2";
+    case ElementType::kF8E5M2FNUZ: return "5, 2, 16, 2";
+    case ElementType::kF8E4M3B11FNUZ: return "4, 3, 11, 2";
+    case ElementType::kF6E2M3FN: return "2, 3, 1, 3";
+    case ElementType::kF6E3M2FN: return "3, 2, 3, 3";
+    case ElementType::kF4E2M1FN: return "2, 1, 1, 3";
+    default: return "";
+  }
+}
+
+bool IsNarrowFloat(ElementType type) {
+  return type == ElementType::kF8E8M0FNU || !NarrowFloatFormat(type).empty();
+}
+
 Class ClassOf(ElementType type) {
   switch (type) {
     case ElementType::kI1: return Class::kBool;
+    case ElementType::kSI2:
+    case ElementType::kSI4:
     case ElementType::kSI8:
     case ElementType::kSI16:
     case ElementType::kSI32:
     case ElementType::kSI64: return Class::kSigned;
+    case ElementType::kUI2:
+    case ElementType::kUI4:
     case ElementType::kUI8:
     case ElementType::kUI16:
     case ElementType::kUI32:
@@ -106,17 +136,21 @@ Class ClassOf(ElementType type) {
     case ElementType::kF64: return Class::kFloat;
     case ElementType::kComplex64:
     case ElementType::kComplex128: return Class::kComplex;
-    default: return Class::kNone;
+    default: return IsNarrowFloat(type) ? Class::kFloat : Class::kNone;
   }
 }
 
 const char* StorageType(ElementType type) {
   switch (type) {
     case ElementType::kI1: return "berth_u8";
+    case ElementType::kSI2:
+    case ElementType::kSI4:
     case ElementType::kSI8: return "berth_s8";
     case ElementType::kSI16: return "berth_s16";
     case ElementType::kSI32: return "berth_s32";
     case ElementType::kSI64: return "berth_s64";
+    case ElementType::kUI2:
+    case ElementType::kUI4:
     case ElementType::kUI8: return "berth_u8";
     case ElementType::kUI16: return "berth_u16";
     case ElementType::kUI32: return "berth_u32";
@@ -127,20 +161,44 @@ const char* StorageType(ElementType type) {
     case ElementType::kF64: return "double";
     case ElementType::kComplex64: return "berth_c64";
     case ElementType::kComplex128: return "berth_c128";
-    default: return nullptr;
+    default: return IsNarrowFloat(type) ? "berth_u8" : nullptr;
   }
 }
 
 const char* ComputeType(ElementType type) {
-  switch (type) {
-    case ElementType::kI1: return "bool";
-    case ElementType::kF16:
-    case ElementType::kBF16: return "float";
-    default: return StorageType(type);
-  }
+  if (type == ElementType::kI1) return "bool";
+  if (IsHalf(type) || IsNarrowFloat(type)) return "float";
+  return StorageType(type);
 }
 
+namespace {
+
+// A narrow integer's template arguments: "<BITS, SIGNED>".
+std::string NarrowIntegerArgs(ElementType type) {
+  return "<" + std::to_string(stablehlo::BitWidth(type)) + ", " +
+         (stablehlo::IsSignedInteger(type) ? "true" : "false") + ">";
+}
+
+// A float value (double or float) encoded in narrow float `type`.
+std::string EncodeNarrowFloat(ElementType type, const std::string& value) {
+  if (type == ElementType::kF8E8M0FNU) return "berth_f64_to_e8m0((double)(" + value + "))";
+  return "berth_f64_to_narrow<" + NarrowFloatFormat(type) + ">((double)(" + value + "))";
+}
+
+std::string DecodeNarrowFloat(ElementType type, const std::string& bits) {
+  if (type == ElementType::kF8E8M0FNU) return "berth_e8m0_to_f32(" + bits + ")";
+  return "berth_narrow_to_f32<" + NarrowFloatFormat(type) + ">(" + bits + ")";
+}
+
+}  // namespace
+
 std::string Load(ElementType type, const std::string& element) {
+  if (IsNarrowFloat(type)) return DecodeNarrowFloat(type, element);
+  if (IsNarrowInteger(type)) {
+    // Whatever the byte's high bits, the value of its low ones.
+    return "(" + std::string(ComputeType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
+           "(" + element + ")";
+  }
   switch (type) {
     case ElementType::kI1: return "(" + element + " != 0)";
     case ElementType::kF16: return "berth_f16_to_f32(" + element + ")";
@@ -150,6 +208,11 @@ std::string Load(ElementType type, const std::string& element) {
 }
 
 std::string Store(ElementType type, const std::string& value) {
+  if (IsNarrowFloat(type)) return EncodeNarrowFloat(type, value);
+  if (IsNarrowInteger(type)) {
+    return "(" + std::string(StorageType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
+           "(" + value + ")";
+  }
   switch (type) {
     case ElementType::kI1: return "(berth_u8)" + value;
     case ElementType::kF16: return "berth_f32_to_f16(" + value + ")";
@@ -158,9 +221,18 @@ std::string Store(ElementType type, const std::string& value) {
   }
 }
 
+bool RoundsAfterEachOp(ElementType type) {
+  return IsHalf(type) || IsNarrowFloat(type) || IsNarrowInteger(type);
+}
+
 std::string RoundTo(ElementType type, const std::string& value) {
   if (type == ElementType::kF16) return "berth_round_f16(" + value + ")";
   if (type == ElementType::kBF16) return "berth_round_bf16(" + value + ")";
+  if (IsNarrowFloat(type)) return DecodeNarrowFloat(type, EncodeNarrowFloat(type, value));
+  if (IsNarrowInteger(type)) {
+    return "(" + std::string(ComputeType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
+           "(" + value + ")";
+  }
   return value;
 }
 
@@ -196,6 +268,29 @@ std::string ConvertExpression(ElementType from, ElementType to, const std::strin
                                       ? ConvertExpression(from_part, to_part, a + ".im")
                                       : "(" + std::string(ComputeType(to_part)) + ")0";
     return "berth_complex(" + ConvertExpression(from_part, to_part, real) + ", " + imaginary + ")";
+  }
+  // Narrow types, as the cpu plugin converts them: a narrow value is its
+  // compute value (a float, an 8-bit integer); to a narrow float the value
+  // goes through double and rounds once; to a narrow integer a float
+  // truncates and saturates, an integer wraps.
+  if (IsNarrowFloat(from)) return ConvertExpression(ElementType::kF32, to, a);
+  if (IsNarrowInteger(from)) {
+    return ConvertExpression(source == Class::kSigned ? ElementType::kSI8 : ElementType::kUI8, to,
+                             a);
+  }
+  if (IsNarrowFloat(to)) {
+    const std::string value =
+        source == Class::kBool ? "(" + a + " ? 1.0 : 0.0)" : "(double)(" + a + ")";
+    return RoundTo(to, value);
+  }
+  if (IsNarrowInteger(to)) {
+    const std::string args = "<" + std::to_string(stablehlo::BitWidth(to)) + ", " +
+                             (target == Class::kSigned ? "true" : "false") + ">";
+    const std::string value = source == Class::kFloat
+                                  ? "berth_float_to_narrow" + args + "((double)(" + a + "))"
+                              : source == Class::kBool ? "(" + a + " ? 1 : 0)"
+                                                       : "(berth_s64)(" + a + ")";
+    return "(" + std::string(ComputeType(to)) + ")berth_narrow_wrap" + args + "(" + value + ")";
   }
   if (target == Class::kBool) return source == Class::kBool ? a : "(" + a + " != 0)";
   if (source == Class::kBool) {
@@ -278,6 +373,12 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     return chosen;
   };
   auto tmpl = [&](const char* fn) { return std::string(fn) + "<" + t + ">"; };
+  // A narrow integer's bit pattern, zero-extended to 8 bits (what the cpu
+  // plugin's popcnt, count_leading_zeros and shift_right_logical take).
+  auto bits = [&](const std::string& x) {
+    return "(berth_u8)(" + x + " & " + std::to_string((1 << stablehlo::BitWidth(operand)) - 1) +
+           ")";
+  };
   if (const char* function = FloatFunctionOf(op.kind()))
     return by_class("", "", Call(function, a()));
   switch (op.kind()) {
@@ -318,12 +419,21 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kNot: return by_class("(!" + a() + ")", "(" + t + ")(~" + a() + ")", "");
     case OpKind::kShiftLeft: return by_class("", Call(tmpl("berth_shl"), a(), b()), "");
     case OpKind::kShiftRightLogical:
+      if (IsNarrowInteger(operand))
+        return Call("berth_shr_logical<berth_u8>", bits(a()), bits(b()));
       return by_class("", Call(tmpl("berth_shr_logical"), a(), b()), "");
     case OpKind::kShiftRightArithmetic:
       return by_class("", Call(tmpl("berth_shr_arithmetic"), a(), b()), "");
     case OpKind::kChloMulhi: return by_class("", Call(tmpl("berth_mulhi"), a(), b()), "");
-    case OpKind::kPopcnt: return by_class("", Call(tmpl("berth_popcnt"), a()), "");
-    case OpKind::kCountLeadingZeros: return by_class("", Call(tmpl("berth_clz"), a()), "");
+    case OpKind::kPopcnt:
+      if (IsNarrowInteger(operand)) return Call("berth_popcnt<berth_u8>", bits(a()));
+      return by_class("", Call(tmpl("berth_popcnt"), a()), "");
+    case OpKind::kCountLeadingZeros:
+      if (IsNarrowInteger(operand)) {
+        return "(" + Call("berth_clz<berth_u8>", bits(a())) + " - " +
+               std::to_string(8 - stablehlo::BitWidth(operand)) + ")";
+      }
+      return by_class("", Call(tmpl("berth_clz"), a()), "");
     case OpKind::kAbs:
       return by_class("", c == Class::kUnsigned ? a() : Call(tmpl("berth_iabs"), a()),
                       Call("fabs", a()), Call("berth_cabs", a()));
@@ -510,7 +620,8 @@ Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
     }
     BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
     const ElementType type = op->result(0)->type().element_type();
-    if (op->kind() != OpKind::kConvert && IsHalf(type)) expression = RoundTo(type, expression);
+    if (op->kind() != OpKind::kConvert && RoundsAfterEachOp(type))
+      expression = RoundTo(type, expression);
     const std::string local = "v" + std::to_string(next++);
     body += indent + "const " + std::string(ComputeType(type)) + " " + local + " = " + expression +
             ";\n";

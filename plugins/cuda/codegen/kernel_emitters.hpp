@@ -31,6 +31,23 @@ inline bool IsHalf(ElementType type) {
   return type == ElementType::kF16 || type == ElementType::kBF16;
 }
 
+// i2, i4, ui2, ui4: held one per byte, sign- or zero-extended, computed in
+// 8 bits and wrapped to their width after every op.
+bool IsNarrowInteger(ElementType type);
+
+// The f8, f6 and f4 formats: held as their bits one per byte, computed in
+// float and rounded to the format after every op.
+bool IsNarrowFloat(ElementType type);
+
+// A narrow float format's template arguments for the prelude's
+// berth_narrow_to_f32 / berth_f64_to_narrow: "E, M, BIAS, NAN_RULE"; empty
+// for f8E8M0FNU (its own functions) and every other type.
+std::string NarrowFloatFormat(ElementType type);
+
+// Whether values of `type` are rounded (or wrapped) to it after every op:
+// f16, bf16 and the narrow types, which compute in a wider type.
+bool RoundsAfterEachOp(ElementType type);
+
 // How an element is held in device memory.
 const char* StorageType(ElementType type);
 
@@ -43,7 +60,8 @@ std::string Load(ElementType type, const std::string& element);
 // A compute value as its storage.
 std::string Store(ElementType type, const std::string& value);
 
-// A float value computed in float, rounded to the result's half type.
+// A value computed in the compute type, rounded (narrow integers: wrapped) to
+// `type` when RoundsAfterEachOp.
 std::string RoundTo(ElementType type, const std::string& value);
 
 inline std::string Call(const std::string& fn, const std::string& a) { return fn + "(" + a + ")"; }

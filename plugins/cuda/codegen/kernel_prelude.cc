@@ -110,6 +110,91 @@ template <typename T> __device__ __forceinline__ berth_u16 berth_int_to_bf16(T v
 __device__ __forceinline__ float berth_round_f16(float f) { return berth_f16_to_f32(berth_f32_to_f16(f)); }
 __device__ __forceinline__ float berth_round_bf16(float f) { return berth_bf16_to_f32(berth_f32_to_bf16(f)); }
 
+// ---- narrow types: one element per byte. Integers (i2, i4, ui2, ui4) are
+// computed in 8 bits and wrapped to their width after every op; floats (the
+// f8, f6, f4 formats) are computed in float and rounded to their format
+// after every op, as the cpu plugin computes them (narrow_types.hpp there).
+// A float format: E exponent bits, M mantissa bits, bias B, and its NaN rule
+// K: 0 IEEE (inf and NaN), 1 only all ones is NaN and no inf (FN), 2 the
+// negative-zero pattern is NaN, no inf and no -0 (FNUZ), 3 neither (f4/f6).
+template <int BITS, bool SIGNED> __device__ __forceinline__ berth_s64 berth_narrow_wrap(berth_s64 v) {
+  const berth_s64 low = v & ((1LL << BITS) - 1);
+  return SIGNED && (low >> (BITS - 1)) ? low - (1LL << BITS) : low;
+}
+// Truncated toward zero and saturated at the type's bounds; NaN gives 0.
+template <int BITS, bool SIGNED> __device__ __forceinline__ berth_s64 berth_float_to_narrow(double d) {
+  const double lo = SIGNED ? -(double)(1LL << (BITS - 1)) : 0.0;
+  const double hi = SIGNED ? (double)((1LL << (BITS - 1)) - 1) : (double)((1LL << BITS) - 1);
+  return d != d ? 0 : d <= lo ? (berth_s64)lo : d >= hi ? (berth_s64)hi : (berth_s64)d;
+}
+template <int E, int M, int B, int K> __device__ __forceinline__ float berth_narrow_to_f32(berth_u8 byte) {
+  const int total = 1 + E + M;
+  const unsigned bits = byte & ((1u << total) - 1);
+  const bool negative = (bits >> (total - 1)) & 1;
+  const unsigned exponent = (bits >> M) & ((1u << E) - 1), mantissa = bits & ((1u << M) - 1);
+  const float nan = __uint_as_float(0x7fc00000u), inf = __uint_as_float(0x7f800000u);
+  if (K == 0 && exponent == (1u << E) - 1) return mantissa != 0 ? nan : (negative ? -inf : inf);
+  if (K == 1 && exponent == (1u << E) - 1 && mantissa == (1u << M) - 1) return nan;
+  if (K == 2 && negative && exponent == 0 && mantissa == 0) return nan;
+  const float magnitude = exponent == 0 ? ldexp((float)mantissa, 1 - B - M)
+                                        : ldexp((float)(mantissa | (1u << M)), (int)exponent - B - M);
+  return negative ? -magnitude : magnitude;
+}
+// Rounded once to nearest, ties to even; past the largest finite value: inf
+// (K 0), NaN (K 1, 2) or the largest finite value (K 3).
+template <int E, int M, int B, int K> __device__ __forceinline__ berth_u8 berth_f64_to_narrow(double value) {
+  const int total = 1 + E + M;
+  const unsigned sign_bit = 1u << (total - 1), man_mask = (1u << M) - 1, exp_mask = (1u << E) - 1;
+  const unsigned nan = K == 0 ? (exp_mask << M) | (1u << (M > 0 ? M - 1 : 0))
+                     : K == 1 ? (exp_mask << M) | man_mask
+                     : K == 2 ? sign_bit : 0u;
+  if (value != value) return (berth_u8)nan;
+  const unsigned sign = signbit(value) ? sign_bit : 0u;
+  const double a = fabs(value);
+  const unsigned max_exp = K == 0 ? exp_mask - 1 : exp_mask;
+  const unsigned max_man = K == 1 ? man_mask - 1 : man_mask;
+  const unsigned overflow = K == 0 ? sign | (exp_mask << M) : K == 3 ? sign | (max_exp << M) | max_man : nan;
+  if (isinf(a)) return (berth_u8)overflow;
+  if (a == 0) return (berth_u8)(K == 2 ? 0u : sign);
+  int e2;
+  frexp(a, &e2);
+  int e = e2 - 1;  // a = 1.x * 2^e
+  const int emin = 1 - B;
+  unsigned exponent, mantissa;
+  if (e < emin) {
+    mantissa = (unsigned)rint(ldexp(a, M - emin));
+    exponent = mantissa > man_mask ? 1u : 0u;
+    if (mantissa > man_mask) mantissa = 0;
+  } else {
+    unsigned full = (unsigned)rint(ldexp(a, M - e));
+    if (full >> (M + 1)) {
+      full >>= 1;
+      ++e;
+    }
+    if (e - emin + 1 > (int)max_exp) return (berth_u8)overflow;
+    exponent = (unsigned)(e + B);
+    mantissa = full & man_mask;
+  }
+  if (exponent > max_exp || (exponent == max_exp && mantissa > max_man)) return (berth_u8)overflow;
+  const unsigned bits = (exponent << M) | mantissa;
+  if (bits == 0 && K == 2) return 0;
+  return (berth_u8)(sign | bits);
+}
+// f8E8M0FNU: an exponent alone (2^(e - 127)); 0xff is NaN.
+__device__ __forceinline__ float berth_e8m0_to_f32(berth_u8 byte) {
+  return byte == 0xffu ? __uint_as_float(0x7fc00000u) : ldexp(1.0f, (int)byte - 127);
+}
+__device__ __forceinline__ berth_u8 berth_f64_to_e8m0(double value) {
+  if (value != value || !(value > 0) || isinf(value)) return 0xffu;
+  int e2;
+  const double m = frexp(value, &e2);  // value = m 2^e2, m in [0.5, 1)
+  int e = e2 - 1;
+  if (m * 2 >= 1.5) ++e;  // 1.5 ties to 2
+  if (e < -127) return 0;
+  if (e > 127) return 0xffu;
+  return (berth_u8)(e + 127);
+}
+
 // ---- float semantics.
 // IEEE maximum / minimum: a NaN operand is the result, +0 > -0.
 template <typename F> __device__ __forceinline__ F berth_fmax(F a, F b) {

@@ -19,8 +19,13 @@ Status CheckDot(const Operation& op) {
   }
   if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
   if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");
-  if (ClassOf(op.result(0)->type().element_type()) == Class::kComplex)
-    return Unsupported(op, "a dot_general of complex numbers is not generated yet");
+  for (const stablehlo::Value* value : {op.operand(0), op.operand(1), op.result(0)}) {
+    const ElementType type = value->type().element_type();
+    if (ClassOf(type) == Class::kComplex || IsNarrowFloat(type) || IsNarrowInteger(type)) {
+      return Unsupported(op, "a dot_general of " + std::string(stablehlo::ElementTypeName(type)) +
+                                 " is not generated yet");
+    }
+  }
   return OkStatus();
 }
 

@@ -81,15 +81,8 @@ CheckSpec CheckSpecOf(const Operation& op) {
 }
 
 bool IsCheckableType(ElementType type) {
-  if (IsComplex(type)) return true;
-  switch (type) {
-    case ElementType::kI1:
-    case ElementType::kF16:
-    case ElementType::kBF16:
-    case ElementType::kF32:
-    case ElementType::kF64: return true;
-    default: return IsInteger(type) && BitWidth(type) >= 8;
-  }
+  if (IsComplex(type) || IsInteger(type)) return true;
+  return type == ElementType::kI1 || (IsFloat(type) && type != ElementType::kTF32);
 }
 
 Status CompareForCheck(ElementType type, std::span<const int64_t> dims, const void* actual,
@@ -105,6 +98,39 @@ Status CompareForCheck(ElementType type, std::span<const int64_t> dims, const vo
   }
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
+  if (type != ElementType::kI1 && StorageBytes(type) == 1 &&
+      (BitWidth(type) < 8 || IsFloat(type))) {
+    // A narrow type (one element per byte) as the values it stands for:
+    // integers as i8/ui8 (sign- or zero-extended from their bits), floats
+    // exactly as f32.
+    const int bits = BitWidth(type);
+    const bool wide_float = IsFloat(type);
+    std::vector<int8_t> small_actual, small_expected;
+    std::vector<float> float_actual, float_expected;
+    for (int64_t i = 0; i < count; ++i) {
+      for (const void* data : {actual, expected}) {
+        const uint8_t byte = static_cast<const uint8_t*>(data)[i];
+        const bool is_actual = data == actual;
+        if (wide_float) {
+          (is_actual ? float_actual : float_expected)
+              .push_back(static_cast<float>(DecodeFloat(type, byte)));
+        } else {
+          const int shift = 8 - bits;
+          const uint8_t low = static_cast<uint8_t>(byte << shift);
+          (is_actual ? small_actual : small_expected)
+              .push_back(IsSignedInteger(type)
+                             ? static_cast<int8_t>(static_cast<int8_t>(low) >> shift)
+                             : static_cast<int8_t>(low >> shift));
+        }
+      }
+    }
+    if (wide_float) {
+      return CompareForCheck(ElementType::kF32, dims, float_actual.data(), float_expected.data(),
+                             spec);
+    }
+    return CompareForCheck(IsSignedInteger(type) ? ElementType::kSI8 : ElementType::kUI8, dims,
+                           small_actual.data(), small_expected.data(), spec);
+  }
   const size_t bytes = StorageBytes(type);
   const bool is_float = IsFloat(type);
   const bool is_signed = IsSignedInteger(type);

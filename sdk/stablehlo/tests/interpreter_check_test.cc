@@ -143,11 +143,29 @@ TEST(InterpreterCheckTest, ComplexNumbersCompareByPart) {
 
 TEST(InterpreterCheckTest, TypesItDoesNotCompareAreInvalidArguments) {
   std::vector<uint8_t> a = {1}, b = {1};
-  EXPECT_FALSE(IsCheckableType(ElementType::kSI4));
-  EXPECT_FALSE(IsCheckableType(ElementType::kF8E4M3FN));
-  Status status = Compare(ElementType::kF8E4M3FN, {1}, a, b, Spec(CheckSpec::kEqual));
+  EXPECT_FALSE(IsCheckableType(ElementType::kTF32));
+  EXPECT_FALSE(IsCheckableType(ElementType::kIndex));
+  Status status = Compare(ElementType::kIndex, {1}, a, b, Spec(CheckSpec::kEqual));
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("f8E4M3FN"));
+  EXPECT_THAT(status.message(), HasSubstr("index"));
+}
+
+// i4 as values (the high bits of a byte ignored, the low four sign-extended),
+// f8E4M3FN as the floats its bits stand for, with the spec's tolerance.
+TEST(InterpreterCheckTest, NarrowTypesCompareAsTheValuesTheirBitsStandFor) {
+  std::vector<uint8_t> a = {0x0f, 0x07, 0x18}, b = {0xff, 0x07, 0x08};
+  EXPECT_TRUE(IsCheckableType(ElementType::kSI4));
+  EXPECT_TRUE(Compare(ElementType::kSI4, {3}, a, b, Spec(CheckSpec::kEqual)).ok());
+  b[1] = 0x06;
+  Status status = Compare(ElementType::kSI4, {3}, a, b, Spec(CheckSpec::kEqual));
+  EXPECT_THAT(status.message(), HasSubstr("element [1] is 7, expected 6"));
+  // 0x38 is 1.0 and 0x39 1.125 in f8E4M3FN; 0x7f is its NaN.
+  std::vector<uint8_t> x = {0x38, 0x7f}, y = {0x39, 0x7f};
+  EXPECT_THAT(Compare(ElementType::kF8E4M3FN, {2}, x, y, Spec(CheckSpec::kEqual)).message(),
+              HasSubstr("element [0] is 1, expected 1.125"));
+  CheckSpec loose = Spec(CheckSpec::kAlmostEqual);
+  loose.tolerance = 0.2;
+  EXPECT_TRUE(Compare(ElementType::kF8E4M3FN, {2}, x, y, loose).ok());
 }
 
 TEST(InterpreterCheckTest, SpecComesFromTheOpsAttributes) {

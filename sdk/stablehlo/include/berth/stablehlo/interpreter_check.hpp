@@ -38,14 +38,15 @@ bool IsComparingCheck(const Operation& op);
 // or ULP range from its attributes, and its name.
 CheckSpec CheckSpecOf(const Operation& op);
 
-// Whether CompareForCheck takes values of `type`: i1, the integers of 8 to 64
-// bits, f16, bf16, f32, f64 and the complex types. (A plugin checks the
-// narrower types by widening them first.)
+// Whether CompareForCheck takes values of `type`: i1, the integers (i2 to
+// i64, ui2 to ui64), the floats (f4, f6, f8 formats to f64) and the complex
+// types.
 bool IsCheckableType(ElementType type);
 
 // OK when the dense row-major values `actual` and `expected` (both of
 // `type` and `dims`) match: integers and i1 exactly; floats per `spec` (NaN
-// matches NaN, and only NaN); complex numbers part by part (part k of
+// matches NaN, and only NaN); narrow types (one element per byte) as the
+// i8/ui8 or f32 values they stand for; complex numbers part by part (part k of
 // element [i, j] is reported as [i, j, k]). Otherwise FAILED_PRECONDITION
 // "check failed: <name>: element [i, j] is x, expected y (n of m elements
 // differ)", naming the first difference; INVALID_ARGUMENT for a type

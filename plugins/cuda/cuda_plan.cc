@@ -182,6 +182,13 @@ class Planner {
       EmitOpKernel(op, Family::kRandomBits, RandomBitsThreads(op));
       return OkStatus();
     }
+    if (op.kind() == OpKind::kSort) {
+      BERTH_RETURN_IF_ERROR(CheckSort(op));
+      // Its operands are moved as stored bits: views are written out first.
+      WriteOutViews(op.operands());
+      EmitOpKernel(op, Family::kSort, SortThreads(op));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kDotGeneral) {
       BERTH_RETURN_IF_ERROR(CheckDot(op));
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());

@@ -938,6 +938,82 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"narrow_types", program});
   }
   {
+    // sort: one and several operands, along each dimension, ascending and
+    // descending, keys of many ties (small values) with payloads that must
+    // keep their order, a two-key comparator, an operand that is a view,
+    // rows of one element; floats by FLOAT (no NaN among small values) and
+    // TOTALORDER, integers SIGNED and UNSIGNED, f16, complex.
+    ProgramBuilder program("");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%sa", "tensor<37xf32>"},
+                                                          {"%sb", "tensor<5x9xi32>"},
+                                                          {"%sk", "tensor<40xi8>"},
+                                                          {"%sv", "tensor<40xf32>"},
+                                                          {"%sw", "tensor<40xui64>"},
+                                                          {"%sh", "tensor<3x17xf16>"},
+                                                          {"%sc", "tensor<11xcomplex<f32>>"},
+                                                          {"%su", "tensor<6x1xui16>"},
+                                                          {"%st", "tensor<4x7xbf16>"}}) {
+      program.NamedArg(name, type);
+    }
+    int index = 0;
+    auto sort1 = [&](const std::string& operand, const std::string& type, int dimension,
+                     const std::string& element, const char* direction, const char* order) {
+      const std::string name = "%q" + std::to_string(index++);
+      program.Returned("  " + name + " = \"stablehlo.sort\"(" + operand +
+                           ") ({\n  ^bb0(%l: tensor<" + element + ">, %r: tensor<" + element +
+                           ">):\n    %c = stablehlo.compare " + direction + ", %l, %r, " + order +
+                           " : (tensor<" + element + ">, tensor<" + element +
+                           ">) -> tensor<i1>\n    stablehlo.return %c : tensor<i1>\n  }) "
+                           "{dimension = " +
+                           std::to_string(dimension) + " : i64, is_stable = true} : (" + type +
+                           ") -> " + type + "\n",
+                       name, type);
+    };
+    sort1("%sa", "tensor<37xf32>", 0, "f32", "LT", "FLOAT");
+    sort1("%sa", "tensor<37xf32>", 0, "f32", "GT", "TOTALORDER");
+    sort1("%sb", "tensor<5x9xi32>", 0, "i32", "GT", "SIGNED");
+    sort1("%sb", "tensor<5x9xi32>", 1, "i32", "LT", "SIGNED");
+    sort1("%sh", "tensor<3x17xf16>", 1, "f16", "LT", "FLOAT");
+    sort1("%sc", "tensor<11xcomplex<f32>>", 0, "complex<f32>", "LT", "FLOAT");
+    sort1("%su", "tensor<6x1xui16>", 1, "ui16", "LT", "UNSIGNED");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose %st, dims = [1, 0] : (tensor<4x7xbf16>) -> tensor<7x4xbf16>");
+    sort1(transposed, "tensor<7x4xbf16>", 0, "bf16", "GE", "FLOAT");
+    // Keys with many ties and two payloads: stable; then a two-key order
+    // (key descending, then payload ascending).
+    program.Returned(
+        "  %m:3 = \"stablehlo.sort\"(%sk, %sv, %sw) ({\n"
+        "  ^bb0(%k0: tensor<i8>, %k1: tensor<i8>, %v0: tensor<f32>, %v1: tensor<f32>, "
+        "%w0: tensor<ui64>, %w1: tensor<ui64>):\n"
+        "    %c = stablehlo.compare LT, %k0, %k1, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) {dimension = 0 : i64, is_stable = true} : (tensor<40xi8>, tensor<40xf32>, "
+        "tensor<40xui64>) -> (tensor<40xi8>, tensor<40xf32>, tensor<40xui64>)\n",
+        "%m#0", "tensor<40xi8>");
+    program.Returned("", "%m#1", "tensor<40xf32>");
+    program.Returned("", "%m#2", "tensor<40xui64>");
+    program.Returned(
+        "  %n:2 = \"stablehlo.sort\"(%sk, %sv) ({\n"
+        "  ^bb0(%k0: tensor<i8>, %k1: tensor<i8>, %v0: tensor<f32>, %v1: tensor<f32>):\n"
+        "    %gt = stablehlo.compare GT, %k0, %k1, SIGNED : (tensor<i8>, tensor<i8>) -> "
+        "tensor<i1>\n"
+        "    %eq = stablehlo.compare EQ, %k0, %k1, SIGNED : (tensor<i8>, tensor<i8>) -> "
+        "tensor<i1>\n"
+        "    %lt = stablehlo.compare LT, %v0, %v1, FLOAT : (tensor<f32>, tensor<f32>) -> "
+        "tensor<i1>\n"
+        "    %both = stablehlo.and %eq, %lt : tensor<i1>\n"
+        "    %c = stablehlo.or %gt, %both : tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) {dimension = 0 : i64, is_stable = false} : (tensor<40xi8>, tensor<40xf32>) -> "
+        "(tensor<40xi8>, tensor<40xf32>)\n",
+        "%n#0", "tensor<40xi8>");
+    program.Returned("", "%n#1", "tensor<40xf32>");
+    KernelFamily family{"sort", program, 0, 0, false};
+    family.small_values = true;
+    families.push_back(family);
+  }
+  {
     // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
     // (first even dimension, else the largest; odd sizes; rank 0; empty),
     // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts

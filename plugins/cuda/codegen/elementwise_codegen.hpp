@@ -64,6 +64,8 @@ struct FusedKernel {
   //   kRandomBits: rng_bit_generator (CheckRandomBits); each thread runs
   //     the generator on one counter (RandomBitsThreads), thread 0 also
   //     writes the new state.
+  //   kSort: sort (CheckSort); each thread sorts one row (SortThreads) of
+  //     every operand together by insertion with the comparator's ops.
   enum class Family {
     kElementwise,
     kReduce,
@@ -72,7 +74,8 @@ struct FusedKernel {
     kSolve,
     kScatter,
     kSelectAndScatter,
-    kRandomBits
+    kRandomBits,
+    kSort
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -150,6 +153,15 @@ Status CheckRandomBits(const stablehlo::Operation& op);
 // The threads an rng_bit_generator kernel runs: the generator blocks it
 // uses (at least one, which writes the new state).
 int64_t RandomBitsThreads(const stablehlo::Operation& op);
+
+// OK when `op` is a sort the code generator can run: operands of one shape
+// and supported types, a dimension of theirs, a comparator of elementwise
+// ops taking two elements of each operand and returning an i1. Otherwise
+// UNIMPLEMENTED naming it.
+Status CheckSort(const stablehlo::Operation& op);
+
+// The threads a sort kernel runs: one per row along its dimension.
+int64_t SortThreads(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

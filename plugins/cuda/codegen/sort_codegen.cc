@@ -1,0 +1,146 @@
+// stablehlo.sort as a generated kernel: one thread per row (the 1-D slice
+// along `dimension`) copies the row of each operand to the results, then
+// sorts them together by insertion - each element moved left past every
+// element the comparator region says it comes before - so equal elements
+// keep their order. For a comparator that is a strict weak ordering (as the
+// spec asks of a sort) this is the order of the cpu plugin's stable merge
+// sort, whatever `is_stable` says. Correct for every row; quadratic in the
+// row's length, so slow for long rows (a CUB radix sort for plain keys and a
+// parallel merge sort are not written).
+#include <algorithm>
+
+#include "codegen/kernel_emitters.hpp"
+
+namespace berth::cuda {
+
+using namespace codegen;  // kernel_emitters.hpp
+
+Status CheckSort(const Operation& op) {
+  if (op.kind() != OpKind::kSort || op.num_operands() == 0 ||
+      op.num_results() != op.num_operands() || op.num_regions() != 1) {
+    return Unsupported(op, "not operands, as many results and a comparator region");
+  }
+  const stablehlo::Type first = op.operand(0)->type();
+  for (size_t j = 0; j < op.num_operands(); ++j) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.operand(j)->type()));
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.result(j)->type()));
+    if (!std::ranges::equal(op.operand(j)->type().shape(), first.shape()) ||
+        op.result(j)->type() != op.operand(j)->type()) {
+      return Unsupported(op, "its operands must share one shape, each result its operand's type");
+    }
+  }
+  const int64_t dimension = op.GetInt("dimension").value_or(-1);
+  if (dimension < 0 || dimension >= first.rank()) {
+    return Unsupported(op, "its dimension is not a dimension of the operands");
+  }
+  const stablehlo::Region& region = op.region(0);
+  if (region.blocks().size() != 1) return Unsupported(op, "its comparator must be one block");
+  const stablehlo::Block& comparator = region.entry_block();
+  if (comparator.num_arguments() != 2 * op.num_operands() || comparator.terminator() == nullptr ||
+      comparator.terminator()->num_operands() != 1 ||
+      comparator.terminator()->operand(0)->type().element_type() != ElementType::kI1) {
+    return Unsupported(op,
+                       "its comparator must take two elements of each operand and return an i1");
+  }
+  for (size_t a = 0; a < comparator.num_arguments(); ++a) {
+    if (comparator.argument(a)->type().element_type() != op.operand(a / 2)->type().element_type()) {
+      return Unsupported(op, "its comparator's arguments must be its operands' element types");
+    }
+  }
+  for (const Operation* inner : comparator.operations()) {
+    if (inner == comparator.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in the comparator of " + Where(op)));
+  }
+  return OkStatus();
+}
+
+int64_t SortThreads(const Operation& op) {
+  const stablehlo::Type type = op.operand(0)->type();
+  const int64_t length = type.dim(op.GetInt("dimension").value_or(0));
+  return length > 0 ? type.NumElements() / length : 0;
+}
+
+namespace codegen {
+
+Result<std::string> EmitSortKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckSort(op));
+  const stablehlo::Type type = op.operand(0)->type();
+  const int64_t dimension = *op.GetInt("dimension");
+  const int64_t length = type.dim(dimension);
+  const size_t rank = static_cast<size_t>(type.rank()), n = op.num_operands();
+  std::string params = KernelParams(kernel), body;
+  // The row's position in the other dimensions; element k of the row is at
+  // index `at` with `at[dimension]` = k.
+  std::vector<int64_t> others;
+  for (size_t d = 0; d < rank; ++d) {
+    if (static_cast<int64_t>(d) != dimension) others.push_back(static_cast<int64_t>(d));
+  }
+  std::vector<std::string> at(rank);
+  EmitDecompose("i", others, type.shape(), "s", "    ", body, at);
+  // Element k of the row in buffer `array` (an input or a result).
+  auto element = [&](const std::string& array, const std::string& k) {
+    std::vector<std::string> index = at;
+    index[static_cast<size_t>(dimension)] = k;
+    return array + "[" + LinearIndex(index, type.shape()) + "]";
+  };
+  const std::string count = std::to_string(length) + "LL";
+  // Elements move as their stored bits (NaN payloads kept, as the cpu
+  // plugin moves them); the comparator reads their values. The planner
+  // writes out operands that are views, so each is an input.
+  std::vector<std::string> inputs;
+  for (size_t j = 0; j < n; ++j) {
+    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), op.operand(j));
+    if (it == kernel.inputs.end()) {
+      return InvalidArgumentError("sort kernel '" + kernel.name + "': operand " +
+                                  std::to_string(j) + " is not an input in memory");
+    }
+    inputs.push_back("in" + std::to_string(it - kernel.inputs.begin()));
+  }
+  body += "    for (berth_s64 k = 0; k < " + count + "; ++k) {\n";
+  for (size_t j = 0; j < n; ++j) {
+    body += "      " + element("out" + std::to_string(j), "k") + " = " + element(inputs[j], "k") +
+            ";\n";
+  }
+  body += "    }\n";
+  // Insertion: element k moves left while the comparator puts it before
+  // the element there.
+  const stablehlo::Block& comparator = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  int next = 0;
+  body += "    for (berth_s64 k = 1; k < " + count + "; ++k) {\n";
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type_j = op.operand(j)->type().element_type();
+    const std::string out = "out" + std::to_string(j), id = std::to_string(j);
+    body += "      const " + std::string(StorageType(type_j)) + " moving" + id + " = " +
+            element(out, "k") + ";\n";
+    body += "      const " + std::string(ComputeType(type_j)) + " key" + id + " = " +
+            Load(type_j, "moving" + id) + ";\n";
+    names[comparator.argument(2 * j)] = "key" + id;
+  }
+  body += "      berth_s64 p = k;\n      for (; p > 0; --p) {\n";
+  for (size_t j = 0; j < n; ++j) {
+    const ElementType type_j = op.operand(j)->type().element_type();
+    const std::string id = std::to_string(j);
+    body += "        const " + std::string(ComputeType(type_j)) + " before" + id + " = " +
+            Load(type_j, element("out" + id, "p - 1")) + ";\n";
+    names[comparator.argument(2 * j + 1)] = "before" + id;
+  }
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, comparator, "        ", names, next, body));
+  body += "        if (!(" + names.at(comparator.terminator()->operand(0)) + ")) break;\n";
+  for (size_t j = 0; j < n; ++j) {
+    const std::string out = "out" + std::to_string(j);
+    body += "        " + element(out, "p") + " = " + element(out, "p - 1") + ";\n";
+  }
+  body += "      }\n";
+  for (size_t j = 0; j < n; ++j) {
+    const std::string id = std::to_string(j);
+    body += "      " + element("out" + id, "p") + " = moving" + id + ";\n";
+  }
+  body += "    }\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+}  // namespace codegen
+
+}  // namespace berth::cuda

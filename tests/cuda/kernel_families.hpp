@@ -469,6 +469,44 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back(family);
   }
   {
+    // dot_general on values of every magnitude (NaN and inf too), bit for
+    // bit: floats as the cpu plugin's GEMM computes them (one fma chain over
+    // k in f32, or f64 when an operand or the result is f64; halves and f8
+    // widened, the result rounded once), complex numbers (each product and
+    // sum rounded), i1 results of integers (summed in i64), i1 x i1, i4.
+    ProgramBuilder program("");
+    struct Product {
+      const char* lhs;
+      const char* rhs;
+      const char* result;
+    };
+    const Product products[] = {
+        {"tensor<7x33xf32>", "tensor<33x5xf32>", "tensor<7x5xf32>"},
+        {"tensor<4x19xf64>", "tensor<19x3xf64>", "tensor<4x3xf64>"},
+        {"tensor<5x21xf64>", "tensor<21x2xf64>", "tensor<5x2xf32>"},
+        {"tensor<3x12xf32>", "tensor<12x4xf32>", "tensor<3x4xf64>"},
+        {"tensor<6x17xf16>", "tensor<17x3xf16>", "tensor<6x3xf16>"},
+        {"tensor<2x9xbf16>", "tensor<9x5xbf16>", "tensor<2x5xf32>"},
+        {"tensor<3x8xf8E4M3FN>", "tensor<8x2xf8E4M3FN>", "tensor<3x2xf32>"},
+        {"tensor<4x6xcomplex<f32>>", "tensor<6x3xcomplex<f32>>", "tensor<4x3xcomplex<f32>>"},
+        {"tensor<2x5xcomplex<f64>>", "tensor<5x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>"},
+        {"tensor<3x7xi8>", "tensor<7x2xi8>", "tensor<3x2xi1>"},
+        {"tensor<3x7xi1>", "tensor<7x4xi1>", "tensor<3x4xi1>"},
+        {"tensor<5x6xi4>", "tensor<6x2xi4>", "tensor<5x2xi4>"},
+        {"tensor<4x5xui32>", "tensor<5x3xui32>", "tensor<4x3xui32>"},
+    };
+    int index = 0;
+    for (const Product& p : products) {
+      const std::string a = "%da" + std::to_string(index), b = "%db" + std::to_string(index++);
+      program.NamedArg(a, p.lhs);
+      program.NamedArg(b, p.rhs);
+      program.Op("dot_general", {a, b}, {p.lhs, p.rhs}, p.result,
+                 "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+                 "rhs_contracting_dimensions = [0]>");
+    }
+    families.push_back({"dot_general_rounding", program, 0, 0, false});
+  }
+  {
     ProgramBuilder program("");
     program.Binary("add", "f32");
     program.Binary("multiply", "bf16");

@@ -19,13 +19,6 @@ Status CheckDot(const Operation& op) {
   }
   if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
   if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");
-  for (const stablehlo::Value* value : {op.operand(0), op.operand(1), op.result(0)}) {
-    const ElementType type = value->type().element_type();
-    if (ClassOf(type) == Class::kComplex || IsNarrowFloat(type) || IsNarrowInteger(type)) {
-      return Unsupported(op, "a dot_general of " + std::string(stablehlo::ElementTypeName(type)) +
-                                 " is not generated yet");
-    }
-  }
   return OkStatus();
 }
 
@@ -54,6 +47,38 @@ Status CheckTriangularSolve(const Operation& op) {
 
 namespace codegen {
 
+namespace {
+
+// The type a dot_general computes in, as the cpu plugin chooses it: complex
+// (complex<f64> when an operand or the result is complex<f64> or f64) if
+// one is complex, else f64 or f32 if one is a float, else i1 for i1 x i1 ->
+// i1, i64 for another i1 result, the result's type (8 bits for a narrow
+// one) for integers.
+ElementType DotComputeType(const Operation& op) {
+  const ElementType types[] = {op.operand(0)->type().element_type(),
+                               op.operand(1)->type().element_type(),
+                               op.result(0)->type().element_type()};
+  const ElementType result = types[2];
+  auto any = [&](auto predicate) {
+    return std::any_of(std::begin(types), std::end(types), predicate);
+  };
+  const bool wide =
+      any([](ElementType t) { return t == ElementType::kComplex128 || t == ElementType::kF64; });
+  if (any([](ElementType t) { return ClassOf(t) == Class::kComplex; }))
+    return wide ? ElementType::kComplex128 : ElementType::kComplex64;
+  if (any([](ElementType t) { return ClassOf(t) == Class::kFloat; }))
+    return wide ? ElementType::kF64 : ElementType::kF32;
+  if (result == ElementType::kI1) {
+    return types[0] == ElementType::kI1 && types[1] == ElementType::kI1 ? ElementType::kI1
+                                                                        : ElementType::kSI64;
+  }
+  if (IsNarrowInteger(result))
+    return ClassOf(result) == Class::kSigned ? ElementType::kSI8 : ElementType::kUI8;
+  return result;
+}
+
+}  // namespace
+
 // One output element per thread: the sum over the contracting elements of
 // lhs x rhs, each converted to the result's type first.
 Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
@@ -63,7 +88,6 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
                         result = op.result(0)->type();
   const ElementType type = result.element_type();
-  const Class c = ClassOf(type);
   std::string params = KernelParams(kernel), body;
   const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
   // Where each operand dimension's index comes from: the result's batch and
@@ -92,8 +116,16 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   }
   int64_t count = 1;
   for (int64_t d : numbers.lhs_contracting_dimensions) count *= lhs.dim(d);
-  const std::string t = ComputeType(type);
-  body += "    " + t + " acc = " + (c == Class::kBool ? "false" : "(" + t + ")0") + ";\n";
+  const ElementType compute = DotComputeType(op);
+  const Class c = ClassOf(compute);
+  const std::string t = ComputeType(compute);
+  const std::string zero =
+      c == Class::kBool ? "false"
+      : c == Class::kComplex
+          ? "berth_complex((" + std::string(ComputeType(stablehlo::ComplexComponentType(compute))) +
+                ")0, (" + std::string(ComputeType(stablehlo::ComplexComponentType(compute))) + ")0)"
+          : "(" + t + ")0";
+  body += "    " + t + " acc = " + zero + ";\n";
   body += "    for (berth_s64 k = 0; k < " + std::to_string(count) + "LL; ++k) {\n";
   std::vector<std::string> contracted(static_cast<size_t>(lhs.rank()));
   EmitDecompose("k", numbers.lhs_contracting_dimensions, lhs.shape(), "c", "      ", body,
@@ -112,20 +144,25 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
       EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "      ", reads, body));
   BERTH_RETURN_IF_ERROR(
       EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "      ", reads, body));
-  // Each operand in the result's type; halves stay in float until the end.
-  const ElementType wide = IsHalf(type) ? ElementType::kF32 : type;
-  const std::string x = ConvertExpression(lhs_type, wide, "a"),
-                    y = ConvertExpression(rhs_type, wide, "b");
+  // Each operand in the compute type, then the cpu plugin's step: floats one
+  // fma, complex numbers (ar br - ai bi) + i (ar bi + ai br) each product and
+  // sum rounded, integers wrapping, i1 or over and.
+  const std::string x = ConvertExpression(lhs_type, compute, "a"),
+                    y = ConvertExpression(rhs_type, compute, "b");
   if (c == Class::kBool) {
     body += "      acc = acc || (" + x + " && " + y + ");\n";
   } else if (c == Class::kFloat) {
-    body += "      acc = acc + " + x + " * " + y + ";\n";
+    body += "      acc = fma(" + x + ", " + y + ", acc);\n";
+  } else if (c == Class::kComplex) {
+    body += "      const " + t + " p = " + x + ", q = " + y + ";\n";
+    body += "      acc.re = acc.re + (p.re * q.re - p.im * q.im);\n";
+    body += "      acc.im = acc.im + (p.re * q.im + p.im * q.re);\n";
   } else {
     body +=
         "      acc = berth_iadd<" + t + ">(acc, berth_imul<" + t + ">(" + x + ", " + y + "));\n";
   }
   body += "    }\n";
-  body += "    out0[i] = " + Store(type, "acc") + ";\n";
+  body += "    out0[i] = " + Store(type, ConvertExpression(compute, type, "acc")) + ";\n";
   return WrapKernel(kernel.name, params, body);
 }
 

@@ -117,7 +117,9 @@ std::string InterpreterElementText(const Tensor& t, int64_t i) {
 Status Print(KernelCall& call) {
   const Tensor& value = call.operands[0];
   const std::string_view name = call.op.operand(0)->name();
-  std::string text = "%" + std::string(name.empty() ? "value" : name) + " = ";
+  std::string text = "%";
+  text += name.empty() ? std::string_view("value") : name;
+  text += " = ";
   if (value.is_tensor()) {
     if (!IsSupportedElementType(value.type())) {
       return UnsupportedElementType(value.type(), "interpreter.print");

@@ -141,6 +141,14 @@ class Planner {
       views_[view.value] = std::move(view);
       return OkStatus();
     }
+    if (op.kind() == OpKind::kBitcastConvert && !CheckFusible(op).ok()) {
+      // Not a same-width reinterpretation of values: the stored bytes move.
+      BERTH_RETURN_IF_ERROR(CheckBitcast(op));
+      Flush();
+      WriteOutViews(op.operands());
+      EmitOpKernel(op, FusedKernel::Family::kBitcast, BitcastThreads(op));
+      return OkStatus();
+    }
     if (IsGeneratedElementwiseKind(op.kind())) {
       BERTH_RETURN_IF_ERROR(CheckFusible(op));
       const int64_t elements = op.result(0)->type().NumElements();

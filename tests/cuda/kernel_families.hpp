@@ -1052,6 +1052,48 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back(family);
   }
   {
+    // bitcast_convert as stored bytes: halves to and from integers (NaN
+    // payloads kept), other widths (a trailing dimension added or dropped),
+    // i1 packed and unpacked, narrow types of one width, complex numbers, an
+    // operand computed just before and one that is a view.
+    ProgramBuilder program("");
+    struct Cast {
+      const char* from;
+      const char* to;
+    };
+    const Cast casts[] = {
+        {"tensor<13xf16>", "tensor<13xui16>"},
+        {"tensor<13xui16>", "tensor<13xf16>"},
+        {"tensor<9xbf16>", "tensor<9xi16>"},
+        {"tensor<5xf32>", "tensor<5x2xf16>"},
+        {"tensor<3x2xui16>", "tensor<3xf32>"},
+        {"tensor<4xui64>", "tensor<4x8xi8>"},
+        {"tensor<3x4xi16>", "tensor<3xf64>"},
+        {"tensor<5x8xi1>", "tensor<5xui8>"},
+        {"tensor<3xui16>", "tensor<3x16xi1>"},
+        {"tensor<7xf8E4M3FN>", "tensor<7xui8>"},
+        {"tensor<7xi8>", "tensor<7xf8E5M2>"},
+        {"tensor<6xui4>", "tensor<6xi4>"},
+        {"tensor<6xi4>", "tensor<6xui4>"},
+        {"tensor<3xcomplex<f32>>", "tensor<3xui64>"},
+        {"tensor<2x2xf64>", "tensor<2xcomplex<f64>>"},
+    };
+    int index = 0;
+    for (const Cast& c : casts) {
+      const std::string arg = "%bc" + std::to_string(index++);
+      program.NamedArg(arg, c.from);
+      program.Op("bitcast_convert", {arg}, {c.from}, c.to);
+    }
+    // Of a value the kernel before computes, and of a transposed view.
+    program.NamedArg("%bx", "tensor<4x3xf16>");
+    const std::string negated = program.Value("stablehlo.negate %bx : tensor<4x3xf16>");
+    program.Op("bitcast_convert", {negated}, {"tensor<4x3xf16>"}, "tensor<4x3xi16>");
+    const std::string transposed = program.Value(
+        "stablehlo.transpose %bx, dims = [1, 0] : (tensor<4x3xf16>) -> tensor<3x4xf16>");
+    program.Op("bitcast_convert", {transposed}, {"tensor<3x4xf16>"}, "tensor<3x4xui16>");
+    families.push_back({"bitcast_bytes", program, 0, 0, false});
+  }
+  {
     // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
     // (first even dimension, else the largest; odd sizes; rank 0; empty),
     // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts

@@ -161,6 +161,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kMove: return EmitMoveKernel(kernel);
     case Family::kRandomBits: return EmitRandomBitsKernel(kernel);
     case Family::kSort: return EmitSortKernel(kernel);
+    case Family::kBitcast: return EmitBitcastKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -66,6 +66,10 @@ struct FusedKernel {
   //     writes the new state.
   //   kSort: sort (CheckSort); each thread sorts one row (SortThreads) of
   //     every operand together by insertion with the comparator's ops.
+  //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
+  //     other widths, halves, i1, narrow types); each thread writes one
+  //     byte (or one i1 or narrow integer element) of the result from the
+  //     operand's stored bytes (BitcastThreads).
   enum class Family {
     kElementwise,
     kReduce,
@@ -75,7 +79,8 @@ struct FusedKernel {
     kScatter,
     kSelectAndScatter,
     kRandomBits,
-    kSort
+    kSort,
+    kBitcast
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -162,6 +167,14 @@ Status CheckSort(const stablehlo::Operation& op);
 
 // The threads a sort kernel runs: one per row along its dimension.
 int64_t SortThreads(const stablehlo::Operation& op);
+
+// OK when `op` is a bitcast_convert the code generator can run as a kernel
+// of its own: supported types holding the same bits, narrow types only of
+// one width. Otherwise UNIMPLEMENTED (INVALID_ARGUMENT for mismatched sizes).
+Status CheckBitcast(const stablehlo::Operation& op);
+
+// The threads a bitcast kernel runs (see FusedKernel::Family::kBitcast).
+int64_t BitcastThreads(const stablehlo::Operation& op);
 
 // The kernel's whole CUDA C translation unit (prelude included):
 //   extern "C" __global__ void <name>(const I0* in0, ..., O0* out0, ..., long long n)

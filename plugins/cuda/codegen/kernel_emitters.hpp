@@ -155,6 +155,7 @@ Status CheckWindowAttributes(const Operation& op, int64_t rank,
 Result<std::string> EmitReduceKernel(const FusedKernel& kernel);
 Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel);
 Result<std::string> EmitMoveKernel(const FusedKernel& kernel);
+Result<std::string> EmitBitcastKernel(const FusedKernel& kernel);
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitDotKernel(const FusedKernel& kernel);

@@ -226,7 +226,70 @@ Status CheckSelectAndScatter(const Operation& op) {
   return OkStatus();
 }
 
+Status CheckBitcast(const Operation& op) {
+  if (op.kind() != OpKind::kBitcastConvert || op.num_operands() != 1 || op.num_results() != 1)
+    return Unsupported(op, "not a bitcast_convert of one operand");
+  const stablehlo::Type in = op.operand(0)->type(), out = op.result(0)->type();
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, in));
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, out));
+  const ElementType from = in.element_type(), to = out.element_type();
+  const int in_bits = stablehlo::BitWidth(from), out_bits = stablehlo::BitWidth(to);
+  const bool narrow =
+      IsNarrowInteger(from) || IsNarrowFloat(from) || IsNarrowInteger(to) || IsNarrowFloat(to);
+  if (narrow && in_bits != out_bits) {
+    return Unsupported(op, "a bitcast between narrow types of different widths (" +
+                               std::string(stablehlo::ElementTypeName(from)) + ", " +
+                               std::string(stablehlo::ElementTypeName(to)) +
+                               ") is not generated, as the cpu plugin does not run it");
+  }
+  if (in.NumElements() * in_bits != out.NumElements() * out_bits) {
+    return InvalidArgumentError(Where(op) + ": " + in.ToString() + " and " + out.ToString() +
+                                " do not hold the same number of bits");
+  }
+  return OkStatus();
+}
+
+int64_t BitcastThreads(const Operation& op) {
+  const stablehlo::Type out = op.result(0)->type();
+  const ElementType to = out.element_type();
+  // One per result element of i1 or of a narrow integer; else one per byte.
+  if (to == ElementType::kI1 || IsNarrowInteger(to)) return out.NumElements();
+  return out.NumElements() * static_cast<int64_t>(stablehlo::StorageBytes(to));
+}
+
 namespace codegen {
+
+// The operand's stored bytes (written out to memory by the planner) as the
+// result's: copied byte for byte; i1 elements (one byte each here, one bit
+// in the bitcast) packed or unpacked least significant bit first; a narrow
+// integer result's bytes re-extended from its low bits. The cpu plugin's
+// rules.
+Result<std::string> EmitBitcastKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckBitcast(op));
+  if (kernel.inputs.size() != 1 || kernel.inputs[0] != op.operand(0)) {
+    return InvalidArgumentError("bitcast kernel '" + kernel.name +
+                                "': its operand is not an input in memory");
+  }
+  const ElementType from = op.operand(0)->type().element_type(),
+                    to = op.result(0)->type().element_type();
+  const bool from_bits = from == ElementType::kI1, to_bits = to == ElementType::kI1;
+  std::string body = "    const berth_u8* in = (const berth_u8*)in0;\n"
+                     "    berth_u8* out = (berth_u8*)out0;\n";
+  if (to_bits && !from_bits) {
+    body += "    out[i] = (berth_u8)((in[i / 8] >> (i % 8)) & 1);\n";
+  } else if (from_bits && !to_bits) {
+    body += "    berth_u8 packed = 0;\n"
+            "    for (int bit = 0; bit < 8; ++bit) packed |= (berth_u8)((in[i * 8 + bit] & 1) << "
+            "bit);\n"
+            "    out[i] = packed;\n";
+  } else if (IsNarrowInteger(to)) {
+    body += "    out[i] = " + Store(to, "in[i]") + ";\n";
+  } else {
+    body += "    out[i] = in[i];\n";
+  }
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
+}
 
 // One output element per thread: the element of the operand it comes from,
 // or (pad) the padding value.

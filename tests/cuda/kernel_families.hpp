@@ -378,6 +378,46 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"reduce", program, 0, 0, false});
   }
   {
+    // Reductions of long rows on values of every magnitude, bit for bit:
+    // where the innermost dimension is reduced the cpu plugin folds a float
+    // row of 16 or more with add, multiply, maximum or minimum in eight
+    // lanes (isa/reduce_loops.cc there), which the kernels follow.
+    ProgramBuilder program("");
+    struct Reduction {
+      const char* type;
+      const char* dims;
+      const char* result;
+      const char* body;
+      const char* element;
+    };
+    const Reduction reductions[] = {
+        {"tensor<3x100xf32>", "[1]", "tensor<3xf32>", "add", "f32"},
+        {"tensor<4x3x40xf32>", "[0, 2]", "tensor<3xf32>", "add", "f32"},
+        {"tensor<2x37xf64>", "[1]", "tensor<2xf64>", "add", "f64"},
+        {"tensor<2x24xf64>", "[1]", "tensor<2xf64>", "multiply", "f64"},
+        {"tensor<5x33xf32>", "[1]", "tensor<5xf32>", "maximum", "f32"},
+        {"tensor<3x17xf64>", "[1]", "tensor<3xf64>", "minimum", "f64"},
+        {"tensor<2x15xf32>", "[1]", "tensor<2xf32>", "add", "f32"},
+        {"tensor<64x3xf32>", "[0]", "tensor<3xf32>", "add", "f32"},
+        {"tensor<2x50xf16>", "[1]", "tensor<2xf16>", "add", "f16"},
+        {"tensor<2x40xbf16>", "[1]", "tensor<2xbf16>", "add", "bf16"},
+        {"tensor<48xf32>", "[0]", "tensor<f32>", "add", "f32"},
+    };
+    int index = 0;
+    for (const Reduction& r : reductions) {
+      const std::string arg = "%ra" + std::to_string(index), init = "%ri" + std::to_string(index);
+      ++index;
+      program.NamedArg(arg, r.type);
+      program.NamedArg(init, std::string("tensor<") + r.element + ">");
+      const std::string name = "%rr" + std::to_string(index);
+      program.Returned("  " + name + " = stablehlo.reduce(" + arg + " init: " + init +
+                           ") applies stablehlo." + r.body + " across dimensions = " + r.dims +
+                           " : (" + r.type + ", tensor<" + r.element + ">) -> " + r.result + "\n",
+                       name, r.result);
+    }
+    families.push_back({"reduce_long_rows", program, 0, 0, false});
+  }
+  {
     // concatenate and pad: kernels of their own, from arguments, views and
     // iotas; pad with negative edges (cropping) and interior padding.
     ProgramBuilder program("4x6");

@@ -39,6 +39,40 @@ Status EmitFold(const FusedKernel& kernel, const Operation& op,
   return OkStatus();
 }
 
+// The length of the rows a reduce folds in eight lanes as the cpu plugin
+// does, or 0 for a fold in plain row-major order. Lanes are used for one
+// f32 or f64 operand whose body is one add, multiply, maximum or minimum of
+// its two arguments, when the innermost run of dimensions (size-1 ones
+// dropped, neighbours of one kind merged) is reduced and holds 16 or more
+// elements: that run is the row.
+int64_t LaneRowLength(const Operation& op) {
+  if (op.kind() != OpKind::kReduce || op.num_results() != 1) return 0;
+  const stablehlo::Type operand = op.operand(0)->type();
+  if (operand.element_type() != ElementType::kF32 && operand.element_type() != ElementType::kF64)
+    return 0;
+  const stablehlo::Block& block = op.region(0).entry_block();
+  if (block.operations().size() != 2 || block.num_arguments() != 2) return 0;
+  const Operation& combine = *block.operations()[0];
+  const OpKind kind = combine.kind();
+  if (kind != OpKind::kAdd && kind != OpKind::kMultiply && kind != OpKind::kMaximum &&
+      kind != OpKind::kMinimum) {
+    return 0;
+  }
+  const bool arguments =
+      combine.num_operands() == 2 &&
+      ((combine.operand(0) == block.argument(0) && combine.operand(1) == block.argument(1)) ||
+       (combine.operand(0) == block.argument(1) && combine.operand(1) == block.argument(0)));
+  if (!arguments || block.terminator()->operand(0) != combine.result(0)) return 0;
+  const std::span<const int64_t> dims = op.GetI64Array("dimensions");
+  int64_t row = 0;
+  for (int64_t d = operand.rank() - 1; d >= 0; --d) {
+    if (operand.dim(d) == 1) continue;
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) break;  // a kept dimension
+    row = (row == 0 ? 1 : row) * operand.dim(d);
+  }
+  return row >= 16 ? row : 0;
+}
+
 }  // namespace
 
 Status CheckReduce(const Operation& op) {
@@ -126,9 +160,11 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
     body += "    " + std::string(ComputeType(type)) + " acc" + std::to_string(j) + " = " +
             Load(type, "in" + std::to_string(k) + "[0]") + ";\n";
   }
-  body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
-  EmitDecompose("r", reduced_dims, operand.shape(), "q", "      ", body, at);
-  body += "      const berth_s64 at = " + LinearIndex(at, operand.shape()) + ";\n";
+  // Code loading the operands' elements x<j> at position r of the reduced
+  // elements in row-major order.
+  std::string load;
+  EmitDecompose("r", reduced_dims, operand.shape(), "q", "      ", load, at);
+  load += "      const berth_s64 at = " + LinearIndex(at, operand.shape()) + ";\n";
   const stablehlo::Block& block = op.region(0).entry_block();
   std::unordered_map<const stablehlo::Value*, std::string> names;
   for (size_t j = 0; j < n; ++j) {
@@ -141,23 +177,60 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
     }
     if (view == nullptr) {
       BERTH_ASSIGN_OR_RETURN(size_t k, input_index(value));
-      body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+      load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
               Load(type, "in" + std::to_string(k) + "[at]") + ";\n";
     } else {
       std::string index, iota;
-      body += EmitViewIndex(*view, "at", "w" + std::to_string(j) + "_", index, iota);
+      load += EmitViewIndex(*view, "at", "w" + std::to_string(j) + "_", index, iota);
       if (!iota.empty()) {
-        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+        load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
                 ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
       } else {
         BERTH_ASSIGN_OR_RETURN(size_t k, input_index(view->source));
-        body += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
+        load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
                 Load(type, "in" + std::to_string(k) + "[" + index + "]") + ";\n";
       }
     }
     names[block.argument(j)] = "acc" + std::to_string(j);
     names[block.argument(n + j)] = local;
   }
+  const int64_t row = LaneRowLength(op);
+  if (row > 0) {
+    // The cpu plugin's fold of a float row of 16 or more (isa/reduce_loops.cc
+    // there): eight lanes start at the row's first eight elements and each
+    // takes every eighth one after; they fold left to right, then the tail,
+    // then the row into the accumulator.
+    const ElementType type = op.operand(0)->type().element_type();
+    const std::string t = ComputeType(type);
+    BERTH_ASSIGN_OR_RETURN(std::string combine, OpExpression(*block.operations()[0], {"a", "b"}));
+    body += "    auto combine = [&](" + t + " a, " + t + " b) -> " + t + " { return " + combine +
+            "; };\n";
+    body += "    auto element = [&](berth_s64 r) -> " + t + " {\n" + load +
+            "      return x0;\n    };\n";
+    const std::string length = std::to_string(row) + "LL";
+    body += "    for (berth_s64 row = 0; row < " + std::to_string(count / row) + "LL; ++row) {\n";
+    body += "      const berth_s64 first = row * " + length + ";\n";
+    body += "      " + t + " lanes[8];\n";
+    body += "      for (int j = 0; j < 8; ++j) lanes[j] = element(first + j);\n";
+    body += "      berth_s64 c = 8;\n";
+    body += "      for (; c + 8 <= " + length + "; c += 8) {\n";
+    body += "        for (int j = 0; j < 8; ++j) lanes[j] = combine(lanes[j], element(first + c + "
+            "j));\n";
+    body += "      }\n";
+    body += "      " + t + " part = lanes[0];\n";
+    body += "      for (int j = 1; j < 8; ++j) part = combine(part, lanes[j]);\n";
+    body += "      for (; c < " + length + "; ++c) part = combine(part, element(first + c));\n";
+    body += "      acc0 = combine(acc0, part);\n";
+    body += "    }\n";
+    const size_t result = 0;
+    for (size_t j = 0; j < kernel.outputs.size(); ++j) {
+      body += "    out" + std::to_string(j) + "[i] = " +
+              Store(kernel.outputs[j]->type().element_type(), "acc" + std::to_string(result)) +
+              ";\n";
+    }
+    return WrapKernel(kernel.name, params, body);
+  }
+  body += "    for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n" + load;
   BERTH_RETURN_IF_ERROR(EmitFold(kernel, op, names, body));
   return WrapKernel(kernel.name, params, body);
 }

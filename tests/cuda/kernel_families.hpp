@@ -924,7 +924,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
   }
   {
     // Complex numbers: arithmetic (* and / with C's infinity recovery),
-    // lexicographic maximum/minimum and comparisons, abs, sign, the parts
+    // lexicographic maximum/minimum and comparisons, the parts
     // and complex(), converts to and from real types and between the two
     // widths, select; on random parts (NaN, inf, extremes included).
     ProgramBuilder program;
@@ -932,8 +932,8 @@ inline std::vector<KernelFamily> KernelFamilies() {
       const std::string part = type == "complex<f32>" ? "f32" : "f64";
       for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
         program.Binary(op, type);
-      for (const char* op : {"negate", "sign"}) program.Unary(op, type);
-      for (const char* op : {"abs", "real", "imag"})
+      program.Unary("negate", type);
+      for (const char* op : {"real", "imag"})
         program.Op(op, {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(part));
       for (const char* op : {"real", "imag"})
         program.Op(op, {program.Arg(part)}, {program.Tensor(part)}, program.Tensor(part));
@@ -958,6 +958,17 @@ inline std::vector<KernelFamily> KernelFamilies() {
       }
     }
     families.push_back({"complex", program});
+  }
+  {
+    // abs and sign of complex numbers: through hypot, which the GPU's math
+    // library computes within a few ulps of the C library's.
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
+      program.Unary("sign", type);
+      program.Op("abs", {program.Arg(type)}, {program.Tensor(type)},
+                 program.Tensor(type == "complex<f32>" ? "f32" : "f64"));
+    }
+    families.push_back({"complex_magnitude", program, 4, 1});
   }
   {
     // Narrow types, on every bit pattern of their width: integers (computed

@@ -197,6 +197,12 @@ class Planner {
       EmitOpKernel(op, Family::kSort, SortThreads(op));
       return OkStatus();
     }
+    if (op.kind() == OpKind::kChloTopK) {
+      BERTH_RETURN_IF_ERROR(CheckTopK(op));
+      WriteOutViews(op.operands());  // values are moved as stored bits
+      EmitOpKernel(op, Family::kTopK, TopKThreads(op));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kDotGeneral) {
       BERTH_RETURN_IF_ERROR(CheckDot(op));
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());

@@ -1145,6 +1145,39 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"bitcast_bytes", program, 0, 0, false});
   }
   {
+    // chlo.top_k: the k largest of each row, values and indices; floats by
+    // totalOrder (NaN, -0 and +0 among random bit patterns), ties of small
+    // integers in index order; k of 0, 1, some and all; ranks 1 to 3.
+    ProgramBuilder program("");
+    struct TopK {
+      const char* type;
+      int k;
+      const char* values;
+      const char* indices;
+    };
+    const TopK tops[] = {
+        {"tensor<5x37xf32>", 7, "tensor<5x7xf32>", "tensor<5x7xi32>"},
+        {"tensor<33xf64>", 33, "tensor<33xf64>", "tensor<33xi64>"},
+        {"tensor<2x3x19xf16>", 4, "tensor<2x3x4xf16>", "tensor<2x3x4xi32>"},
+        {"tensor<4x21xbf16>", 1, "tensor<4x1xbf16>", "tensor<4x1xui32>"},
+        {"tensor<3x40xi8>", 9, "tensor<3x9xi8>", "tensor<3x9xi32>"},
+        {"tensor<6x17xui16>", 17, "tensor<6x17xui16>", "tensor<6x17xi32>"},
+        {"tensor<2x9xi32>", 0, "tensor<2x0xi32>", "tensor<2x0xi32>"},
+    };
+    int index = 0;
+    for (const TopK& top : tops) {
+      const std::string arg = "%tk" + std::to_string(index), name = "%tv" + std::to_string(index);
+      ++index;
+      program.NamedArg(arg, top.type);
+      program.Returned("  " + name + ":2 = \"chlo.top_k\"(" + arg +
+                           ") {k = " + std::to_string(top.k) + " : i64} : (" + top.type + ") -> (" +
+                           top.values + ", " + top.indices + ")\n",
+                       name + "#0", top.values);
+      program.Returned("", name + "#1", top.indices);
+    }
+    families.push_back({"top_k", program, 0, 0, false});
+  }
+  {
     // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
     // (first even dimension, else the largest; odd sizes; rank 0; empty),
     // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts

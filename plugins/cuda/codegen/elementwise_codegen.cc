@@ -162,6 +162,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kRandomBits: return EmitRandomBitsKernel(kernel);
     case Family::kSort: return EmitSortKernel(kernel);
     case Family::kBitcast: return EmitBitcastKernel(kernel);
+    case Family::kTopK: return EmitTopKKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

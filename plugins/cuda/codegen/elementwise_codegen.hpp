@@ -66,6 +66,8 @@ struct FusedKernel {
   //     writes the new state.
   //   kSort: sort (CheckSort); each thread sorts one row (SortThreads) of
   //     every operand together by insertion with the comparator's ops.
+  //   kTopK: chlo.top_k (CheckTopK); each thread keeps the k largest of one
+  //     row, in order, in the results (TopKThreads).
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
   //     other widths, halves, i1, narrow types); each thread writes one
   //     byte (or one i1 or narrow integer element) of the result from the
@@ -80,7 +82,8 @@ struct FusedKernel {
     kSelectAndScatter,
     kRandomBits,
     kSort,
-    kBitcast
+    kBitcast,
+    kTopK
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -167,6 +170,14 @@ Status CheckSort(const stablehlo::Operation& op);
 
 // The threads a sort kernel runs: one per row along its dimension.
 int64_t SortThreads(const stablehlo::Operation& op);
+
+// OK when `op` is a chlo.top_k the code generator can run: a real,
+// non-narrow operand of rank >= 1, k within its last dimension, integer
+// indices. Otherwise UNIMPLEMENTED (INVALID_ARGUMENT for a k that does not fit).
+Status CheckTopK(const stablehlo::Operation& op);
+
+// The threads a top_k kernel runs: one per row (the last dimension).
+int64_t TopKThreads(const stablehlo::Operation& op);
 
 // OK when `op` is a bitcast_convert the code generator can run as a kernel
 // of its own: supported types holding the same bits, narrow types only of

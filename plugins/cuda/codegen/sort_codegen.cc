@@ -54,6 +54,36 @@ Status CheckSort(const Operation& op) {
   return OkStatus();
 }
 
+Status CheckTopK(const Operation& op) {
+  if (op.kind() != OpKind::kChloTopK || op.num_operands() != 1 || op.num_results() != 2)
+    return Unsupported(op, "not an operand, values and indices");
+  const stablehlo::Type in = op.operand(0)->type(), values = op.result(0)->type(),
+                        indices = op.result(1)->type();
+  for (stablehlo::Type type : {in, values, indices})
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  const ElementType element = in.element_type();
+  if (ClassOf(element) == Class::kComplex || IsNarrowFloat(element) || IsNarrowInteger(element) ||
+      !stablehlo::IsInteger(indices.element_type()) || IsNarrowInteger(indices.element_type())) {
+    return Unsupported(op, "top_k of " + in.ToString() + " with indices " + indices.ToString() +
+                               " is not generated (the cpu plugin's types: real, non-narrow)");
+  }
+  const int64_t k = op.GetInt("k").value_or(-1);
+  if (in.rank() < 1 || k < 0 || k > in.dim(in.rank() - 1) || values.element_type() != element ||
+      values.rank() != in.rank() || values.dim(values.rank() - 1) != k ||
+      values.NumElements() != indices.NumElements()) {
+    return InvalidArgumentError(Where(op) + ": k = " + std::to_string(k) + " does not fit " +
+                                in.ToString() + " -> " + values.ToString() + ", " +
+                                indices.ToString());
+  }
+  return OkStatus();
+}
+
+int64_t TopKThreads(const Operation& op) {
+  const stablehlo::Type in = op.operand(0)->type();
+  const int64_t n = in.dim(in.rank() - 1);
+  return n > 0 ? in.NumElements() / n : 0;
+}
+
 int64_t SortThreads(const Operation& op) {
   const stablehlo::Type type = op.operand(0)->type();
   const int64_t length = type.dim(op.GetInt("dimension").value_or(0));
@@ -139,6 +169,56 @@ Result<std::string> EmitSortKernel(const FusedKernel& kernel) {
   }
   body += "    }\n";
   return WrapKernel(kernel.name, params, body);
+}
+
+// chlo.top_k, one thread per row: the row's elements in index order, each
+// inserted into the descending list kept in the results (values as stored
+// bits, indices) if it comes before its last entry - larger first, floats
+// by totalOrder (NaNs first, +0 before -0), equal ones in index order, the
+// cpu plugin's strict order, so the k kept are unique.
+Result<std::string> EmitTopKKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckTopK(op));
+  if (kernel.inputs.size() != 1 || kernel.inputs[0] != op.operand(0)) {
+    return InvalidArgumentError("top_k kernel '" + kernel.name +
+                                "': its operand is not an input in memory");
+  }
+  const stablehlo::Type in = op.operand(0)->type();
+  const ElementType element = in.element_type(), index = op.result(1)->type().element_type();
+  const int64_t n = in.dim(in.rank() - 1), k = *op.GetInt("k");
+  const std::string t = ComputeType(element);
+  // The order key of a compute value: totalOrder bits for floats.
+  auto key = [&](const std::string& value) {
+    return ClassOf(element) == Class::kFloat ? "berth_total_key(" + value + ")" : value;
+  };
+  const std::string rows_n = std::to_string(n) + "LL", kept_k = std::to_string(k) + "LL";
+  std::string body;
+  body += "    const " + std::string(StorageType(element)) + "* row = in0 + i * " + rows_n + ";\n";
+  body += "    " + std::string(StorageType(element)) + "* values = out0 + i * " + kept_k + ";\n";
+  body += "    " + std::string(StorageType(index)) + "* indices = out1 + i * " + kept_k + ";\n";
+  body += "    berth_s64 count = 0;\n";
+  body += "    for (berth_s64 j = 0; j < " + rows_n + "; ++j) {\n";
+  body += "      const " + t + " x = " + Load(element, "row[j]") + ";\n";
+  body += "      const auto x_key = " + key("x") + ";\n";
+  // Where j goes: after every kept entry that comes before it (a larger
+  // key, or an equal key: an earlier index).
+  body += "      berth_s64 p = count;\n";
+  body += "      while (p > 0) {\n";
+  body += "        const " + t + " y = " + Load(element, "values[p - 1]") + ";\n";
+  body += "        if (!(x_key > " + key("y") + ")) break;\n";
+  body += "        --p;\n";
+  body += "      }\n";
+  body += "      if (p >= " + kept_k + ") continue;\n";
+  body += "      const berth_s64 last = count < " + kept_k + " ? count : " + kept_k + " - 1;\n";
+  body += "      for (berth_s64 q = last; q > p; --q) {\n";
+  body += "        values[q] = values[q - 1];\n";
+  body += "        indices[q] = indices[q - 1];\n";
+  body += "      }\n";
+  body += "      values[p] = row[j];\n";
+  body += "      indices[p] = (" + std::string(StorageType(index)) + ")j;\n";
+  body += "      if (count < " + kept_k + ") ++count;\n";
+  body += "    }\n";
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
 }
 
 }  // namespace codegen

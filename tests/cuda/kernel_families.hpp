@@ -1178,6 +1178,22 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"top_k", program, 0, 0, false});
   }
   {
+    // reduce_precision of every float type to formats narrower, equal and
+    // wider than its own, on every magnitude (subnormals, NaN, inf).
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("f32"), std::string("f64"), std::string("f16"),
+                                    std::string("bf16"), std::string("f8E4M3FN")}) {
+      for (const auto& [exponent, mantissa] : std::vector<std::pair<int, int>>{
+               {5, 10}, {8, 7}, {8, 23}, {11, 52}, {4, 3}, {2, 0}, {1, 1}, {6, 2}}) {
+        program.Op("reduce_precision", {program.Arg(type)}, {program.Tensor(type)},
+                   program.Tensor(type),
+                   "exponent_bits = " + std::to_string(exponent) +
+                       " : i32, mantissa_bits = " + std::to_string(mantissa) + " : i32");
+      }
+    }
+    families.push_back({"reduce_precision", program});
+  }
+  {
     // rng_bit_generator, bit for bit: THREE_FRY's split of narrow outputs
     // (first even dimension, else the largest; odd sizes; rank 0; empty),
     // 64-bit outputs, PHILOX's blocks of four (two for 64 bits) with counts

@@ -52,6 +52,7 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kClamp:
     case OpKind::kConvert:
     case OpKind::kBitcastConvert:
+    case OpKind::kReducePrecision:
     case OpKind::kChloErf:
     case OpKind::kChloErfc:
     case OpKind::kChloAsin:

@@ -465,6 +465,33 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kConvert:
       return ConvertExpression(op.operand(0)->type().element_type(), result, a());
     case OpKind::kBitcastConvert: return BitcastExpression(op, a());
+    case OpKind::kReducePrecision: {
+      const std::optional<int64_t> exponent = op.GetInt("exponent_bits"),
+                                   mantissa = op.GetInt("mantissa_bits");
+      if (!exponent || !mantissa || *exponent < 1 || *mantissa < 0)
+        return Unsupported(op, "it needs exponent_bits >= 1 and mantissa_bits >= 0");
+      // Beyond the widest format nothing changes (as the cpu plugin clamps).
+      const std::string e = std::to_string(std::min<int64_t>(*exponent, 64)),
+                        m = std::to_string(std::min<int64_t>(*mantissa, 64));
+      auto on = [&](const std::string& format, const std::string& bits) {
+        return "berth_reduce_precision<" + format + ">(" + bits + ", " + e + ", " + m + ")";
+      };
+      // On the operand's own format; narrow floats on f32, as the cpu plugin.
+      switch (operand) {
+        case ElementType::kF64:
+          return "__longlong_as_double((long long)" +
+                 on("berth_u64, 52, 11", "(berth_u64)__double_as_longlong(" + a() + ")") + ")";
+        case ElementType::kF16:
+          return "berth_f16_to_f32(" + on("berth_u16, 10, 5", "berth_f32_to_f16(" + a() + ")") +
+                 ")";
+        case ElementType::kBF16:
+          return "berth_bf16_to_f32(" + on("berth_u16, 7, 8", "berth_f32_to_bf16(" + a() + ")") +
+                 ")";
+        default:
+          if (c != Class::kFloat) return Unsupported(op, "reduce_precision takes floats");
+          return "__uint_as_float(" + on("berth_u32, 23, 8", "__float_as_uint(" + a() + ")") + ")";
+      }
+    }
     case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
     case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
     case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");

@@ -342,6 +342,34 @@ template <typename C> __device__ __forceinline__ C berth_cmin(C a, C b) {
   return a.re > b.re || (a.re == b.re && a.im > b.im) ? b : a;
 }
 
+// reduce_precision on the bits of a float format (MANT fraction bits, EXP
+// exponent bits): rounded to `mantissa_bits` of fraction, ties to even (a
+// carry moving to the exponent), then to the range of `exponent_bits`:
+// above it inf, at or below its least normal exponent zero, both signed; a
+// NaN stays itself (inf with no mantissa bits), as the cpu plugin computes it.
+template <typename U, int MANT, int EXP>
+__device__ __forceinline__ U berth_reduce_precision(U bits, int exponent_bits, int mantissa_bits) {
+  const U sign_bit = (U)((U)1 << (sizeof(U) * 8 - 1));
+  const U inf = (U)((((U)1 << EXP) - 1) << MANT);
+  const U sign = (U)(bits & sign_bit);
+  if ((U)(bits & (U)~sign_bit) > inf) return mantissa_bits > 0 ? bits : (U)(sign | inf);
+  U result = bits;
+  if (mantissa_bits < MANT) {
+    const int shift = MANT - mantissa_bits;
+    const U half_minus_one = (U)(((U)1 << (shift - 1)) - 1);
+    const U keep = (U)~(U)(((U)1 << shift) - 1);
+    const U last_kept = (U)((bits >> shift) & 1);
+    result = (U)((U)(bits + half_minus_one + last_kept) & keep);
+  }
+  if (exponent_bits < EXP) {
+    const long long source_bias = (1LL << (EXP - 1)) - 1, target_bias = (1LL << (exponent_bits - 1)) - 1;
+    const long long exponent = (long long)((U)(result & (U)~sign_bit) >> MANT);
+    if (exponent > source_bias + target_bias) result = (U)(sign | inf);
+    else if (exponent <= source_bias - target_bias) result = sign;
+  }
+  return result;
+}
+
 // Truncates toward zero, saturates at the bounds, NaN gives 0.
 template <typename T, typename F> __device__ __forceinline__ T berth_float_to_int(F x) {
   if (x != x) return 0;

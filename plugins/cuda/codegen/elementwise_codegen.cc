@@ -198,12 +198,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
       body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
               ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
     } else {
-      auto input = std::find(kernel.inputs.begin(), kernel.inputs.end(), view.source);
-      if (view.source == nullptr || input == kernel.inputs.end()) {
-        return InvalidArgumentError("fused kernel '" + kernel.name +
-                                    "': a view's source is not an input");
-      }
-      const std::string param = "in" + std::to_string(input - kernel.inputs.begin());
+      BERTH_ASSIGN_OR_RETURN(const std::string param, InputParam(kernel, view.source));
       body += "    const " + std::string(ComputeType(type)) + " " + local + " = " +
               Load(type, param + "[" + index + "]") + ";\n";
     }

@@ -185,6 +185,12 @@ std::string EncodeNarrowFloat(ElementType type, const std::string& value) {
   return "berth_f64_to_narrow<" + NarrowFloatFormat(type) + ">((double)(" + value + "))";
 }
 
+// A narrow integer's value of the low bits of `value`, in its 8-bit type.
+std::string WrapNarrowInteger(ElementType type, const std::string& value) {
+  return "(" + std::string(StorageType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
+         "(" + value + ")";
+}
+
 std::string DecodeNarrowFloat(ElementType type, const std::string& bits) {
   if (type == ElementType::kF8E8M0FNU) return "berth_e8m0_to_f32(" + bits + ")";
   return "berth_narrow_to_f32<" + NarrowFloatFormat(type) + ">(" + bits + ")";
@@ -194,11 +200,8 @@ std::string DecodeNarrowFloat(ElementType type, const std::string& bits) {
 
 std::string Load(ElementType type, const std::string& element) {
   if (IsNarrowFloat(type)) return DecodeNarrowFloat(type, element);
-  if (IsNarrowInteger(type)) {
-    // Whatever the byte's high bits, the value of its low ones.
-    return "(" + std::string(ComputeType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
-           "(" + element + ")";
-  }
+  // Whatever a narrow integer's byte holds above its bits, their value.
+  if (IsNarrowInteger(type)) return WrapNarrowInteger(type, element);
   switch (type) {
     case ElementType::kI1: return "(" + element + " != 0)";
     case ElementType::kF16: return "berth_f16_to_f32(" + element + ")";
@@ -209,10 +212,7 @@ std::string Load(ElementType type, const std::string& element) {
 
 std::string Store(ElementType type, const std::string& value) {
   if (IsNarrowFloat(type)) return EncodeNarrowFloat(type, value);
-  if (IsNarrowInteger(type)) {
-    return "(" + std::string(StorageType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
-           "(" + value + ")";
-  }
+  if (IsNarrowInteger(type)) return WrapNarrowInteger(type, value);
   switch (type) {
     case ElementType::kI1: return "(berth_u8)" + value;
     case ElementType::kF16: return "berth_f32_to_f16(" + value + ")";
@@ -229,10 +229,7 @@ std::string RoundTo(ElementType type, const std::string& value) {
   if (type == ElementType::kF16) return "berth_round_f16(" + value + ")";
   if (type == ElementType::kBF16) return "berth_round_bf16(" + value + ")";
   if (IsNarrowFloat(type)) return DecodeNarrowFloat(type, EncodeNarrowFloat(type, value));
-  if (IsNarrowInteger(type)) {
-    return "(" + std::string(ComputeType(type)) + ")berth_narrow_wrap" + NarrowIntegerArgs(type) +
-           "(" + value + ")";
-  }
+  if (IsNarrowInteger(type)) return WrapNarrowInteger(type, value);
   return value;
 }
 
@@ -284,13 +281,12 @@ std::string ConvertExpression(ElementType from, ElementType to, const std::strin
     return RoundTo(to, value);
   }
   if (IsNarrowInteger(to)) {
-    const std::string args = "<" + std::to_string(stablehlo::BitWidth(to)) + ", " +
-                             (target == Class::kSigned ? "true" : "false") + ">";
-    const std::string value = source == Class::kFloat
-                                  ? "berth_float_to_narrow" + args + "((double)(" + a + "))"
-                              : source == Class::kBool ? "(" + a + " ? 1 : 0)"
-                                                       : "(berth_s64)(" + a + ")";
-    return "(" + std::string(ComputeType(to)) + ")berth_narrow_wrap" + args + "(" + value + ")";
+    const std::string value =
+        source == Class::kFloat
+            ? "berth_float_to_narrow" + NarrowIntegerArgs(to) + "((double)(" + a + "))"
+        : source == Class::kBool ? "(" + a + " ? 1 : 0)"
+                                 : "(berth_s64)(" + a + ")";
+    return WrapNarrowInteger(to, value);
   }
   if (target == Class::kBool) return source == Class::kBool ? a : "(" + a + " != 0)";
   if (source == Class::kBool) {
@@ -718,14 +714,18 @@ Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
     }
     source = view->source;
   }
-  auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), source);
-  if (it == kernel.inputs.end()) {
-    return InvalidArgumentError("kernel '" + kernel.name + "': a value it reads is not an input");
-  }
-  body += indent + target + " = " +
-          Load(type, "in" + std::to_string(it - kernel.inputs.begin()) + "[" + source_index + "]") +
-          ";\n";
+  BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, source));
+  body += indent + target + " = " + Load(type, input + "[" + source_index + "]") + ";\n";
   return OkStatus();
+}
+
+Result<std::string> InputParam(const FusedKernel& kernel, const stablehlo::Value* value) {
+  auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), value);
+  if (it == kernel.inputs.end()) {
+    return InvalidArgumentError("kernel '" + kernel.name +
+                                "': a value it reads is not an input in memory");
+  }
+  return "in" + std::to_string(it - kernel.inputs.begin());
 }
 
 Status CheckWindowAttributes(const Operation& op, int64_t rank,

@@ -144,6 +144,11 @@ Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
                        const std::vector<std::string>& index, const std::string& target,
                        ElementType type, const std::string& indent, int& reads, std::string& body);
 
+// The parameter ("in<k>") of kernel input `value`; INVALID_ARGUMENT naming
+// the kernel when it is not one (the planner writes out what a family needs
+// in memory).
+Result<std::string> InputParam(const FusedKernel& kernel, const stablehlo::Value* value);
+
 // OK when `op`'s window_dimensions, and those of `optional` it has, hold one
 // positive value per dimension of `rank`, and its padding (if any) one pair
 // per dimension. Otherwise UNIMPLEMENTED naming the attribute.

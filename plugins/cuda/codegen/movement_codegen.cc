@@ -267,14 +267,11 @@ namespace codegen {
 Result<std::string> EmitBitcastKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckBitcast(op));
-  if (kernel.inputs.size() != 1 || kernel.inputs[0] != op.operand(0)) {
-    return InvalidArgumentError("bitcast kernel '" + kernel.name +
-                                "': its operand is not an input in memory");
-  }
+  BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, op.operand(0)));
   const ElementType from = op.operand(0)->type().element_type(),
                     to = op.result(0)->type().element_type();
   const bool from_bits = from == ElementType::kI1, to_bits = to == ElementType::kI1;
-  std::string body = "    const berth_u8* in = (const berth_u8*)in0;\n"
+  std::string body = "    const berth_u8* in = (const berth_u8*)" + input + ";\n" +
                      "    berth_u8* out = (berth_u8*)out0;\n";
   if (to_bits && !from_bits) {
     body += "    out[i] = (berth_u8)((in[i / 8] >> (i % 8)) & 1);\n";

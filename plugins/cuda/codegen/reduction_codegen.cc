@@ -138,14 +138,6 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   const std::span<const int64_t> dims = op.GetI64Array("dimensions");
   auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
   std::string params = KernelParams(kernel), body;
-  auto input_index = [&](const stablehlo::Value* value) -> Result<size_t> {
-    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), value);
-    if (it == kernel.inputs.end()) {
-      return InvalidArgumentError("reduction kernel '" + kernel.name +
-                                  "': a value it reads is not an input");
-    }
-    return static_cast<size_t>(it - kernel.inputs.begin());
-  };
   // The output element's index in each kept dimension.
   std::vector<int64_t> kept, reduced_dims;
   for (int64_t d = 0; d < operand.rank(); ++d) (reduced(d) ? reduced_dims : kept).push_back(d);
@@ -155,10 +147,10 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   for (int64_t d : reduced_dims) count *= operand.dim(d);
   for (size_t j = 0; j < n; ++j) {
     const stablehlo::Value* init = op.operand(n + j);
-    BERTH_ASSIGN_OR_RETURN(size_t k, input_index(init));
+    BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, init));
     const ElementType type = init->type().element_type();
     body += "    " + std::string(ComputeType(type)) + " acc" + std::to_string(j) + " = " +
-            Load(type, "in" + std::to_string(k) + "[0]") + ";\n";
+            Load(type, input + "[0]") + ";\n";
   }
   // Code loading the operands' elements x<j> at position r of the reduced
   // elements in row-major order.
@@ -176,9 +168,9 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
       if (candidate.value == value) view = &candidate;
     }
     if (view == nullptr) {
-      BERTH_ASSIGN_OR_RETURN(size_t k, input_index(value));
+      BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, value));
       load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
-              Load(type, "in" + std::to_string(k) + "[at]") + ";\n";
+              Load(type, input + "[at]") + ";\n";
     } else {
       std::string index, iota;
       load += EmitViewIndex(*view, "at", "w" + std::to_string(j) + "_", index, iota);
@@ -186,9 +178,9 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
         load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
                 ConvertExpression(ElementType::kSI64, type, iota) + ";\n";
       } else {
-        BERTH_ASSIGN_OR_RETURN(size_t k, input_index(view->source));
+        BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, view->source));
         load += "      const " + std::string(ComputeType(type)) + " " + local + " = " +
-                Load(type, "in" + std::to_string(k) + "[" + index + "]") + ";\n";
+                Load(type, input + "[" + index + "]") + ";\n";
       }
     }
     names[block.argument(j)] = "acc" + std::to_string(j);
@@ -260,15 +252,11 @@ Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel) {
   const std::vector<std::string> o = EmitResultIndex(op.result(0)->type().shape(), "o", body);
   for (size_t j = 0; j < n; ++j) {
     const stablehlo::Value* init = op.operand(n + j);
-    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), init);
-    if (it == kernel.inputs.end()) {
-      return InvalidArgumentError("reduce_window kernel '" + kernel.name +
-                                  "': an init value is not an input");
-    }
+    BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, init));
     const ElementType type = init->type().element_type();
-    const std::string t = ComputeType(type), k = std::to_string(it - kernel.inputs.begin());
-    body += "    const " + t + " init" + std::to_string(j) + " = " + Load(type, "in" + k + "[0]") +
-            ";\n";
+    const std::string t = ComputeType(type);
+    body +=
+        "    const " + t + " init" + std::to_string(j) + " = " + Load(type, input + "[0]") + ";\n";
     body += "    " + t + " acc" + std::to_string(j) + " = init" + std::to_string(j) + ";\n";
   }
   int64_t count = 1;

@@ -120,12 +120,8 @@ Result<std::string> EmitSortKernel(const FusedKernel& kernel) {
   // writes out operands that are views, so each is an input.
   std::vector<std::string> inputs;
   for (size_t j = 0; j < n; ++j) {
-    auto it = std::find(kernel.inputs.begin(), kernel.inputs.end(), op.operand(j));
-    if (it == kernel.inputs.end()) {
-      return InvalidArgumentError("sort kernel '" + kernel.name + "': operand " +
-                                  std::to_string(j) + " is not an input in memory");
-    }
-    inputs.push_back("in" + std::to_string(it - kernel.inputs.begin()));
+    BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, op.operand(j)));
+    inputs.push_back(input);
   }
   body += "    for (berth_s64 k = 0; k < " + count + "; ++k) {\n";
   for (size_t j = 0; j < n; ++j) {
@@ -179,10 +175,7 @@ Result<std::string> EmitSortKernel(const FusedKernel& kernel) {
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckTopK(op));
-  if (kernel.inputs.size() != 1 || kernel.inputs[0] != op.operand(0)) {
-    return InvalidArgumentError("top_k kernel '" + kernel.name +
-                                "': its operand is not an input in memory");
-  }
+  BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, op.operand(0)));
   const stablehlo::Type in = op.operand(0)->type();
   const ElementType element = in.element_type(), index = op.result(1)->type().element_type();
   const int64_t n = in.dim(in.rank() - 1), k = *op.GetInt("k");
@@ -193,7 +186,8 @@ Result<std::string> EmitTopKKernel(const FusedKernel& kernel) {
   };
   const std::string rows_n = std::to_string(n) + "LL", kept_k = std::to_string(k) + "LL";
   std::string body;
-  body += "    const " + std::string(StorageType(element)) + "* row = in0 + i * " + rows_n + ";\n";
+  body += "    const " + std::string(StorageType(element)) + "* row = " + input + " + i * " +
+          rows_n + ";\n";
   body += "    " + std::string(StorageType(element)) + "* values = out0 + i * " + kept_k + ";\n";
   body += "    " + std::string(StorageType(index)) + "* indices = out1 + i * " + kept_k + ";\n";
   body += "    berth_s64 count = 0;\n";

@@ -1,0 +1,349 @@
+// The families of elementwise programs: each op on each element type it is
+// defined for (pred, integers, floats, complex numbers, the narrow types),
+// converts, compares, chains and views, each family one function whose ops
+// all fuse into one kernel. Part of KernelFamilies (kernel_families.hpp).
+#ifndef BERTH_TESTS_CUDA_ELEMENTWISE_FAMILIES_HPP_
+#define BERTH_TESTS_CUDA_ELEMENTWISE_FAMILIES_HPP_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "program_builder.hpp"
+
+namespace berth::cuda::testing {
+
+// Appends the elementwise families to `families`.
+inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({kIntTypes, kFloatTypes})) {
+      for (const char* op :
+           {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"}) {
+        program.Binary(op, type);
+      }
+    }
+    for (const std::string& type : kIntTypes) program.Binary("power", type);
+    for (const char* op : {"add", "multiply", "maximum", "minimum", "and", "or", "xor"})
+      program.Binary(op, "i1");
+    families.push_back({"binary_arithmetic", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kIntTypes) {
+      for (const char* op : {"and", "or", "xor", "shift_left", "shift_right_logical",
+                             "shift_right_arithmetic", "chlo.mulhi"}) {
+        program.Binary(op, type);
+      }
+      for (const char* op : {"not", "popcnt", "count_leading_zeros", "negate"})
+        program.Unary(op, type);
+    }
+    for (const std::string& type : kSignedTypes) {
+      for (const char* op : {"abs", "sign"}) program.Unary(op, type);
+    }
+    program.Unary("not", "i1");
+    families.push_back({"integer_bits", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op : {"abs", "negate", "sign", "sqrt", "ceil", "floor", "round_nearest_even",
+                             "round_nearest_afz"}) {
+        program.Unary(op, type);
+      }
+      program.Op("is_finite", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor("i1"));
+    }
+    families.push_back({"float_exact", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op : {"exponential", "exponential_minus_one", "log", "log_plus_one",
+                             "logistic", "rsqrt", "cbrt", "sine", "cosine", "tan", "tanh"}) {
+        program.Unary(op, type);
+      }
+      program.Binary("atan2", type);
+      program.Binary("power", type);
+    }
+    families.push_back({"float_functions", program, 4, 1});
+  }
+  {
+    // CHLO's elementwise functions that map to the math library (jax.nn.gelu
+    // exact uses erf).
+    ProgramBuilder program;
+    for (const std::string& type : kFloatTypes) {
+      for (const char* op :
+           {"chlo.erf", "chlo.erfc", "chlo.asin", "chlo.acos", "chlo.atan", "chlo.sinh",
+            "chlo.cosh", "chlo.tan", "chlo.asinh", "chlo.acosh", "chlo.atanh", "chlo.square"}) {
+        program.Unary(op, type);
+      }
+      for (const char* op : {"chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf"}) {
+        program.Op(op, {program.Arg(type)}, {program.Tensor(type)}, program.Tensor("i1"));
+      }
+    }
+    families.push_back({"chlo_functions", program, 4, 1});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
+      const bool is_float = type[0] == 'f' || type[0] == 'b';
+      const bool is_signed = type[0] == 'i' && type != "i1";
+      std::vector<std::string> compare_types = {is_float    ? "FLOAT"
+                                                : is_signed ? "SIGNED"
+                                                            : "UNSIGNED"};
+      if (is_float) compare_types.push_back("TOTALORDER");
+      for (const std::string& compare_type : compare_types) {
+        for (const char* direction : {"EQ", "NE", "GE", "GT", "LE", "LT"}) {
+          program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                     {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                     "comparison_direction = #stablehlo<comparison_direction " +
+                         std::string(direction) + ">, compare_type = #stablehlo<comparison_type " +
+                         compare_type + ">");
+        }
+      }
+    }
+    families.push_back({"compare", program});
+  }
+  {
+    ProgramBuilder program;
+    const std::vector<std::string> all = Join({{"i1"}, kIntTypes, kFloatTypes});
+    for (const std::string& from : all) {
+      for (const std::string& to : all) {
+        if (from != to)
+          program.Op("convert", {program.Arg(from)}, {program.Tensor(from)}, program.Tensor(to));
+      }
+    }
+    families.push_back({"convert", program});
+  }
+  {
+    ProgramBuilder program;
+    for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
+      const std::string t = program.Tensor(type), s = "tensor<" + type + ">";
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), t, t}, t);
+      program.Op("select",
+                 {program.Arg("i1", "p", true), program.Arg(type), program.Arg(type, "b")},
+                 {"tensor<i1>", t, t}, t);
+      program.Op("clamp",
+                 {program.Arg(type, "lo", true), program.Arg(type), program.Arg(type, "hi", true)},
+                 {s, t, s}, t);
+      program.Op("clamp", {program.Arg(type, "lo"), program.Arg(type), program.Arg(type, "hi")},
+                 {t, t, t}, t);
+    }
+    families.push_back({"select_clamp", program});
+  }
+  {
+    // A chain: values stay in registers between ops, half types rounded
+    // after each.
+    ProgramBuilder program;
+    for (const char* type : {"f16", "bf16", "f32"}) {
+      const std::string t = program.Tensor(type);
+      program.Op("multiply", {program.Arg(type), program.Arg(type, "b")}, {t, t}, t);
+      const std::string product = "%r" + std::to_string(program.num_results() - 1);
+      program.Op("add", {product, program.Arg(type, "c")}, {t, t}, t);
+      const std::string sum = "%r" + std::to_string(program.num_results() - 1);
+      program.Op("subtract", {sum, program.Arg(type)}, {t, t}, t);
+    }
+    families.push_back({"chain", program});
+  }
+  {
+    // Data movement folded into loads: every view of 3x5x7 = 105 elements,
+    // read by an elementwise op (views returned as they are would be
+    // written by a kernel of their own).
+    ProgramBuilder program("3x5x7");
+    const std::string t = program.Tensor("f32");
+    program.Arg("f32", "a");
+    program.Arg("f16", "h");
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"%a_7x3x5", "tensor<7x3x5xf32>"},
+                                                          {"%b_5", "tensor<5xf32>"},
+                                                          {"%c_105", "tensor<105xf32>"},
+                                                          {"%d_6x11x7", "tensor<6x11x7xf32>"},
+                                                          {"%e_7", "tensor<7xf32>"},
+                                                          {"%s_1x1", "tensor<1x1xf32>"},
+                                                          {"%g_5x7x3", "tensor<5x7x3xi16>"}}) {
+      program.NamedArg(name, type);
+    }
+    std::vector<std::string> views = {
+        program.Value("stablehlo.transpose %a_7x3x5, dims = [1, 2, 0] : (tensor<7x3x5xf32>) -> " +
+                      t),
+        program.Value("stablehlo.broadcast_in_dim %b_5, dims = [1] : (tensor<5xf32>) -> " + t),
+        program.Value("stablehlo.reshape %c_105 : (tensor<105xf32>) -> " + t),
+        program.Value("stablehlo.slice %d_6x11x7 [0:6:2, 1:11:2, 0:7] : (tensor<6x11x7xf32>) -> " +
+                      t),
+        program.Value("stablehlo.reverse %a_f32, dims = [0, 2] : " + t),
+        program.Value("stablehlo.iota dim = 2 : " + t),
+        program.Value("stablehlo.reshape " +
+                      program.Value("stablehlo.transpose " +
+                                    program.Value("stablehlo.broadcast_in_dim %e_7, dims = [0] : "
+                                                  "(tensor<7xf32>) -> tensor<7x15xf32>") +
+                                    ", dims = [1, 0] : (tensor<7x15xf32>) -> tensor<15x7xf32>") +
+                      " : (tensor<15x7xf32>) -> " + t),
+        program.Value("stablehlo.broadcast_in_dim %s_1x1, dims = [0, 2] : (tensor<1x1xf32>) -> " +
+                      t),
+    };
+    for (const std::string& view : views) program.Op("negate", {view}, {t}, t);
+    program.Op("add", {views[0], views[1]}, {t, t}, t);
+    // Integer and half views, and iotas of other types.
+    const std::string i = program.Tensor("i16"), h = program.Tensor("f16"),
+                      l = program.Tensor("i64");
+    program.Op("not",
+               {program.Value(
+                   "stablehlo.transpose %g_5x7x3, dims = [2, 0, 1] : (tensor<5x7x3xi16>) -> " + i)},
+               {i}, i);
+    program.Op("abs", {program.Value("stablehlo.reverse %h_f16, dims = [1] : " + h)}, {h}, h);
+    program.Op("negate", {program.Value("stablehlo.iota dim = 1 : " + h)}, {h}, h);
+    program.Op("negate", {program.Value("stablehlo.iota dim = 0 : " + l)}, {l}, l);
+    families.push_back({"views", program});
+  }
+  {
+    ProgramBuilder program("");
+    program.Binary("add", "f32");
+    program.Binary("multiply", "bf16");
+    program.Binary("divide", "i64");
+    families.push_back({"rank_zero", program});
+  }
+  {
+    // bitcast_convert between types of one width (jax.random makes floats
+    // from u32 bits so); random bit patterns, NaN payloads included.
+    ProgramBuilder program;
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"ui32", "f32"},
+                                                          {"f32", "i32"},
+                                                          {"i32", "ui32"},
+                                                          {"i64", "f64"},
+                                                          {"f64", "ui64"},
+                                                          {"ui64", "i64"},
+                                                          {"i8", "ui8"},
+                                                          {"ui16", "i16"},
+                                                          {"f32", "f32"}}) {
+      program.Op("bitcast_convert", {program.Arg(from)}, {program.Tensor(from)},
+                 program.Tensor(to));
+    }
+    families.push_back({"bitcast_convert", program});
+  }
+  {
+    // Complex numbers: arithmetic (* and / with C's infinity recovery),
+    // lexicographic maximum/minimum and comparisons, the parts
+    // and complex(), converts to and from real types and between the two
+    // widths, select; on random parts (NaN, inf, extremes included).
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
+      const std::string part = type == "complex<f32>" ? "f32" : "f64";
+      for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+        program.Binary(op, type);
+      program.Unary("negate", type);
+      for (const char* op : {"real", "imag"})
+        program.Op(op, {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(part));
+      for (const char* op : {"real", "imag"})
+        program.Op(op, {program.Arg(part)}, {program.Tensor(part)}, program.Tensor(part));
+      program.Op("complex", {program.Arg(part), program.Arg(part, "b")},
+                 {program.Tensor(part), program.Tensor(part)}, program.Tensor(type));
+      for (const char* direction : {"EQ", "NE", "GE", "GT", "LE", "LT"}) {
+        program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                   {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                   "comparison_direction = #stablehlo<comparison_direction " +
+                       std::string(direction) +
+                       ">, compare_type = #stablehlo<comparison_type FLOAT>");
+      }
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), program.Tensor(type), program.Tensor(type)},
+                 program.Tensor(type));
+      for (const std::string& other :
+           {std::string("i1"), std::string("i32"), std::string("ui64"), std::string("f16"),
+            std::string("bf16"), std::string("f32"), std::string("f64"),
+            std::string(type == "complex<f32>" ? "complex<f64>" : "complex<f32>")}) {
+        program.Op("convert", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(other));
+        program.Op("convert", {program.Arg(other)}, {program.Tensor(other)}, program.Tensor(type));
+      }
+    }
+    families.push_back({"complex", program});
+  }
+  {
+    // abs and sign of complex numbers: through hypot, which the GPU's math
+    // library computes within a few ulps of the C library's.
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
+      program.Unary("sign", type);
+      program.Op("abs", {program.Arg(type)}, {program.Tensor(type)},
+                 program.Tensor(type == "complex<f32>" ? "f32" : "f64"));
+    }
+    families.push_back({"complex_magnitude", program, 4, 1});
+  }
+  {
+    // Narrow types, on every bit pattern of their width: integers (computed
+    // in 8 bits, wrapped after every op; popcnt, count_leading_zeros and
+    // shift_right_logical on their zero-extended bits) and the f4/f6/f8
+    // formats (computed in float, rounded after every op with each format's
+    // NaN, infinity and overflow rules); converts between them and wide types.
+    ProgramBuilder program;
+    const std::vector<std::string> narrow_ints = {"i2", "i4", "ui2", "ui4"};
+    const std::vector<std::string> narrow_floats = {
+        "f8E5M2",        "f8E4M3",    "f8E3M4",   "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2FNUZ",
+        "f8E4M3B11FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"};
+    for (const std::string& type : narrow_ints) {
+      const bool is_signed = type[0] == 'i';
+      for (const char* op :
+           {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or",
+            "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"}) {
+        program.Binary(op, type);
+      }
+      for (const char* op : {"not", "popcnt", "count_leading_zeros"}) program.Unary(op, type);
+      if (is_signed) {
+        for (const char* op : {"negate", "abs", "sign"}) program.Unary(op, type);
+      }
+      program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                 std::string("comparison_direction = #stablehlo<comparison_direction LT>, "
+                             "compare_type = #stablehlo<comparison_type ") +
+                     (is_signed ? "SIGNED" : "UNSIGNED") + ">");
+    }
+    for (const std::string& type : narrow_floats) {
+      for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+        program.Binary(op, type);
+      for (const char* op : {"negate", "abs", "sign", "sqrt", "floor"}) program.Unary(op, type);
+      for (const char* order : {"FLOAT", "TOTALORDER"}) {
+        program.Op("compare", {program.Arg(type), program.Arg(type, "b")},
+                   {program.Tensor(type), program.Tensor(type)}, program.Tensor("i1"),
+                   std::string("comparison_direction = #stablehlo<comparison_direction LE>, "
+                               "compare_type = #stablehlo<comparison_type ") +
+                       order + ">");
+      }
+    }
+    const std::vector<std::string> all = Join({narrow_ints, narrow_floats});
+    for (const std::string& type : all) {
+      for (const std::string& other :
+           Join({all, {"i1", "i8", "i32", "ui64", "f16", "bf16", "f32", "f64"}})) {
+        if (other == type) continue;
+        program.Op("convert", {program.Arg(type)}, {program.Tensor(type)}, program.Tensor(other));
+        if (std::find(all.begin(), all.end(), other) == all.end())
+          program.Op("convert", {program.Arg(other)}, {program.Tensor(other)},
+                     program.Tensor(type));
+      }
+      program.Op("select", {program.Arg("i1", "p"), program.Arg(type), program.Arg(type, "b")},
+                 {program.Tensor("i1"), program.Tensor(type), program.Tensor(type)},
+                 program.Tensor(type));
+    }
+    families.push_back({"narrow_types", program});
+  }
+  {
+    // reduce_precision of every float type to formats narrower, equal and
+    // wider than its own, on every magnitude (subnormals, NaN, inf).
+    ProgramBuilder program;
+    for (const std::string& type : {std::string("f32"), std::string("f64"), std::string("f16"),
+                                    std::string("bf16"), std::string("f8E4M3FN")}) {
+      for (const auto& [exponent, mantissa] : std::vector<std::pair<int, int>>{
+               {5, 10}, {8, 7}, {8, 23}, {11, 52}, {4, 3}, {2, 0}, {1, 1}, {6, 2}}) {
+        program.Op("reduce_precision", {program.Arg(type)}, {program.Tensor(type)},
+                   program.Tensor(type),
+                   "exponent_bits = " + std::to_string(exponent) +
+                       " : i32, mantissa_bits = " + std::to_string(mantissa) + " : i32");
+      }
+    }
+    families.push_back({"reduce_precision", program});
+  }
+}
+
+}  // namespace berth::cuda::testing
+
+#endif  // BERTH_TESTS_CUDA_ELEMENTWISE_FAMILIES_HPP_

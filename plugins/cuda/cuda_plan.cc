@@ -208,6 +208,11 @@ class Planner {
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());
       return OkStatus();
     }
+    if (op.kind() == OpKind::kConvolution) {
+      BERTH_RETURN_IF_ERROR(CheckConvolution(op));
+      EmitOpKernel(op, Family::kConvolution, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kTriangularSolve) {
       BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
       // One thread per solved vector: the elements of the other dimension.

@@ -41,12 +41,13 @@ class CudaExecuteTest : public ::testing::Test {
   // arguments and compares every result.
   void ExpectSameAsCpu(Client& client, const std::string& name, const std::string& text,
                        int64_t ulps, int64_t half_ulps, uint64_t seed = 20261207,
-                       bool small_values = false) {
+                       bool small_values = false, bool finite_values = false) {
     SCOPED_TRACE(name);
     Result<stablehlo::Module> module = stablehlo::ParseModule(text, name);
     ASSERT_TRUE(module.ok()) << module.status().ToString();
     const stablehlo::Block& block = module->entry_function()->entry_block();
-    std::vector<berth::testing::Literal> args = testing::RandomArguments(block, seed, small_values);
+    std::vector<berth::testing::Literal> args =
+        testing::RandomArguments(block, seed, small_values, finite_values);
     Result<std::vector<berth::testing::Literal>> want =
         berth::testing::CpuRunner::Get().Run(text, args);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
@@ -75,7 +76,7 @@ TEST_F(CudaExecuteTest, EveryKernelFamilyGivesTheCpuPluginsResults) {
     // The GPU's math functions are within a few ulps of the C library's.
     ExpectSameAsCpu(*client_, family.name, family.program.Text(),
                     family.ulps > 0 ? 2 * family.ulps : 0, family.half_ulps, 20261207,
-                    family.small_values);
+                    family.small_values, family.finite_values);
   }
 }
 

@@ -172,7 +172,7 @@ void CheckFamily(const testing::KernelFamily& family, uint64_t seed) {
   const CudaPlan* plan = &planned->plan;
   const stablehlo::Block& block = plan->entry->entry_block();
   std::vector<berth::testing::Literal> args =
-      testing::RandomArguments(block, seed, family.small_values);
+      testing::RandomArguments(block, seed, family.small_values, family.finite_values);
   Result<std::vector<berth::testing::Literal>> expected =
       berth::testing::CpuRunner::Get().Run(text, args);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();

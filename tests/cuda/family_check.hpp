@@ -40,10 +40,11 @@ inline bool IsFloatElement(ElementType type) {
 }
 
 // Random storage for `count` elements of `type` (a complex number's parts
-// each as a random float).
-inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std::mt19937_64& rng) {
+// each as a random float); `finite`: floats only of the ordinary kinds.
+inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std::mt19937_64& rng,
+                                             bool finite = false) {
   if (IsComplexElement(type))
-    return RandomElements(stablehlo::ComplexComponentType(type), 2 * count, rng);
+    return RandomElements(stablehlo::ComplexComponentType(type), 2 * count, rng, finite);
   if (IsNarrowElement(type)) {
     // Every bit pattern of the width; integers sign- or zero-extended.
     const int bits = stablehlo::BitWidth(type);
@@ -62,7 +63,7 @@ inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std
   std::uniform_int_distribution<int> small(-4, 9);
   for (size_t i = 0; i < count; ++i) {
     uint64_t bits = rng();
-    const int kind = pick(rng);
+    const int kind = finite && IsFloatElement(type) ? pick(rng) % 5 : pick(rng);
     if (type == ElementType::kI1) {
       bits &= 1;
     } else if (!IsFloatElement(type)) {
@@ -87,7 +88,10 @@ inline std::vector<std::byte> RandomElements(ElementType type, size_t count, std
         // f16/bf16: a float that is exactly one (truncate the bits for bf16;
         // for f16 use the value's float bits only when representable).
         if (type == ElementType::kBF16) b >>= 16;
-        if (type == ElementType::kF16) b = static_cast<uint32_t>(rng());  // bit patterns suffice
+        if (type == ElementType::kF16) {
+          b = static_cast<uint32_t>(rng());                     // bit patterns suffice
+          if (finite && (b & 0x7c00) == 0x7c00) b &= ~0x4000u;  // not inf or NaN
+        }
         bits = b;
       }
     }
@@ -167,8 +171,6 @@ inline std::vector<std::byte> SmallElements(ElementType type, size_t count, std:
   return bytes;
 }
 
-// Random arguments for every parameter of `block` (small integers with
-// `small`).
 // A literal for every parameter of `block`, its storage made by
 // `elements(type, count)`.
 template <typename Elements>
@@ -185,11 +187,14 @@ std::vector<berth::testing::Literal> ArgumentsOf(const stablehlo::Block& block, 
   return args;
 }
 
+// Random arguments for every parameter of `block` (small integers with
+// `small`, ordinary finite floats with `finite`).
 inline std::vector<berth::testing::Literal> RandomArguments(const stablehlo::Block& block,
-                                                            uint64_t seed, bool small = false) {
+                                                            uint64_t seed, bool small = false,
+                                                            bool finite = false) {
   std::mt19937_64 rng(seed);
   return ArgumentsOf(block, [&](ElementType type, size_t count) {
-    return small ? SmallElements(type, count, rng) : RandomElements(type, count, rng);
+    return small ? SmallElements(type, count, rng) : RandomElements(type, count, rng, finite);
   });
 }
 

@@ -245,6 +245,87 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"dot_general_rounding", program, 0, 0, false});
   }
   {
+    // convolution, bit for bit with the cpu plugin's GEMM path (and its
+    // grouped-rows path for many narrow groups): every layout, strides,
+    // padding (negative too), lhs and rhs dilation, window reversal,
+    // feature and batch groups, 1 to 3 spatial dims, halves, f8, f64 and
+    // mixed widths, complex numbers, integers, i1; depths that straddle
+    // vector widths (3x3 windows over 33 features).
+    ProgramBuilder program("");
+    struct Conv {
+      const char* lhs;
+      const char* rhs;
+      const char* result;
+      const char* layout;
+      const char* window;  // empty: none
+      const char* groups;  // "feature_group_count = .., batch_group_count = .."
+    };
+    const Conv convs[] = {
+        {"tensor<2x6x7x33xf32>", "tensor<3x3x33x5xf32>", "tensor<2x6x7x5xf32>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", ""},
+        {"tensor<1x3x9x8xf64>", "tensor<4x3x2x3xf64>", "tensor<1x4x10x2xf64>",
+         "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+         "stride = [2, 3], pad = [[1, 2], [-1, 2]], lhs_dilate = [2, 1], rhs_dilate = [1, 2]", ""},
+        {"tensor<3x17x4xf32>", "tensor<5x4x6xf32>", "tensor<3x13x6xf32>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "reverse = [true]", ""},
+        {"tensor<2x5x5x6xf32>", "tensor<3x2x2x9xf32>", "tensor<2x5x4x9xf32>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+         "pad = [[1, 1], [0, 0]], reverse = [false, true]", "feature_group_count = 3"},
+        // Depthwise: 10 groups of one input and two output features (the
+        // cpu plugin's grouped-rows path).
+        {"tensor<1x7x6x10xf32>", "tensor<3x3x1x20xf32>", "tensor<1x5x4x20xf32>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "", "feature_group_count = 10"},
+        {"tensor<4x6x3xf32>", "tensor<2x3x6xf32>", "tensor<2x5x6xf32>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "", "batch_group_count = 2"},
+        {"tensor<2x3x5x5x2xf32>", "tensor<2x2x2x2x4xf32>", "tensor<2x4x2x4x5xf32>",
+         "[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, f, 0, 1, 2]",
+         "stride = [1, 1, 1], pad = [[0, 0], [0, 0], [1, 0]]", ""},
+        {"tensor<5x2x10xf32>", "tensor<3x5x4xf32>", "tensor<5x2x3xf32>",
+         "[f, b, 0]x[o, i, 0]->[0, b, f]", "pad = [[1, 0]], rhs_dilate = [2]", ""},
+        {"tensor<1x8x8x4xf16>", "tensor<3x3x4x3xf16>", "tensor<1x6x6x3xf16>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "", ""},
+        {"tensor<1x6x5x3xbf16>", "tensor<2x2x3x2xbf16>", "tensor<1x5x4x2xf32>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "", ""},
+        {"tensor<1x5x4xf8E4M3FN>", "tensor<2x4x3xf8E4M3FN>", "tensor<1x6x3xf32>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "pad = [[1, 1]]", ""},
+        {"tensor<2x7x3xf32>", "tensor<3x3x2xf64>", "tensor<2x5x2xf32>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "", ""},
+        {"tensor<1x5x5x3xcomplex<f32>>", "tensor<2x2x3x2xcomplex<f32>>",
+         "tensor<1x5x5x2xcomplex<f32>>", "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+         "pad = [[1, 0], [0, 1]]", ""},
+        {"tensor<1x6x2xcomplex<f64>>", "tensor<3x2x2xcomplex<f64>>", "tensor<1x4x2xcomplex<f64>>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "", ""},
+        {"tensor<2x6x6x3xi8>", "tensor<3x3x3x2xi8>", "tensor<2x4x4x2xi32>",
+         "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "", ""},
+        {"tensor<1x9x4xui16>", "tensor<2x4x3xui16>", "tensor<1x4x3xui16>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "stride = [2]", ""},
+        {"tensor<1x7x3xi1>", "tensor<3x3x2xi1>", "tensor<1x7x2xi1>",
+         "[b, 0, f]x[0, i, o]->[b, 0, f]", "pad = [[1, 1]]", ""},
+    };
+    auto add = [](ProgramBuilder& program, const Conv& conv, int index) {
+      const std::string n = std::to_string(index);
+      const std::string a = "%ca" + n, b = "%cb" + n, r = "%cr" + n;
+      program.NamedArg(a, conv.lhs);
+      program.NamedArg(b, conv.rhs);
+      std::string line = "  " + r + " = stablehlo.convolution(" + a + ", " + b +
+                         ") dim_numbers = " + conv.layout + ", window = {" + conv.window + "} {" +
+                         conv.groups + "} : (" + conv.lhs + ", " + conv.rhs + ") -> " +
+                         conv.result + "\n";
+      program.Returned(line, r, conv.result);
+    };
+    // Ordinary finite values: the sums' order and rounding show in the bits.
+    int index = 0;
+    for (const Conv& conv : convs) add(program, conv, index++);
+    KernelFamily family{"convolution", program, 0, 0, false};
+    family.finite_values = true;
+    families.push_back(family);
+    // Any bits (NaN, inf, signed zeros) on the short windows: padding and
+    // holes multiply zeros, so 0 x inf there is NaN.
+    ProgramBuilder special("");
+    for (int i : {2, 7, 10, 12, 13, 16}) add(special, convs[i], i);
+    families.push_back({"convolution_special_values", special, 0, 0, false});
+  }
+  {
     // reduce_window: strides, padding, base and window dilation (holes and
     // padding fold in the init value), max pooling, a cumulative sum of
     // bf16 (as jnp.cumsum lowers), a variadic window (a max and where it

@@ -132,6 +132,9 @@ struct KernelFamily {
   bool one_kernel = true;
   // Arguments are small integers (floats too): sums are exact in any order.
   bool small_values = false;
+  // Floats are ordinary finite values (no NaN, inf or random bit patterns):
+  // long sums stay finite, so their order and rounding show in the bits.
+  bool finite_values = false;
   // triangular_solve ops, each on arguments of its own: not compared with
   // the cpu plugin (whose solver sums in another order) but checked against
   // a solve in long double on well-conditioned arguments (family_check.hpp:

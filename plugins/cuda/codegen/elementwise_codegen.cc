@@ -156,6 +156,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kSelectAndScatter: return EmitSelectAndScatterKernel(kernel);
     case Family::kSolve: return EmitSolveKernel(kernel);
     case Family::kDot: return EmitDotKernel(kernel);
+    case Family::kConvolution: return EmitConvolutionKernel(kernel);
     case Family::kReduce:
       return kernel.root->kind() == OpKind::kReduceWindow ? EmitReduceWindowKernel(kernel)
                                                           : EmitReduceKernel(kernel);

@@ -53,6 +53,9 @@ struct FusedKernel {
   //   kDot: dot_general (CheckDot); each thread one output element, the
   //     products over the contracting dimensions summed in row-major order
   //     in the result's type (f16/bf16 in float, rounded once at the end).
+  //   kConvolution: convolution (CheckConvolution); each thread one output
+  //     element, the products over window positions and the group's input
+  //     features summed in the cpu plugin's order and arithmetic.
   //   kSolve: triangular_solve (CheckTriangularSolve); each thread solves
   //     for one column (left_side) or row of the result of one batch element
   //     by substitution; num_elements counts those vectors.
@@ -77,6 +80,7 @@ struct FusedKernel {
     kReduce,
     kMove,
     kDot,
+    kConvolution,
     kSolve,
     kScatter,
     kSelectAndScatter,
@@ -133,6 +137,11 @@ Status CheckMove(const stablehlo::Operation& op);
 // of supported real types, dimension numbers, no dot algorithm. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckDot(const stablehlo::Operation& op);
+
+// OK when `op` is a stablehlo.convolution the code generator can run:
+// static shapes of supported types, dimension numbers naming each dimension
+// once (the verifier has checked the rest). dynamic_conv is UNIMPLEMENTED.
+Status CheckConvolution(const stablehlo::Operation& op);
 
 // OK when `op` is a triangular_solve the code generator can run: static
 // shapes of f32 or f64, a batch of square matrices matching b. Otherwise

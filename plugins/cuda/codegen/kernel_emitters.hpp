@@ -164,6 +164,7 @@ Result<std::string> EmitBitcastKernel(const FusedKernel& kernel);
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitDotKernel(const FusedKernel& kernel);
+Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel);
 Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc

@@ -1,5 +1,5 @@
-// Linear algebra kernels: dot_general (one output element per thread) and
-// triangular_solve (one solved vector per thread).
+// Linear algebra kernels: dot_general and convolution (one output element
+// per thread) and triangular_solve (one solved vector per thread).
 #include <algorithm>
 #include <unordered_map>
 
@@ -19,6 +19,42 @@ Status CheckDot(const Operation& op) {
   }
   if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
   if (op.dot_algorithm() != nullptr) return Unsupported(op, "dot algorithms are not generated yet");
+  return OkStatus();
+}
+
+Status CheckConvolution(const Operation& op) {
+  if (op.kind() != OpKind::kConvolution || op.num_operands() != 2)
+    return Unsupported(op,
+                       "not a convolution (a dynamic_conv's padding operand is not generated yet)");
+  for (stablehlo::Type type :
+       {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  }
+  const stablehlo::ConvDimensionNumbers* numbers = op.conv_dimension_numbers();
+  if (numbers == nullptr) return Unsupported(op, "no dimension_numbers");
+  // The verifier has checked the attributes against the shapes; the
+  // generator also needs each layout to name every dimension once.
+  const size_t rank = numbers->input_spatial_dimensions.size() + 2;
+  auto names_each_once = [rank](int64_t a, int64_t b, const std::vector<int64_t>& spatial) {
+    std::vector<bool> seen(rank, false);
+    std::vector<int64_t> dims = spatial;
+    dims.push_back(a);
+    dims.push_back(b);
+    for (int64_t d : dims) {
+      if (d < 0 || static_cast<size_t>(d) >= rank || seen[static_cast<size_t>(d)]) return false;
+      seen[static_cast<size_t>(d)] = true;
+    }
+    return dims.size() == rank;
+  };
+  if (!names_each_once(numbers->input_batch_dimension, numbers->input_feature_dimension,
+                       numbers->input_spatial_dimensions) ||
+      !names_each_once(numbers->kernel_input_feature_dimension,
+                       numbers->kernel_output_feature_dimension,
+                       numbers->kernel_spatial_dimensions) ||
+      !names_each_once(numbers->output_batch_dimension, numbers->output_feature_dimension,
+                       numbers->output_spatial_dimensions)) {
+    return Unsupported(op, "dimension_numbers that do not name each dimension once");
+  }
   return OkStatus();
 }
 
@@ -49,12 +85,12 @@ namespace codegen {
 
 namespace {
 
-// The type a dot_general computes in, as the cpu plugin chooses it: complex
-// (complex<f64> when an operand or the result is complex<f64> or f64) if
-// one is complex, else f64 or f32 if one is a float, else i1 for i1 x i1 ->
-// i1, i64 for another i1 result, the result's type (8 bits for a narrow
-// one) for integers.
-ElementType DotComputeType(const Operation& op) {
+// The type a dot_general or convolution computes in, as the cpu plugin
+// chooses it (ProductComputeType): complex (complex<f64> when an operand or
+// the result is complex<f64> or f64) if one is complex, else f64 or f32 if
+// one is a float, else i1 for i1 x i1 -> i1, i64 for another i1 result, the
+// result's type (8 bits for a narrow one) for integers.
+ElementType ProductComputeType(const Operation& op) {
   const ElementType types[] = {op.operand(0)->type().element_type(),
                                op.operand(1)->type().element_type(),
                                op.result(0)->type().element_type()};
@@ -75,6 +111,17 @@ ElementType DotComputeType(const Operation& op) {
   if (IsNarrowInteger(result))
     return ClassOf(result) == Class::kSigned ? ElementType::kSI8 : ElementType::kUI8;
   return result;
+}
+
+// The zero of a compute type, as CUDA C.
+std::string ZeroOf(ElementType compute) {
+  const Class c = ClassOf(compute);
+  if (c == Class::kBool) return "false";
+  if (c == Class::kComplex) {
+    const std::string part = ComputeType(stablehlo::ComplexComponentType(compute));
+    return "berth_complex((" + part + ")0, (" + part + ")0)";
+  }
+  return "(" + std::string(ComputeType(compute)) + ")0";
 }
 
 }  // namespace
@@ -116,16 +163,10 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   }
   int64_t count = 1;
   for (int64_t d : numbers.lhs_contracting_dimensions) count *= lhs.dim(d);
-  const ElementType compute = DotComputeType(op);
+  const ElementType compute = ProductComputeType(op);
   const Class c = ClassOf(compute);
   const std::string t = ComputeType(compute);
-  const std::string zero =
-      c == Class::kBool ? "false"
-      : c == Class::kComplex
-          ? "berth_complex((" + std::string(ComputeType(stablehlo::ComplexComponentType(compute))) +
-                ")0, (" + std::string(ComputeType(stablehlo::ComplexComponentType(compute))) + ")0)"
-          : "(" + t + ")0";
-  body += "    " + t + " acc = " + zero + ";\n";
+  body += "    " + t + " acc = " + ZeroOf(compute) + ";\n";
   body += "    for (berth_s64 k = 0; k < " + std::to_string(count) + "LL; ++k) {\n";
   std::vector<std::string> contracted(static_cast<size_t>(lhs.rank()));
   EmitDecompose("k", numbers.lhs_contracting_dimensions, lhs.shape(), "c", "      ", body,
@@ -163,6 +204,148 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   }
   body += "    }\n";
   body += "    out0[i] = " + Store(type, ConvertExpression(compute, type, "acc")) + ";\n";
+  return WrapKernel(kernel.name, params, body);
+}
+
+// One output element per thread, in the cpu plugin's arithmetic
+// (kernels_convolution.cc): the sum over window positions, in row-major
+// order of the kernel's spatial dimensions (in the dimension numbers'
+// order), then over the group's input features, of lhs x kernel in the
+// product's compute type, from zero. A window position on padding or a
+// dilation hole multiplies a zero (0 x inf is NaN, as the spec's dot
+// product gives); window reversal reads the lhs backwards against the
+// kernel. Floats: one fma chain; complex numbers: four real chains (re x
+// re, im x im, re x im, im x re) combined at the end; integers wrapping;
+// i1 or over and.
+Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckConvolution(op));
+  const stablehlo::ConvDimensionNumbers& numbers = *op.conv_dimension_numbers();
+  const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
+                        result = op.result(0)->type();
+  const size_t spatial = numbers.input_spatial_dimensions.size();
+  auto window_array = [&](const char* name) {
+    std::vector<int64_t> values(spatial, 1);
+    if (op.has_attr(name)) {
+      std::span<const int64_t> given = op.GetI64Array(name);
+      values.assign(given.begin(), given.end());
+    }
+    return values;
+  };
+  const std::vector<int64_t> strides = window_array("window_strides"),
+                             lhs_dilation = window_array("lhs_dilation"),
+                             rhs_dilation = window_array("rhs_dilation");
+  std::vector<int64_t> reversal(spatial, 0);
+  if (op.has_attr("window_reversal")) {
+    std::span<const int64_t> given = op.GetI64Array("window_reversal");
+    reversal.assign(given.begin(), given.end());
+  }
+  std::vector<std::pair<int64_t, int64_t>> padding(spatial, {0, 0});
+  if (op.has_attr("padding")) padding = op.GetPairs("padding");
+  if (strides.size() != spatial || lhs_dilation.size() != spatial ||
+      rhs_dilation.size() != spatial || reversal.size() != spatial || padding.size() != spatial) {
+    return Unsupported(op, "window attributes without one entry per spatial dimension");
+  }
+  const int64_t feature_groups = op.GetInt("feature_group_count").value_or(1);
+  const int64_t batch_groups = op.GetInt("batch_group_count").value_or(1);
+  const int64_t kernel_in = rhs.dim(numbers.kernel_input_feature_dimension);
+  const int64_t kernel_out = rhs.dim(numbers.kernel_output_feature_dimension);
+  const int64_t out_batch = result.dim(numbers.output_batch_dimension);
+  if (feature_groups <= 0 || batch_groups <= 0 ||
+      kernel_out % (feature_groups * batch_groups) != 0) {
+    return Unsupported(op, "group counts that do not divide the kernel's output features");
+  }
+  const int64_t group_out = kernel_out / (feature_groups * batch_groups);
+
+  std::string params = KernelParams(kernel), body;
+  const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
+  const std::string& of = r[static_cast<size_t>(numbers.output_feature_dimension)];
+  const std::string& ob = r[static_cast<size_t>(numbers.output_batch_dimension)];
+  // The feature group or batch group of the output feature.
+  body += "    const berth_s64 g = " +
+          (group_out > 0 ? of + " / " + std::to_string(group_out) + "LL" : "0") + ";\n";
+  body += "    const berth_s64 lhs_batch = " +
+          (batch_groups > 1 ? "g * " + std::to_string(out_batch) + "LL + " + ob : ob) + ";\n";
+  body += "    const berth_s64 lhs_feature0 = " +
+          (feature_groups > 1 ? "g * " + std::to_string(kernel_in) + "LL" : std::string("0")) +
+          ";\n";
+
+  const ElementType compute = ProductComputeType(op);
+  const Class c = ClassOf(compute);
+  const std::string t = ComputeType(compute);
+  if (c == Class::kComplex) {
+    const std::string part = ComputeType(stablehlo::ComplexComponentType(compute));
+    body += "    " + part + " ac = 0, bd = 0, ad = 0, bc = 0;\n";
+  } else {
+    body += "    " + t + " acc = " + ZeroOf(compute) + ";\n";
+  }
+  std::vector<int64_t> window(spatial), window_dims(spatial);
+  int64_t positions = 1;
+  for (size_t s = 0; s < spatial; ++s) {
+    window[s] = rhs.dim(numbers.kernel_spatial_dimensions[s]);
+    window_dims[s] = static_cast<int64_t>(s);
+    positions *= window[s];
+  }
+  body += "    for (berth_s64 t = 0; t < " + std::to_string(positions) + "LL; ++t) {\n";
+  std::vector<std::string> k(spatial);
+  EmitDecompose("t", window_dims, window, "k", "      ", body, k);
+  std::vector<std::string> lhs_index(static_cast<size_t>(lhs.rank())),
+      rhs_index(static_cast<size_t>(rhs.rank()));
+  body += "      bool valid = true;\n";
+  for (size_t s = 0; s < spatial; ++s) {
+    const std::string n = std::to_string(s);
+    const int64_t in = lhs.dim(numbers.input_spatial_dimensions[s]);
+    const int64_t dilated = in == 0 ? 0 : (in - 1) * lhs_dilation[s] + 1;
+    const std::string tap =
+        reversal[s] != 0 ? "(" + std::to_string(window[s] - 1) + "LL - " + k[s] + ")" : k[s];
+    body += "      const berth_s64 q" + n + " = " +
+            r[static_cast<size_t>(numbers.output_spatial_dimensions[s])] + " * " +
+            std::to_string(strides[s]) + "LL + " + tap + " * " + std::to_string(rhs_dilation[s]) +
+            "LL - (" + std::to_string(padding[s].first) + "LL);\n";
+    body += "      valid = valid && q" + n + " >= 0 && q" + n + " < " + std::to_string(dilated) +
+            "LL && q" + n + " % " + std::to_string(lhs_dilation[s]) + "LL == 0;\n";
+    lhs_index[static_cast<size_t>(numbers.input_spatial_dimensions[s])] =
+        "(q" + n + " / " + std::to_string(lhs_dilation[s]) + "LL)";
+    rhs_index[static_cast<size_t>(numbers.kernel_spatial_dimensions[s])] = k[s];
+  }
+  lhs_index[static_cast<size_t>(numbers.input_batch_dimension)] = "lhs_batch";
+  lhs_index[static_cast<size_t>(numbers.input_feature_dimension)] = "(lhs_feature0 + c)";
+  rhs_index[static_cast<size_t>(numbers.kernel_input_feature_dimension)] = "c";
+  rhs_index[static_cast<size_t>(numbers.kernel_output_feature_dimension)] = of;
+  body += "      for (berth_s64 c = 0; c < " + std::to_string(kernel_in) + "LL; ++c) {\n";
+  // Padding and holes are zeros of the compute type (an f8E8M0FNU lhs has
+  // no zero of its own).
+  const ElementType lhs_type = lhs.element_type(), rhs_type = rhs.element_type();
+  int reads = 0;
+  body += "        " + t + " x = " + ZeroOf(compute) + ";\n";
+  body += "        if (valid) {\n";
+  body += "          " + std::string(ComputeType(lhs_type)) + " a;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "          ", reads, body));
+  body += "          x = " + ConvertExpression(lhs_type, compute, "a") + ";\n";
+  body += "        }\n";
+  body += "        " + std::string(ComputeType(rhs_type)) + " b;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "        ", reads, body));
+  body += "        const " + t + " y = " + ConvertExpression(rhs_type, compute, "b") + ";\n";
+  if (c == Class::kBool) {
+    body += "        acc = acc || (x && y);\n";
+  } else if (c == Class::kFloat) {
+    body += "        acc = fma(x, y, acc);\n";
+  } else if (c == Class::kComplex) {
+    body += "        ac = fma(x.re, y.re, ac);\n";
+    body += "        bd = fma(x.im, y.im, bd);\n";
+    body += "        ad = fma(x.re, y.im, ad);\n";
+    body += "        bc = fma(x.im, y.re, bc);\n";
+  } else {
+    body += "        acc = berth_iadd<" + t + ">(acc, berth_imul<" + t + ">(x, y));\n";
+  }
+  body += "      }\n";
+  body += "    }\n";
+  if (c == Class::kComplex) body += "    const " + t + " acc = berth_complex(ac - bd, ad + bc);\n";
+  body += "    out0[i] = " +
+          Store(result.element_type(), ConvertExpression(compute, result.element_type(), "acc")) +
+          ";\n";
   return WrapKernel(kernel.name, params, body);
 }
 

@@ -223,6 +223,35 @@ TEST(CudaPlanTest, TypesTheGeneratorLacksAreUnimplementedNamingTheType) {
   }
 }
 
+TEST(CudaPlanTest, SpecialFunctionsThatNeedLongDoubleAreUnimplementedOnF64) {
+  // The cpu plugin computes digamma, polygamma and zeta of f64 in x87 long
+  // double; the generator refuses them rather than lose bits near their
+  // zeros. Their f32 forms and erf_inv of f64 plan.
+  for (const char* op : {"chlo.digamma %a", "chlo.polygamma %a, %a", "chlo.zeta %a, %a"}) {
+    const std::string text =
+        std::string("func.func @main(%a: tensor<4xf64>) -> tensor<4xf64> {\n  %0 = ") + op + " : " +
+        (std::string(op).find(',') != std::string::npos ? "tensor<4xf64>, tensor<4xf64>"
+                                                        : "tensor<4xf64>") +
+        " -> tensor<4xf64>\n  return %0 : tensor<4xf64>\n}";
+    SCOPED_TRACE(text);
+    Result<stablehlo::Module> module = stablehlo::ParseModule(text, "plan.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    Result<CudaPlan> plan = Plan(*module);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+    EXPECT_THAT(plan.status().message(), HasSubstr("of f64 is not generated yet"));
+    EXPECT_THAT(plan.status().message(), HasSubstr("plan.mlir:2"));
+  }
+  stablehlo::Module planned = Parse(
+      R"(func.func @main(%a: tensor<4xf32>, %b: tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf64>) {
+  %0 = chlo.digamma %a : tensor<4xf32> -> tensor<4xf32>
+  %1 = chlo.erf_inv %b : tensor<4xf64> -> tensor<4xf64>
+  return %0, %1 : tensor<4xf32>, tensor<4xf64>
+})");
+  Result<CudaPlan> plan = Plan(planned);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+}
+
 TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
   stablehlo::Module module = Parse(R"(func.func @main() {
   %a = stablehlo.iota dim = 0 : tensor<6xi32>

@@ -84,6 +84,49 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     families.push_back({"chlo_functions", program, 4, 1});
   }
   {
+    // CHLO's special functions (jax.random.normal samples through erf_inv,
+    // jax.scipy.special has the others) on f32 and halves: computed in double
+    // with the cpu plugin's algorithms and the same C library functions, so
+    // bit for bit on the host; next_after on every float's bits (narrow ones
+    // step in f32, as on the cpu plugin).
+    ProgramBuilder program;
+    for (const std::string& type : {"f32", "f16", "bf16"}) {
+      for (const char* op : {"chlo.erf_inv", "chlo.lgamma", "chlo.digamma", "chlo.bessel_i1e"}) {
+        program.Unary(op, type);
+      }
+    }
+    for (const std::string& type : {"f32", "f64", "f16", "bf16", "f8E4M3FN", "f8E5M2"}) {
+      program.Binary("chlo.next_after", type);
+    }
+    families.push_back({"chlo_special_functions", program});
+  }
+  {
+    // Where the cpu plugin computes in x87 long double and the GPU in
+    // double, within a few ulps: erf_inv, lgamma and bessel_i1e of f64;
+    // polygamma of orders 0 to 12 and zeta of s from 1 to 19.5 (as
+    // jax.scipy.special calls them) at ordinary x and q of f32 and halves.
+    ProgramBuilder program;
+    for (const char* op : {"chlo.erf_inv", "chlo.lgamma", "chlo.bessel_i1e"}) {
+      program.Unary(op, "f64");
+    }
+    std::string orders, exponents;
+    for (int i = 0; i < 37; ++i) {
+      orders += (i ? ", " : "") + std::to_string(i % 13);
+      exponents += (i ? ", " : "") + std::to_string(1 + (i % 38) * 0.5);
+    }
+    for (const std::string& type : {"f32", "f16", "bf16"}) {
+      const std::string tensor = program.Tensor(type);
+      const std::string n = program.Value("stablehlo.constant dense<[" + orders + "]> : " + tensor);
+      const std::string s =
+          program.Value("stablehlo.constant dense<[" + exponents + "]> : " + tensor);
+      program.Op("chlo.polygamma", {n, program.Arg(type)}, {tensor, tensor}, tensor);
+      program.Op("chlo.zeta", {s, program.Arg(type, "b")}, {tensor, tensor}, tensor);
+    }
+    KernelFamily family{"chlo_special_functions_in_double", program, 4, 1, false};
+    family.finite_values = true;
+    families.push_back(family);
+  }
+  {
     ProgramBuilder program;
     for (const std::string& type : Join({{"i1"}, kIntTypes, kFloatTypes})) {
       const bool is_float = type[0] == 'f' || type[0] == 'b';
@@ -114,6 +157,20 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
       }
     }
     families.push_back({"convert", program});
+  }
+  {
+    // f64 values scaled into the subnormal ranges of bf16 and f32 (1e-40)
+    // and of f16 (1e-6), each rounded once from double.
+    ProgramBuilder program;
+    const std::string f64 = program.Arg("f64"), tensor = program.Tensor("f64");
+    for (const auto& [scale, to] : std::vector<std::pair<std::string, std::string>>{
+             {"1.0e-40", "bf16"}, {"1.0e-40", "f32"}, {"1.0e-6", "f16"}}) {
+      const std::string k = program.Value("stablehlo.constant dense<" + scale + "> : " + tensor);
+      const std::string scaled =
+          program.Value("stablehlo.multiply " + f64 + ", " + k + " : " + tensor);
+      program.Op("convert", {scaled}, {tensor}, program.Tensor(to));
+    }
+    families.push_back({"convert_subnormals", program, 0, 0, false});
   }
   {
     ProgramBuilder program;

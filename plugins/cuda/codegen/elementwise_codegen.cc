@@ -67,7 +67,14 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kChloSquare:
     case OpKind::kChloIsInf:
     case OpKind::kChloIsPosInf:
-    case OpKind::kChloIsNegInf: return true;
+    case OpKind::kChloIsNegInf:
+    case OpKind::kChloErfInv:
+    case OpKind::kChloLgamma:
+    case OpKind::kChloDigamma:
+    case OpKind::kChloBesselI1e:
+    case OpKind::kChloPolygamma:
+    case OpKind::kChloZeta:
+    case OpKind::kChloNextAfter: return true;
     default: return false;
   }
 }

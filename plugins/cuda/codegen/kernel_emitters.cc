@@ -488,6 +488,71 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
           return "__uint_as_float(" + on("berth_u32, 23, 8", "__float_as_uint(" + a() + ")") + ")";
       }
     }
+    case OpKind::kChloErfInv:
+    case OpKind::kChloLgamma:
+    case OpKind::kChloDigamma:
+    case OpKind::kChloBesselI1e:
+    case OpKind::kChloPolygamma:
+    case OpKind::kChloZeta: {
+      // In double, rounded once to the element type as the cpu plugin does
+      // (narrow floats to f32 first: they compute as f32 there). The cpu
+      // plugin computes f64 results in x87 long double, which a GPU lacks:
+      // erf_inv, lgamma and bessel_i1e lose at most a few ulps in double,
+      // digamma, polygamma and zeta many near their zeros and poles.
+      if (operand == ElementType::kF64 &&
+          (op.kind() == OpKind::kChloDigamma || op.kind() == OpKind::kChloPolygamma ||
+           op.kind() == OpKind::kChloZeta)) {
+        return Unsupported(op, "of f64 is not generated yet (the cpu plugin computes it in long "
+                               "double; in double it loses many bits near its zeros)");
+      }
+      const char* function = op.kind() == OpKind::kChloErfInv      ? "berth_erf_inv"
+                             : op.kind() == OpKind::kChloLgamma    ? "lgamma"
+                             : op.kind() == OpKind::kChloDigamma   ? "berth_digamma"
+                             : op.kind() == OpKind::kChloBesselI1e ? "berth_bessel_i1e"
+                             : op.kind() == OpKind::kChloPolygamma ? "berth_polygamma"
+                                                                   : "berth_zeta";
+      const std::string value = args.size() == 2
+                                    ? Call(function, "(double)" + a(), "(double)" + b())
+                                    : Call(function, "(double)" + a());
+      return by_class("", "",
+                      ConvertExpression(ElementType::kF64,
+                                        IsNarrowFloat(operand) ? ElementType::kF32 : operand,
+                                        value));
+    }
+    case OpKind::kChloNextAfter: {
+      // On the bits of the compute type's format (narrow floats compute as
+      // f32, as on the cpu plugin).
+      const std::string unordered = "(" + a() + " != " + a() + " || " + b() + " != " + b() + ")",
+                        equal = "(" + a() + " == " + b() + ")";
+      auto step = [&](const std::string& bits_type, int mantissa, const std::string& x,
+                      const std::string& y) {
+        return "berth_next_after_bits<" + bits_type + ", " + std::to_string(mantissa) + ">(" + x +
+               ", " + y + ", " + unordered + ", " + equal + ")";
+      };
+      switch (operand) {
+        case ElementType::kF64:
+          return "__longlong_as_double((long long)" +
+                 step("berth_u64", 52, "(berth_u64)__double_as_longlong(" + a() + ")",
+                      "(berth_u64)__double_as_longlong(" + b() + ")") +
+                 ")";
+        case ElementType::kF16:
+          return "berth_f16_to_f32(" +
+                 step("berth_u16", 10, "berth_f32_to_f16(" + a() + ")",
+                      "berth_f32_to_f16(" + b() + ")") +
+                 ")";
+        case ElementType::kBF16:
+          return "berth_bf16_to_f32(" +
+                 step("berth_u16", 7, "berth_f32_to_bf16(" + a() + ")",
+                      "berth_f32_to_bf16(" + b() + ")") +
+                 ")";
+        default:
+          return by_class("", "",
+                          "__uint_as_float(" +
+                              step("berth_u32", 23, "__float_as_uint(" + a() + ")",
+                                   "__float_as_uint(" + b() + ")") +
+                              ")");
+      }
+    }
     case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
     case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
     case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");
@@ -615,7 +680,7 @@ std::string KernelParams(const FusedKernel& kernel) {
 
 std::string WrapKernel(const std::string& name, const std::string& params, const std::string& body,
                        std::string_view helpers) {
-  std::string source(KernelPrelude());
+  std::string source(KernelHeader());
   source += helpers;
   source += "\nextern \"C\" __global__ void " + name + "(" + params + "berth_s64 n) {\n";
   source += "  for (berth_s64 i = (berth_s64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";

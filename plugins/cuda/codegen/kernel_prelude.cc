@@ -77,8 +77,8 @@ __device__ __forceinline__ berth_u16 berth_f64_to_bf16(double d) {
     berth_u64 rounded = magnitude + 0xfffffffffffULL + ((magnitude >> 45) & 1u);
     return (berth_u16)(sign | (berth_u16)((rounded - 0x3800000000000000ULL) >> 45));
   }
-  // Subnormal: steps of 2^-133.
-  double steps = __longlong_as_double((long long)magnitude) * 8.7112285931760246646623899502532662e39;
+  // Subnormal: steps of 2^-133 (the factor is 2^133, exact).
+  double steps = __longlong_as_double((long long)magnitude) * __longlong_as_double(0x4840000000000000LL);
   return (berth_u16)(sign | (berth_u16)__double2uint_rn(steps));
 }
 // An integer's magnitude as a 16-bit float with `mantissa_bits` and `bias`,

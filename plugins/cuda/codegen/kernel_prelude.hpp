@@ -13,6 +13,15 @@ namespace berth::cuda {
 
 std::string_view KernelPrelude();
 
+// CHLO's special functions as the cpu plugin computes them (erf_inv,
+// digamma, polygamma, zeta, bessel_i1e; next_after on a format's bits), in
+// double: special_functions_prelude.cc.
+std::string_view KernelSpecialFunctions();
+
+// What every generated kernel starts with: the prelude, then the special
+// functions.
+std::string_view KernelHeader();
+
 }  // namespace berth::cuda
 
 #endif  // BERTH_PLUGINS_CUDA_CODEGEN_KERNEL_PRELUDE_HPP_

@@ -1,0 +1,216 @@
+#include "codegen/kernel_prelude.hpp"
+
+#include <string>
+
+namespace berth::cuda {
+
+// The cpu plugin's special functions (plugins/cpu/interpreter/
+// special_functions.hpp: the same algorithms, constants and edge cases), in
+// double: the cpu plugin computes f32, f16 and bf16 results in double too,
+// and f64 results (and polygamma and zeta of every type) in x87 long double,
+// which a GPU does not have.
+std::string_view KernelSpecialFunctions() {
+  static constexpr std::string_view kSpecialFunctions = R"cuda(
+// ---- CHLO's special functions, in double.
+__device__ __forceinline__ double berth_quiet_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ double berth_infinity() { return __longlong_as_double(0x7ff0000000000000LL); }
+#define BERTH_PI 3.141592653589793238462643383279502884
+
+// Inverse of erf: Giles' single-precision start, then Halley steps on
+// erf(y) = a (1 - a against erfc above 0.5, where 1 - a is exact).
+__device__ __forceinline__ double berth_erf_inv(double x) {
+  if (x != x) return x;
+  const double a = fabs(x);
+  if (a > 1.0) return berth_quiet_nan();
+  if (a == 1.0) return copysign(berth_infinity(), x);
+  if (a == 0.0) return x;
+  const double complement = 1.0 - a;
+  double w = a < 0.5 ? -log1p(-a * a) : -(log(complement) + log1p(a));
+  double p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = sqrt(w) - 3.0;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double y = p * a;
+  const double two_over_sqrt_pi = 1.128379167095512573896158903121545172;
+  const double tolerance = 2.220446049250313080847263336181640625e-16 * 4.0;
+  for (int i = 0; i < 8; ++i) {
+    const double g = a < 0.5 ? erf(y) - a : complement - erfc(y);
+    const double u = g / (two_over_sqrt_pi * exp(-y * y));
+    const double step = u / (1.0 + y * u);
+    y -= step;
+    if (!(fabs(step) > fabs(y) * tolerance)) break;
+  }
+  return copysign(y, x);
+}
+
+// B2, B4, ..., B24.
+__device__ __forceinline__ double berth_bernoulli(int k) {
+  switch (k) {
+    case 0: return 1.0 / 6; case 1: return -1.0 / 30; case 2: return 1.0 / 42;
+    case 3: return -1.0 / 30; case 4: return 5.0 / 66; case 5: return -691.0 / 2730;
+    case 6: return 7.0 / 6; case 7: return -3617.0 / 510; case 8: return 43867.0 / 798;
+    case 9: return -174611.0 / 330; case 10: return 854513.0 / 138;
+    default: return -236364091.0 / 2730;
+  }
+}
+
+// digamma: reflection below 0.5 (the cotangent of x - round(x)), the
+// recurrence up to 16, then the asymptotic series.
+__device__ __forceinline__ double berth_digamma(double x) {
+  if (x != x) return x;
+  if (x == berth_infinity()) return x;
+  if (x <= 0.0 && x == floor(x)) return berth_quiet_nan();
+  double reflection = 0.0;
+  if (x < 0.5) {
+    const double r = x - nearbyint(x);
+    reflection = BERTH_PI / tan(BERTH_PI * r);
+    x = 1.0 - x;
+  }
+  double shift = 0.0;
+  while (x < 16.0) {
+    shift += 1.0 / x;
+    x += 1.0;
+  }
+  const double inv2 = 1.0 / (x * x);
+  double sum = 0.0;
+  for (int k = 9; k >= 1; --k) sum = sum * inv2 + berth_bernoulli(k - 1) / (double)(2 * k);
+  return ((log(x) - 0.5 / x - sum * inv2) - shift) - reflection;
+}
+
+// Hurwitz zeta(s, q) for s > 1, q > 0: direct terms, then the
+// Euler-Maclaurin tail of twelve terms.
+__device__ __forceinline__ double berth_zeta_positive(double s, double q) {
+  const double target = fmax(12.0, s + 24.0);
+  const double needed = ceil(target - q);
+  const long long terms = needed > 0.0 ? (long long)fmin(needed, (double)(1 << 20)) : 0;
+  const double tiny = 2.220446049250313080847263336181640625e-16 / 64.0;
+  double sum = 0.0, a = q;
+  for (long long k = 0; k < terms; ++k, a += 1.0) {
+    const double t = pow(a, -s);
+    sum += t;
+    if (k > 0 && t * (1.0 + a / (s - 1.0)) <= sum * tiny) return sum;
+  }
+  const double t = pow(a, -s);
+  sum += a * t / (s - 1.0) + t / 2.0;
+  double factor = s / a * t, factorial = 2.0;
+  for (int j = 1; j <= 12; ++j) {
+    const double term = berth_bernoulli(j - 1) / factorial * factor;
+    sum += term;
+    if (fabs(term) <= sum * tiny) break;
+    factor *= (s + (double)(2 * j - 1)) * (s + (double)(2 * j)) / (a * a);
+    factorial *= (double)(2 * j + 1) * (double)(2 * j + 2);
+  }
+  return sum;
+}
+
+__device__ __forceinline__ double berth_zeta_sum(double s, double q) {
+  if (q > 0.0) return berth_zeta_positive(s, q);
+  const double m = ceil(-q);
+  const double p = q + m;
+  if (p - m != q) return pow(q, -s) + berth_zeta_positive(s, p);
+  const double u = 1.0 - p;
+  const double sign = fmod(s, 2.0) == 0.0 ? 1.0 : -1.0;
+  return (berth_zeta_positive(s, p) + sign * berth_zeta_positive(s, u)) -
+         sign * berth_zeta_positive(s, u + m);
+}
+
+// zeta(s, q) with CHLO's edge cases: the harmonic series, the poles, the
+// domain, in that order.
+__device__ __forceinline__ double berth_zeta(double s, double q) {
+  const double nan = berth_quiet_nan(), inf = berth_infinity();
+  if (s == 1.0) return inf;
+  if (s != s || q != q) return nan;
+  const bool s_integer = s == floor(s);
+  if (q <= 0.0 && q == floor(q)) return s_integer && fmod(s, 2.0) == 0.0 ? inf : nan;
+  if (s < 1.0) return nan;
+  if (q <= 0.0 && !s_integer) return nan;
+  if (s == inf) return q > 1.0 ? 0.0 : q == 1.0 ? 1.0 : inf;
+  if (q == inf) return 0.0;
+  return berth_zeta_sum(s, q);
+}
+
+// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x), digamma for n = 0.
+__device__ __forceinline__ double berth_polygamma(double n, double x) {
+  if (n != n || x != x) return berth_quiet_nan();
+  if (n < 0.0 || n != floor(n) || isinf(n)) return berth_quiet_nan();
+  if (n == 0.0) return berth_digamma(x);
+  const double zeta = berth_zeta(n + 1.0, x);
+  const double sign = fmod(n, 2.0) == 0.0 ? -1.0 : 1.0;
+  if (zeta == 0.0 || zeta != zeta || isinf(zeta)) return sign * exp(lgamma(n + 1.0)) * zeta;
+  const double magnitude = exp(lgamma(n + 1.0) + log(fabs(zeta)));
+  return zeta < 0.0 ? -sign * magnitude : sign * magnitude;
+}
+
+// exp(-|x|) I1(x): the power series up to 30, the asymptotic expansion above.
+__device__ __forceinline__ double berth_bessel_i1e(double x) {
+  if (x != x) return x;
+  const double a = fabs(x);
+  const double tiny = 2.220446049250313080847263336181640625e-16 / 8.0;
+  double result;
+  if (a <= 30.0) {
+    const double quarter_square = a * a / 4.0;
+    double term = a / 2.0, sum = term;
+    for (int k = 0; k < 200; ++k) {
+      term *= quarter_square / ((double)(k + 1) * (double)(k + 2));
+      sum += term;
+      if (term <= sum * tiny) break;
+    }
+    result = sum * exp(-a);
+  } else {
+    double term = 1.0, sum = 1.0;
+    for (int k = 1; k < 200; ++k) {
+      const double next = term * ((double)((2 * k - 1) * (2 * k - 1)) - 4.0) / ((double)(8 * k) * a);
+      if (fabs(next) >= fabs(term)) break;
+      term = next;
+      sum += term;
+      if (fabs(term) <= fabs(sum) * tiny) break;
+    }
+    result = sum / sqrt(2.0 * BERTH_PI * a);
+  }
+  return copysign(result, x);
+}
+
+// next_after on a float's bits (U of MANT mantissa bits): NaN (positive,
+// quiet) when either is NaN, y when they are equal, the smallest subnormal
+// towards y from a zero, else one step towards y.
+template <typename U, int MANT>
+__device__ __forceinline__ U berth_next_after_bits(U xb, U yb, bool unordered, bool equal) {
+  const U sign = (U)((U)1 << (sizeof(U) * 8 - 1));
+  if (unordered) return (U)((U)((U)(~sign) >> MANT << MANT) | (U)((U)1 << (MANT - 1)));
+  if (equal) return yb;
+  const U x_abs = (U)(xb & (U)~sign);
+  if (x_abs == 0) return (U)((yb & sign) | 1u);
+  const bool smaller = (xb & sign) != (yb & sign) || x_abs > (U)(yb & (U)~sign);
+  return smaller ? (U)(xb - 1u) : (U)(xb + 1u);
+}
+)cuda";
+  return kSpecialFunctions;
+}
+
+std::string_view KernelHeader() {
+  static const std::string header =
+      std::string(KernelPrelude()) + std::string(KernelSpecialFunctions());
+  return header;
+}
+
+}  // namespace berth::cuda

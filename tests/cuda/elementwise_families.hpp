@@ -90,12 +90,12 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // bit for bit on the host; next_after on every float's bits (narrow ones
     // step in f32, as on the cpu plugin).
     ProgramBuilder program;
-    for (const std::string& type : {"f32", "f16", "bf16"}) {
+    for (const char* type : {"f32", "f16", "bf16"}) {
       for (const char* op : {"chlo.erf_inv", "chlo.lgamma", "chlo.digamma", "chlo.bessel_i1e"}) {
         program.Unary(op, type);
       }
     }
-    for (const std::string& type : {"f32", "f64", "f16", "bf16", "f8E4M3FN", "f8E5M2"}) {
+    for (const char* type : {"f32", "f64", "f16", "bf16", "f8E4M3FN", "f8E5M2"}) {
       program.Binary("chlo.next_after", type);
     }
     families.push_back({"chlo_special_functions", program});
@@ -114,7 +114,7 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
       orders += (i ? ", " : "") + std::to_string(i % 13);
       exponents += (i ? ", " : "") + std::to_string(1 + (i % 38) * 0.5);
     }
-    for (const std::string& type : {"f32", "f16", "bf16"}) {
+    for (const char* type : {"f32", "f16", "bf16"}) {
       const std::string tensor = program.Tensor(type);
       const std::string n = program.Value("stablehlo.constant dense<[" + orders + "]> : " + tensor);
       const std::string s =

@@ -5,6 +5,10 @@
 
 #include <cstddef>
 
+// The order the emulated threads of a kernel run in: first to last (false,
+// the default) or last to first (kernel_host_shim.hpp).
+extern bool berth_host_threads_reversed;
+
 namespace berth::cuda::testing {
 
 struct HostKernel {

@@ -1,6 +1,6 @@
 // What generated CUDA C needs from CUDA, for compiling it as host C++: the
-// execution-space keywords vanish, the grid is one thread that strides over
-// every element, and the intrinsics are their exact host equivalents. The
+// execution-space keywords vanish, every element is a thread of its own (run
+// in either order), and the intrinsics are their exact host equivalents. The
 // math functions are the C++ library's (the cpu plugin's may differ in the
 // last bits for transcendental functions; the test allows for that).
 #ifndef BERTH_TESTS_CUDA_KERNEL_HOST_SHIM_HPP_
@@ -19,7 +19,13 @@
 struct BerthHostDim3 {
   unsigned x;
 };
-inline constexpr BerthHostDim3 blockIdx{0}, threadIdx{0}, blockDim{1}, gridDim{1};
+// One block of as many threads as elements, run one after the other
+// (BerthHostInvoker), first to last or - with berth_host_threads_reversed,
+// defined beside the generated kernels - last to first: a kernel whose result
+// depends on the order its threads run in (one reading or overwriting what
+// another writes) gives other results in one of the two orders.
+inline thread_local BerthHostDim3 blockIdx{0}, threadIdx{0}, blockDim{1}, gridDim{1};
+extern bool berth_host_threads_reversed;
 
 template <typename To, typename From>
 inline To BerthHostBits(From value) {
@@ -73,7 +79,14 @@ struct BerthHostInvoker<void (*)(P...)> {
     kernel(Arg<P>(args[I])...);
   }
   static void Invoke(void (*kernel)(P...), void* const* args) {
-    Call(kernel, args, std::index_sequence_for<P...>{});
+    const long long n = *static_cast<const long long*>(args[sizeof...(P) - 1]);
+    blockDim.x = n > 0 ? static_cast<unsigned>(n) : 1u;
+    for (long long k = 0; k < n; ++k) {
+      threadIdx.x = static_cast<unsigned>(berth_host_threads_reversed ? n - 1 - k : k);
+      Call(kernel, args, std::index_sequence_for<P...>{});
+    }
+    threadIdx.x = 0;
+    blockDim.x = 1;
   }
 };
 

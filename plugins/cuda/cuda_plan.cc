@@ -177,7 +177,7 @@ class Planner {
     }
     if (op.kind() == OpKind::kScatter) {
       BERTH_RETURN_IF_ERROR(CheckScatter(op));
-      EmitOpKernel(op, Family::kScatter, 1);  // one thread: the updates apply in order
+      EmitOpKernel(op, Family::kScatter, ScatterThreads(op));
       return OkStatus();
     }
     if (op.kind() == OpKind::kSelectAndScatter) {

@@ -252,6 +252,31 @@ TEST(CudaPlanTest, SpecialFunctionsThatNeedLongDoubleAreUnimplementedOnF64) {
   EXPECT_TRUE(plan.ok()) << plan.status().ToString();
 }
 
+TEST(CudaPlanTest, ScatterSplitsIntoSlicesOnlyWhereWindowsCannotOverlap) {
+  // Rows added at indices (x.at[i].add on a 6x4 operand): a thread per
+  // column. Windows of 2 along the indexed dimension may overlap: one
+  // thread. Every dimension indexed: one thread.
+  stablehlo::Module module = Parse(
+      R"(func.func @main(%a: tensor<6x4xf32>, %ai: tensor<5x1xi32>, %au: tensor<5x4xf32>, %c: tensor<5x6xf32>, %ci: tensor<2x1xi64>, %cu: tensor<3x2x2xf32>) -> (tensor<6x4xf32>, tensor<5x6xf32>) {
+  %0 = "stablehlo.scatter"(%a, %ai, %au) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<6x4xf32>, tensor<5x1xi32>, tensor<5x4xf32>) -> tensor<6x4xf32>
+  %1 = "stablehlo.scatter"(%c, %ci, %cu) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0, 2], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<5x6xf32>, tensor<2x1xi64>, tensor<3x2x2xf32>) -> tensor<5x6xf32>
+  return %0, %1 : tensor<6x4xf32>, tensor<5x6xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 2u);
+  EXPECT_EQ(plan->steps[0].fused.family, FusedKernel::Family::kScatter);
+  EXPECT_EQ(plan->steps[0].fused.num_elements, 4);
+  EXPECT_EQ(plan->steps[1].fused.num_elements, 1);
+}
+
 TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
   stablehlo::Module module = Parse(R"(func.func @main() {
   %a = stablehlo.iota dim = 0 : tensor<6xi32>

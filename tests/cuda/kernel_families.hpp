@@ -386,7 +386,8 @@ inline std::vector<KernelFamily> KernelFamilies() {
   {
     // scatter: adds of rows (x.at[i].add), a set of single elements by 2-D
     // indices, windows wider than one whose dimensions are not the updates'
-    // trailing ones, batching dimensions. Random indices: mostly out of
+    // trailing ones (one thread), batching dimensions; the others split
+    // into slices (ScatterThreads). Random indices: mostly out of
     // range (skipped), repeats (later updates see earlier ones). Then
     // select_and_scatter.
     ProgramBuilder program("");
@@ -402,7 +403,10 @@ inline std::vector<KernelFamily> KernelFamilies() {
                                                           {"%cu", "tensor<3x2x2xf32>"},
                                                           {"%d", "tensor<3x4x2xf32>"},
                                                           {"%di", "tensor<3x2x1xi32>"},
-                                                          {"%du", "tensor<3x2x2xf32>"}}) {
+                                                          {"%du", "tensor<3x2x2xf32>"},
+                                                          {"%g", "tensor<8x3x7xf32>"},
+                                                          {"%gi", "tensor<10x1xi32>"},
+                                                          {"%gu", "tensor<10x3x5xf32>"}}) {
       program.NamedArg(name, type);
     }
     auto scatter = [&](const std::string& name, const std::string& operands,
@@ -439,6 +443,15 @@ inline std::vector<KernelFamily> KernelFamilies() {
         "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim "
         "= 2",
         "(tensor<3x4x2xf32>, tensor<3x2x1xi32>, tensor<3x2x2xf32>)", "tensor<3x4x2xf32>");
+    // Slices of two dimensions, some past the window (no updates), and an
+    // update computation whose result depends on the order of repeats.
+    scatter(
+        "%s4", "%g, %gi, %gu", "f32",
+        "    %s = stablehlo.subtract %q, %p : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n",
+        "update_window_dims = [1, 2], inserted_window_dims = [0], scatter_dims_to_operand_dims = "
+        "[0], "
+        "index_vector_dim = 1",
+        "(tensor<8x3x7xf32>, tensor<10x1xi32>, tensor<10x3x5xf32>)", "tensor<8x3x7xf32>");
     // select_and_scatter: max pooling's gradient (GE, add) and overlapping
     // windows over padding both sides (LT, multiply: order matters).
     for (const auto& [name, type] :

@@ -59,8 +59,9 @@ struct FusedKernel {
   //   kSolve: triangular_solve (CheckTriangularSolve); each thread solves
   //     for one column (left_side) or row of the result of one batch element
   //     by substitution; num_elements counts those vectors.
-  //   kScatter: scatter (CheckScatter); one thread (num_elements 1) copies
-  //     the inputs to the outputs, then applies every update in order.
+  //   kScatter: scatter (CheckScatter); each thread (ScatterThreads) copies
+  //     its slice of the inputs to the outputs, then applies the updates
+  //     that land in it, in order.
   //   kSelectAndScatter: select_and_scatter (CheckSelectAndScatter); one
   //     thread fills the output with the init value, then scatters each
   //     source element into its window's selected position.
@@ -179,6 +180,13 @@ Status CheckSort(const stablehlo::Operation& op);
 
 // The threads a sort kernel runs: one per row along its dimension.
 int64_t SortThreads(const stablehlo::Operation& op);
+
+// The threads a scatter kernel runs: one per slice of the results, an index
+// along each window dimension that gets no start index (whose destination
+// index is the window offset) - slices no two positions' windows share, so
+// each thread applies its updates in the cpu plugin's order. 1 when an
+// indexed dimension has a window wider than 1 (windows may then overlap).
+int64_t ScatterThreads(const stablehlo::Operation& op);
 
 // OK when `op` is a chlo.top_k the code generator can run: a real,
 // non-narrow operand of rank >= 1, k within its last dimension, integer

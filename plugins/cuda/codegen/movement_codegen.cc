@@ -1,7 +1,9 @@
 // Data movement kernels: concatenate, pad, dynamic_slice,
 // dynamic_update_slice and gather (one output element per thread), scatter
-// and select_and_scatter (one thread, the updates in order).
+// (one slice of the results per thread, the updates in order) and
+// select_and_scatter (one thread).
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "codegen/elementwise_codegen.hpp"
@@ -257,6 +259,46 @@ int64_t BitcastThreads(const Operation& op) {
   return out.NumElements() * static_cast<int64_t>(stablehlo::StorageBytes(to));
 }
 
+namespace {
+
+// The operand dimensions a scatter's threads split among themselves (see
+// EmitScatterKernel): those that are window dimensions and get no start
+// index, along which the destination index is the window offset itself.
+// nullopt when an operand dimension that gets a start index has a window
+// wider than 1: windows of different positions may then overlap at other
+// offsets, and the kernel runs in one thread.
+std::optional<std::vector<int64_t>> ScatterSliceDims(const Operation& op) {
+  const stablehlo::ScatterDimensionNumbers& numbers = *op.scatter_dimension_numbers();
+  const size_t n = op.num_results();
+  const stablehlo::Type input = op.operand(0)->type(), updates = op.operand(n + 1)->type();
+  auto contains = [](const std::vector<int64_t>& list, int64_t d) {
+    return std::find(list.begin(), list.end(), d) != list.end();
+  };
+  std::vector<int64_t> slices;
+  size_t next_window = 0;
+  for (int64_t d = 0; d < input.rank(); ++d) {
+    if (contains(numbers.inserted_window_dims, d) || contains(numbers.input_batching_dims, d))
+      continue;
+    const int64_t extent = updates.dim(numbers.update_window_dims[next_window++]);
+    if (!contains(numbers.scatter_dims_to_operand_dims, d)) {
+      slices.push_back(d);
+    } else if (extent != 1) {
+      return std::nullopt;
+    }
+  }
+  return slices;
+}
+
+}  // namespace
+
+int64_t ScatterThreads(const Operation& op) {
+  std::optional<std::vector<int64_t>> slices = ScatterSliceDims(op);
+  if (!slices) return 1;
+  int64_t threads = 1;
+  for (int64_t d : *slices) threads *= op.operand(0)->type().dim(d);
+  return threads;
+}
+
 namespace codegen {
 
 // The operand's stored bytes (written out to memory by the planner) as the
@@ -422,14 +464,22 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
   return WrapKernel(kernel.name, params, body);
 }
 
-// scatter, in one thread (kernel.num_elements is 1): the results start as
-// the inputs; then for each scatter position of the updates (row-major over
-// their scatter dimensions) and each element of its window (row-major), the
+// scatter, in the cpu plugin's order: the results start as the inputs;
+// then for each scatter position of the updates (row-major over their
+// scatter dimensions) and each element of its window (row-major), the
 // result element it names - start index (not clamped) + batching position +
 // window offset - takes update_computation(result, update), or is skipped
-// when out of bounds. This is the cpu plugin's order, so later updates see
-// earlier ones alike; it is correct for any indices and any computation,
-// and slow: every element is handled by the one thread.
+// when out of bounds. Later updates of an element see earlier ones, so any
+// indices and any computation give the cpu plugin's results.
+//
+// Each thread owns one slice of the results: one index along each of
+// ScatterSliceDims (window dimensions without start indices, where the
+// destination index is the window offset), every index along the others.
+// It copies its slice of the inputs, then applies, position after position,
+// the window elements that land in it. Slices are disjoint, and within one
+// the updates keep the cpu plugin's order. When an indexed dimension has a
+// window wider than 1 there are no slice dimensions to split: one thread
+// does it all (kernel.num_elements is ScatterThreads).
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckScatter(op));
@@ -443,22 +493,35 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
   auto contains = [](const std::vector<int64_t>& list, int64_t d) {
     return std::find(list.begin(), list.end(), d) != list.end();
   };
-  std::vector<int64_t> all(static_cast<size_t>(r));
-  for (int64_t d = 0; d < r; ++d) all[static_cast<size_t>(d)] = d;
-  // The results start as the inputs.
-  body += "    for (berth_s64 e = 0; e < " + std::to_string(input.NumElements()) + "LL; ++e) {\n";
+  const std::optional<std::vector<int64_t>> slice_dims = ScatterSliceDims(op);
+  const bool sliced = slice_dims.has_value();
+  // The thread's slice: its index along each slice dimension.
   std::vector<std::string> at(static_cast<size_t>(r));
-  EmitDecompose("e", all, input.shape(), "c", "      ", body, at);
+  std::vector<int64_t> rest;  // the dimensions the thread walks
+  if (sliced) {
+    EmitDecompose("i", *slice_dims, input.shape(), "s", "    ", body, at);
+    for (int64_t d = 0; d < r; ++d) {
+      if (!contains(*slice_dims, d)) rest.push_back(d);
+    }
+  } else {
+    for (int64_t d = 0; d < r; ++d) rest.push_back(d);
+  }
+  // The results start as the inputs (the thread's slice of them).
+  int64_t walked = 1;
+  for (int64_t d : rest) walked *= input.dim(d);
+  body += "    for (berth_s64 e = 0; e < " + std::to_string(walked) + "LL; ++e) {\n";
+  EmitDecompose("e", rest, input.shape(), "c", "      ", body, at);
+  body += "      const berth_s64 from = " + LinearIndex(at, input.shape()) + ";\n";
   for (size_t j = 0; j < n; ++j) {
     const ElementType type = op.operand(j)->type().element_type();
     const std::string y = "y" + std::to_string(j);
     body += "      " + std::string(ComputeType(type)) + " " + y + ";\n";
     BERTH_RETURN_IF_ERROR(
         EmitElementLoad(kernel, op.operand(j), at, y, type, "      ", reads, body));
-    body += "      out" + std::to_string(j) + "[e] = " + Store(type, y) + ";\n";
+    body += "      out" + std::to_string(j) + "[from] = " + Store(type, y) + ";\n";
   }
   body += "    }\n";
-  // The scatter positions, then each window element.
+  // The scatter positions, then each window element (of the slice).
   std::vector<int64_t> scatter_dims, window_dims;
   for (int64_t d = 0; d < updates.rank(); ++d) {
     (contains(numbers.update_window_dims, d) ? window_dims : scatter_dims).push_back(d);
@@ -466,7 +529,30 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
   int64_t positions = 1, window = 1;
   for (int64_t d : scatter_dims) positions *= updates.dim(d);
   for (int64_t d : window_dims) window *= updates.dim(d);
+  // The operand dimension of each window dimension, in order.
+  std::vector<int64_t> window_operand_dims;
+  for (int64_t d = 0; d < r; ++d) {
+    if (!contains(numbers.inserted_window_dims, d) && !contains(numbers.input_batching_dims, d))
+      window_operand_dims.push_back(d);
+  }
   std::vector<std::string> u(static_cast<size_t>(updates.rank()));
+  std::string in_window = "true";
+  if (sliced) {
+    // A slice past the window's extent gets no updates; the window offset
+    // is the slice's index along slice dimensions, 0 along the others.
+    for (size_t k = 0; k < window_dims.size(); ++k) {
+      const int64_t d = window_operand_dims[k];
+      const int64_t update_dim = numbers.update_window_dims[k];
+      if (contains(*slice_dims, d)) {
+        u[static_cast<size_t>(update_dim)] = at[static_cast<size_t>(d)];
+        in_window += " && " + at[static_cast<size_t>(d)] + " < " +
+                     std::to_string(updates.dim(update_dim)) + "LL";
+      } else {
+        u[static_cast<size_t>(update_dim)] = "0LL";
+      }
+    }
+  }
+  body += "    if (" + in_window + ") {\n";
   body += "    for (berth_s64 q = 0; q < " + std::to_string(positions) + "LL; ++q) {\n";
   EmitDecompose("q", scatter_dims, updates.shape(), "b", "      ", body, u);
   std::vector<std::string> batch;
@@ -492,8 +578,12 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
     start[static_cast<size_t>(numbers.input_batching_dims[k])] =
         batch[static_cast<size_t>(from < ivd ? from : from - 1)];
   }
-  body += "      for (berth_s64 w = 0; w < " + std::to_string(window) + "LL; ++w) {\n";
-  EmitDecompose("w", window_dims, updates.shape(), "v", "        ", body, u);
+  if (sliced) {
+    body += "      {\n";  // the one window element of the slice
+  } else {
+    body += "      for (berth_s64 w = 0; w < " + std::to_string(window) + "LL; ++w) {\n";
+    EmitDecompose("w", window_dims, updates.shape(), "v", "        ", body, u);
+  }
   std::vector<std::string> result_index(static_cast<size_t>(r));
   size_t next_window = 0;
   std::string inside = "true";
@@ -535,7 +625,7 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
             "[to] = " + Store(op.result(j)->type().element_type(), "new" + std::to_string(j)) +
             ";\n";
   }
-  body += "        }\n      }\n    }\n";
+  body += "        }\n      }\n    }\n    }\n";
   return WrapKernel(kernel.name, params, body);
 }
 

@@ -331,18 +331,33 @@ Status CudaExecutable::RunSteps(OnDevice& on, const std::vector<PlanStep>& steps
       frame.values[output] = std::move(memory);
     }
     long long n = kernel.num_elements;
+    if (n == 0) continue;
+    // A kernel of several launches shares a scratch buffer among them (given
+    // back stream-ordered after the last one).
+    std::shared_ptr<DeviceMemory> scratch;
+    long long pass = 0;
+    if (!kernel.launches.empty()) {
+      BERTH_ASSIGN_OR_RETURN(
+          scratch, DeviceMemory::Allocate(
+                       device, static_cast<uint64_t>(std::max<int64_t>(1, kernel.scratch_bytes))));
+      pointers.push_back(scratch->data());
+    }
     std::vector<void*> launch_args;
     for (void*& pointer : pointers) launch_args.push_back(&pointer);
+    if (!kernel.launches.empty()) launch_args.push_back(&pass);
     launch_args.push_back(&n);
-    if (n == 0) continue;
     const long long blocks =
         std::min<long long>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
                             static_cast<long long>(device.gpu().multiprocessors) * 32);
-    BERTH_RETURN_IF_ERROR(
-        CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels.at(&step)),
-                                    dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
-                                    launch_args.data(), 0, device.stream()),
-                   device.Name() + ": launching " + kernel.name));
+    const std::vector<int64_t> once = {0};
+    for (const int64_t launch : kernel.launches.empty() ? once : kernel.launches) {
+      pass = launch;
+      BERTH_RETURN_IF_ERROR(
+          CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels.at(&step)),
+                                      dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
+                                      launch_args.data(), 0, device.stream()),
+                     device.Name() + ": launching " + kernel.name));
+    }
   }
   return OkStatus();
 }

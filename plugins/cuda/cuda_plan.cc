@@ -194,7 +194,15 @@ class Planner {
       BERTH_RETURN_IF_ERROR(CheckSort(op));
       // Its operands are moved as stored bits: views are written out first.
       WriteOutViews(op.operands());
-      EmitOpKernel(op, Family::kSort, SortThreads(op));
+      const stablehlo::Type type = op.operand(0)->type();
+      if (type.dim(*op.GetInt("dimension")) <= kInsertionSortMaxLength) {
+        EmitOpKernel(op, Family::kSort, SortThreads(op));
+      } else {
+        // A merge sort: one thread per element, a launch per pass.
+        EmitOpKernel(op, Family::kSort, type.NumElements());
+        FusedKernel& kernel = steps_.back().fused;
+        kernel.launches = SortLaunches(op, kernel.scratch_bytes);
+      }
       return OkStatus();
     }
     if (op.kind() == OpKind::kChloTopK) {

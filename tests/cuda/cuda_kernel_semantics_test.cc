@@ -133,9 +133,24 @@ void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, Ho
                            testing::ElementBytes(output->type().element_type()));
     }
     for (std::vector<std::byte>& output : outputs) addresses.push_back(output.data());
+    // Launched as the executable launches it: once, or once per entry of
+    // `launches` with a scratch buffer they share.
+    std::vector<std::byte> scratch(static_cast<size_t>(std::max<int64_t>(1, kernel.scratch_bytes)));
+    long long pass = 0;
+    if (!kernel.launches.empty()) {
+      addresses.push_back(scratch.data());
+      addresses.push_back(&pass);
+    }
     long long n = kernel.num_elements;
     addresses.push_back(&n);
-    host->invoke(addresses.data());
+    if (kernel.launches.empty()) {
+      host->invoke(addresses.data());
+    } else {
+      for (const int64_t launch : kernel.launches) {
+        pass = launch;
+        host->invoke(addresses.data());
+      }
+    }
     for (size_t o = 0; o < outputs.size(); ++o) memory[kernel.outputs[o]] = std::move(outputs[o]);
   }
 }

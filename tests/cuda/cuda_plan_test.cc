@@ -277,6 +277,37 @@ TEST(CudaPlanTest, ScatterSplitsIntoSlicesOnlyWhereWindowsCannotOverlap) {
   EXPECT_EQ(plan->steps[1].fused.num_elements, 1);
 }
 
+TEST(CudaPlanTest, LongRowsSortByMergingInALaunchPerPass) {
+  // 16 elements a row: insertion, a thread per row. 17: a thread per
+  // element, launches 0 (copy in), 2w + d for w = 1 .. 16 alternating
+  // between results and scratch, then 1 (copy back: five passes end in
+  // the scratch); scratch for both operands, each 16-byte aligned.
+  stablehlo::Module module = Parse(
+      R"(func.func @main(%a: tensor<3x16xf32>, %b: tensor<17x2xi8>, %c: tensor<17x2xf64>) -> (tensor<3x16xf32>, tensor<17x2xi8>) {
+  %0 = "stablehlo.sort"(%a) ({
+  ^bb0(%l: tensor<f32>, %r: tensor<f32>):
+    %c0 = stablehlo.compare LT, %l, %r, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c0 : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<3x16xf32>) -> tensor<3x16xf32>
+  %1:2 = "stablehlo.sort"(%b, %c) ({
+  ^bb0(%l: tensor<i8>, %r: tensor<i8>, %x: tensor<f64>, %y: tensor<f64>):
+    %c1 = stablehlo.compare LT, %l, %r, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>
+    stablehlo.return %c1 : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<17x2xi8>, tensor<17x2xf64>) -> (tensor<17x2xi8>, tensor<17x2xf64>)
+  return %0, %1#0 : tensor<3x16xf32>, tensor<17x2xi8>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 2u);
+  EXPECT_EQ(plan->steps[0].fused.num_elements, 3);
+  EXPECT_TRUE(plan->steps[0].fused.launches.empty());
+  const FusedKernel& merge = plan->steps[1].fused;
+  EXPECT_EQ(merge.num_elements, 34);
+  EXPECT_EQ(merge.launches, (std::vector<int64_t>{0, 2, 5, 8, 17, 32, 1}));
+  EXPECT_EQ(merge.scratch_bytes, 48 + 272);
+  EXPECT_THAT(plan->steps[1].source, HasSubstr("char* __restrict__ scratch, berth_s64 pass"));
+}
+
 TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
   stablehlo::Module module = Parse(R"(func.func @main() {
   %a = stablehlo.iota dim = 0 : tensor<6xi32>

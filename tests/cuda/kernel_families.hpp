@@ -704,7 +704,10 @@ inline std::vector<KernelFamily> KernelFamilies() {
                                                           {"%sh", "tensor<3x17xf16>"},
                                                           {"%sc", "tensor<11xcomplex<f32>>"},
                                                           {"%su", "tensor<6x1xui16>"},
-                                                          {"%st", "tensor<4x7xbf16>"}}) {
+                                                          {"%st", "tensor<4x7xbf16>"},
+                                                          {"%sl", "tensor<129x3xf32>"},
+                                                          {"%sm", "tensor<2x300xi16>"},
+                                                          {"%sn", "tensor<2x300xf32>"}}) {
       program.NamedArg(name, type);
     }
     int index = 0;
@@ -722,6 +725,19 @@ inline std::vector<KernelFamily> KernelFamilies() {
                        name, type);
     };
     sort1("%sa", "tensor<37xf32>", 0, "f32", "LT", "FLOAT");
+    // Rows longer than kInsertionSortMaxLength merge: 129 along the outer
+    // dimension; 300 i16 keys of many ties, each with a payload.
+    sort1("%sl", "tensor<129x3xf32>", 0, "f32", "LT", "TOTALORDER");
+    program.Returned(
+        "  %mm:2 = \"stablehlo.sort\"(%sm, %sn) ({\n"
+        "  ^bb0(%k0: tensor<i16>, %k1: tensor<i16>, %v0: tensor<f32>, %v1: tensor<f32>):\n"
+        "    %c = stablehlo.compare GT, %k0, %k1, SIGNED : (tensor<i16>, tensor<i16>) -> "
+        "tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) {dimension = 1 : i64, is_stable = true} : (tensor<2x300xi16>, tensor<2x300xf32>) -> "
+        "(tensor<2x300xi16>, tensor<2x300xf32>)\n",
+        "%mm#0", "tensor<2x300xi16>");
+    program.Returned("", "%mm#1", "tensor<2x300xf32>");
     sort1("%sa", "tensor<37xf32>", 0, "f32", "GT", "TOTALORDER");
     sort1("%sb", "tensor<5x9xi32>", 0, "i32", "GT", "SIGNED");
     sort1("%sb", "tensor<5x9xi32>", 1, "i32", "LT", "SIGNED");

@@ -69,7 +69,9 @@ struct FusedKernel {
   //     the generator on one counter (RandomBitsThreads), thread 0 also
   //     writes the new state.
   //   kSort: sort (CheckSort); each thread sorts one row (SortThreads) of
-  //     every operand together by insertion with the comparator's ops.
+  //     every operand together by insertion with the comparator's ops; rows
+  //     longer than kInsertionSortMaxLength instead by a stable merge sort
+  //     of `launches` (SortLaunches), one thread per element.
   //   kTopK: chlo.top_k (CheckTopK); each thread keeps the k largest of one
   //     row, in order, in the results (TopKThreads).
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
@@ -92,6 +94,12 @@ struct FusedKernel {
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
+  // Empty: the kernel is launched once. Otherwise it is launched once per
+  // entry, in order, on the same stream, with that entry as its parameter
+  // `pass` and `scratch`, `scratch_bytes` of device memory the launches
+  // share (parameters after the outputs: `char* scratch, berth_s64 pass`).
+  std::vector<int64_t> launches;
+  int64_t scratch_bytes = 0;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -180,6 +188,18 @@ Status CheckSort(const stablehlo::Operation& op);
 
 // The threads a sort kernel runs: one per row along its dimension.
 int64_t SortThreads(const stablehlo::Operation& op);
+
+// Rows up to this long sort by insertion, one thread per row; longer ones
+// by merging (SortLaunches).
+inline constexpr int64_t kInsertionSortMaxLength = 16;
+
+// The launches of a sort by merging (see EmitSortKernel): 0 copies the
+// operands into the results; then 2w + d merges the sorted runs of w
+// elements into runs of 2w, from the results into the scratch (d = 0) or
+// back (d = 1), for w = 1, 2, 4 ... below the row length; a last 1 copies
+// the scratch back when the runs end there. `scratch_bytes` gets the
+// scratch's size: a copy of every operand, each 16-byte aligned.
+std::vector<int64_t> SortLaunches(const stablehlo::Operation& op, int64_t& scratch_bytes);
 
 // The threads a scatter kernel runs: one per slice of the results, an index
 // along each window dimension that gets no start index (whose destination

@@ -675,6 +675,7 @@ std::string KernelParams(const FusedKernel& kernel) {
     params += std::string(StorageType(kernel.outputs[j]->type().element_type())) +
               "* __restrict__ out" + std::to_string(j) + ", ";
   }
+  if (!kernel.launches.empty()) params += "char* __restrict__ scratch, berth_s64 pass, ";
   return params;
 }
 

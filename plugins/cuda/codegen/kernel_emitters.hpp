@@ -102,7 +102,8 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
                           std::string& index, std::string& iota);
 
 // The kernel's parameters but the element count: each input
-// (`const T* inK`), then each output (`T* outJ`), in their storage types.
+// (`const T* inK`), then each output (`T* outJ`), in their storage types;
+// then, for a kernel of several launches, `char* scratch, berth_s64 pass`.
 std::string KernelParams(const FusedKernel& kernel);
 
 // The translation unit: the prelude, `helpers` (device functions of one

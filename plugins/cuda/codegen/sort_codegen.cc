@@ -1,12 +1,18 @@
-// stablehlo.sort as a generated kernel: one thread per row (the 1-D slice
-// along `dimension`) copies the row of each operand to the results, then
-// sorts them together by insertion - each element moved left past every
-// element the comparator region says it comes before - so equal elements
-// keep their order. For a comparator that is a strict weak ordering (as the
-// spec asks of a sort) this is the order of the cpu plugin's stable merge
-// sort, whatever `is_stable` says. Correct for every row; quadratic in the
-// row's length, so slow for long rows (a CUB radix sort for plain keys and a
-// parallel merge sort are not written).
+// stablehlo.sort as a generated kernel, stable either way - so for a
+// comparator that is a strict weak ordering (as the spec asks of a sort) in
+// the order of the cpu plugin's stable merge sort, whatever `is_stable`
+// says:
+// - rows up to kInsertionSortMaxLength: one thread per row (the 1-D slice
+//   along `dimension`) copies the row of each operand to the results, then
+//   sorts them together by insertion, each element moved left past every
+//   element the comparator region says it comes before;
+// - longer rows: a merge sort of log2(length) launches (SortLaunches), one
+//   thread per element, each launch merging pairs of sorted runs between
+//   the results and a scratch copy: an element of a left run lands after
+//   the partner run's elements that come before it, one of a right run
+//   after the partner's elements it does not come before (binary searches
+//   with the comparator), so equal elements keep their order.
+// A CUB radix sort for plain keys is not written.
 #include <algorithm>
 
 #include "codegen/kernel_emitters.hpp"
@@ -90,11 +96,134 @@ int64_t SortThreads(const Operation& op) {
   return length > 0 ? type.NumElements() / length : 0;
 }
 
+std::vector<int64_t> SortLaunches(const Operation& op, int64_t& scratch_bytes) {
+  const stablehlo::Type type = op.operand(0)->type();
+  const int64_t length = type.dim(op.GetInt("dimension").value_or(0));
+  std::vector<int64_t> launches = {0};
+  bool in_scratch = false;
+  for (int64_t width = 1; width < length; width *= 2) {
+    launches.push_back(2 * width + (in_scratch ? 1 : 0));
+    in_scratch = !in_scratch;
+  }
+  if (in_scratch) launches.push_back(1);
+  scratch_bytes = 0;
+  for (const stablehlo::Value* operand : op.operands()) {
+    const int64_t bytes =
+        operand->type().NumElements() *
+        static_cast<int64_t>(stablehlo::StorageBytes(operand->type().element_type()));
+    scratch_bytes += (bytes + 15) / 16 * 16;
+  }
+  return launches;
+}
+
 namespace codegen {
+
+namespace {
+
+// The merge sort's launches (see SortLaunches and the file comment): one
+// thread per element; the row's other indices and the element's position
+// `j` come from the element index.
+Result<std::string> EmitMergeSortKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  const stablehlo::Type type = op.operand(0)->type();
+  const int64_t dimension = *op.GetInt("dimension");
+  const int64_t length = type.dim(dimension);
+  const size_t rank = static_cast<size_t>(type.rank()), n = op.num_operands();
+  std::string body;
+  std::vector<int64_t> all(rank);
+  for (size_t d = 0; d < rank; ++d) all[d] = static_cast<int64_t>(d);
+  std::vector<std::string> at(rank);
+  EmitDecompose("i", all, type.shape(), "s", "    ", body, at);
+  const std::string j = at[static_cast<size_t>(dimension)];
+  // Element k of this row, as a linear index.
+  auto element = [&](const std::string& k) {
+    std::vector<std::string> index = at;
+    index[static_cast<size_t>(dimension)] = k;
+    return LinearIndex(index, type.shape());
+  };
+  // Each operand's scratch copy, and where a launch reads and writes.
+  int64_t offset = 0;
+  for (size_t o = 0; o < n; ++o) {
+    const ElementType t = op.operand(o)->type().element_type();
+    const std::string id = std::to_string(o), storage = StorageType(t);
+    body += "    " + storage + "* const copy" + id + " = (" + storage + "*)(scratch + " +
+            std::to_string(offset) + "LL);\n";
+    body += "    const " + storage + "* const from" + id + " = (pass & 1) ? copy" + id + " : out" +
+            id + ";\n";
+    body +=
+        "    " + storage + "* const to" + id + " = (pass & 1) ? out" + id + " : copy" + id + ";\n";
+    const int64_t bytes = type.NumElements() * static_cast<int64_t>(stablehlo::StorageBytes(t));
+    offset += (bytes + 15) / 16 * 16;
+  }
+  body += "    const berth_s64 width = pass >> 1;\n";
+  body += "    const berth_s64 here = " + element(j) + ";\n";
+  body += "    if (width == 0) {\n";  // 0: the operands in; 1: the scratch back
+  for (size_t o = 0; o < n; ++o) {
+    BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, op.operand(o)));
+    const std::string id = std::to_string(o);
+    body +=
+        "      out" + id + "[here] = (pass & 1) ? copy" + id + "[here] : " + input + "[here];\n";
+  }
+  body += "      continue;\n    }\n";
+  const std::string count = std::to_string(length) + "LL";
+  body += "    const berth_s64 run = " + j + " / width;\n";
+  body += "    const berth_s64 partner = (run ^ 1) * width;\n";
+  body += "    const berth_s64 base = (run & ~1LL) * width;\n";
+  body += "    berth_s64 lo = 0;\n";
+  body += "    if (partner < " + count + ") {\n";
+  body += "      const berth_s64 partner_length = " + count + " - partner < width ? " + count +
+          " - partner : width;\n";
+  body += "      const bool left = (run & 1) == 0;\n";
+  const stablehlo::Block& comparator = op.region(0).entry_block();
+  for (size_t o = 0; o < n; ++o) {
+    const ElementType t = op.operand(o)->type().element_type();
+    const std::string id = std::to_string(o);
+    body += "      const " + std::string(ComputeType(t)) + " self" + id + " = " +
+            Load(t, "from" + id + "[here]") + ";\n";
+  }
+  body += "      berth_s64 hi = partner_length;\n";
+  body += "      while (lo < hi) {\n";
+  body += "        const berth_s64 mid = lo + (hi - lo) / 2;\n";
+  body += "        const berth_s64 there = " + element("partner + mid") + ";\n";
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t o = 0; o < n; ++o) {
+    const ElementType t = op.operand(o)->type().element_type();
+    const std::string id = std::to_string(o), compute = ComputeType(t);
+    body += "        const " + compute + " other" + id + " = " + Load(t, "from" + id + "[there]") +
+            ";\n";
+    // A left element asks comparator(other, self), a right one
+    // comparator(self, other).
+    body += "        const " + compute + " first" + id + " = left ? other" + id + " : self" + id +
+            ";\n";
+    body += "        const " + compute + " second" + id + " = left ? self" + id + " : other" + id +
+            ";\n";
+    names[comparator.argument(2 * o)] = "first" + id;
+    names[comparator.argument(2 * o + 1)] = "second" + id;
+  }
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, comparator, "        ", names, next, body));
+  // Left: the partner's elements that come before self are a prefix; right:
+  // those self does not come before.
+  body += "        const bool before = " + names.at(comparator.terminator()->operand(0)) + ";\n";
+  body += "        if (left == before) lo = mid + 1; else hi = mid;\n";
+  body += "      }\n";
+  body += "    }\n";
+  body +=
+      "    const berth_s64 target = " + element("base + (" + j + " - run * width) + lo") + ";\n";
+  for (size_t o = 0; o < n; ++o) {
+    const std::string id = std::to_string(o);
+    body += "    to" + id + "[target] = from" + id + "[here];\n";
+  }
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
+}
+
+}  // namespace
 
 Result<std::string> EmitSortKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckSort(op));
+
+  if (!kernel.launches.empty()) return EmitMergeSortKernel(kernel);
   const stablehlo::Type type = op.operand(0)->type();
   const int64_t dimension = *op.GetInt("dimension");
   const int64_t length = type.dim(dimension);

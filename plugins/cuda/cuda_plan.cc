@@ -182,7 +182,7 @@ class Planner {
     }
     if (op.kind() == OpKind::kSelectAndScatter) {
       BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
-      EmitOpKernel(op, Family::kSelectAndScatter, 1);
+      EmitOpKernel(op, Family::kSelectAndScatter, op.result(0)->type().NumElements());
       return OkStatus();
     }
     if (op.kind() == OpKind::kRngBitGenerator) {

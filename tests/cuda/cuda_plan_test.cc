@@ -277,6 +277,27 @@ TEST(CudaPlanTest, ScatterSplitsIntoSlicesOnlyWhereWindowsCannotOverlap) {
   EXPECT_EQ(plan->steps[1].fused.num_elements, 1);
 }
 
+TEST(CudaPlanTest, SelectAndScatterRunsAThreadPerResultElement) {
+  stablehlo::Module module = Parse(
+      R"(func.func @main(%a: tensor<4x6xf32>, %s: tensor<2x2xf32>, %z: tensor<f32>) -> tensor<4x6xf32> {
+  %0 = "stablehlo.select_and_scatter"(%a, %s, %z) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %g = stablehlo.compare GE, %p, %q : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %g : tensor<i1>
+  }, {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %x = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %x : tensor<f32>
+  }) {window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 2, 2>, padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>} : (tensor<4x6xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0].fused.family, FusedKernel::Family::kSelectAndScatter);
+  EXPECT_EQ(plan->steps[0].fused.num_elements, 24);
+}
+
 TEST(CudaPlanTest, LongRowsSortByMergingInALaunchPerPass) {
   // 16 elements a row: insertion, a thread per row. 17: a thread per
   // element, launches 0 (copy in), 2w + d for w = 1 .. 16 alternating

@@ -452,15 +452,20 @@ inline std::vector<KernelFamily> KernelFamilies() {
         "[0], "
         "index_vector_dim = 1",
         "(tensor<8x3x7xf32>, tensor<10x1xi32>, tensor<10x3x5xf32>)", "tensor<8x3x7xf32>");
-    // select_and_scatter: max pooling's gradient (GE, add) and overlapping
-    // windows over padding both sides (LT, multiply: order matters).
+    // select_and_scatter (one thread per result element gathering the
+    // sources that select it): max pooling's gradient (GE, add) and
+    // overlapping windows over padding both sides (LT, multiply: order
+    // matters).
     for (const auto& [name, type] :
          std::vector<std::pair<std::string, std::string>>{{"%e", "tensor<6x5xf32>"},
                                                           {"%es", "tensor<3x2xf32>"},
                                                           {"%ez", "tensor<f32>"},
                                                           {"%f", "tensor<4x4xi32>"},
                                                           {"%fs", "tensor<4x4xi32>"},
-                                                          {"%fz", "tensor<i32>"}}) {
+                                                          {"%fz", "tensor<i32>"},
+                                                          {"%h", "tensor<2x9x9x3xf32>"},
+                                                          {"%hs", "tensor<2x5x5x3xf32>"},
+                                                          {"%hz", "tensor<f32>"}}) {
       program.NamedArg(name, type);
     }
     program.Returned(R"(  %ss0 = "stablehlo.select_and_scatter"(%e, %es, %ez) ({
@@ -486,6 +491,18 @@ inline std::vector<KernelFamily> KernelFamilies() {
   }) {window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>, padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>} : (tensor<4x4xi32>, tensor<4x4xi32>, tensor<i32>) -> tensor<4x4xi32>
 )",
                      "%ss1", "tensor<4x4xi32>");
+    // ResNet's max pool (3x3, stride 2, padding 1, NHWC): its gradient.
+    program.Returned(R"(  %ss2 = "stablehlo.select_and_scatter"(%h, %hs, %hz) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %g2 = stablehlo.compare GE, %p, %q : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %g2 : tensor<i1>
+  }, {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %a2 = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %a2 : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<2x9x9x3xf32>, tensor<2x5x5x3xf32>, tensor<f32>) -> tensor<2x9x9x3xf32>
+)",
+                     "%ss2", "tensor<2x9x9x3xf32>");
     KernelFamily family{"scatter", program, 0, 0, false};
     family.small_values = true;  // indices in range often enough to collide
     families.push_back(family);

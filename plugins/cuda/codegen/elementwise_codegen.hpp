@@ -62,9 +62,9 @@ struct FusedKernel {
   //   kScatter: scatter (CheckScatter); each thread (ScatterThreads) copies
   //     its slice of the inputs to the outputs, then applies the updates
   //     that land in it, in order.
-  //   kSelectAndScatter: select_and_scatter (CheckSelectAndScatter); one
-  //     thread fills the output with the init value, then scatters each
-  //     source element into its window's selected position.
+  //   kSelectAndScatter: select_and_scatter (CheckSelectAndScatter); each
+  //     thread computes one result element: the init value, then the
+  //     source elements whose windows select it scattered in, in order.
   //   kRandomBits: rng_bit_generator (CheckRandomBits); each thread runs
   //     the generator on one counter (RandomBitsThreads), thread 0 also
   //     writes the new state.

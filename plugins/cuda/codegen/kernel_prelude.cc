@@ -461,6 +461,10 @@ template <typename T> __device__ __forceinline__ berth_s64 berth_to_index(T v) {
     return 0x7fffffffffffffffLL;
   return (berth_s64)v;
 }
+// floor(a / b) for b > 0.
+__device__ __forceinline__ berth_s64 berth_floor_div(berth_s64 a, berth_s64 b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 __device__ __forceinline__ berth_s64 berth_clamp_index(berth_s64 v, berth_s64 hi) {
   return v < 0 ? 0 : v > hi ? hi : v;
 }

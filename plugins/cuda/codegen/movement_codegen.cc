@@ -1,7 +1,7 @@
 // Data movement kernels: concatenate, pad, dynamic_slice,
 // dynamic_update_slice and gather (one output element per thread), scatter
 // (one slice of the results per thread, the updates in order) and
-// select_and_scatter (one thread).
+// select_and_scatter (one result element per thread).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -629,13 +629,17 @@ Result<std::string> EmitScatterKernel(const FusedKernel& kernel) {
   return WrapKernel(kernel.name, params, body);
 }
 
-// select_and_scatter, in one thread (kernel.num_elements is 1): the result
-// starts as the init value; for each source element (row-major) the
-// in-bounds operand elements of its window are scanned in row-major order,
-// the first selected and each later one taking its place unless
-// select(selected, candidate) holds; the source element is then scattered
-// into the selected position with the scatter region. A window all on
-// padding scatters nothing. The cpu plugin's order and rules.
+// select_and_scatter, one thread per result element, in the cpu plugin's
+// order and rules: there the result starts as the init value and each
+// source element (row-major) is scattered with the scatter region into the
+// position its window selects - the in-bounds operand elements of the
+// window scanned in row-major order, the first selected and each later one
+// taking its place unless select(selected, candidate) holds; a window all
+// on padding scatters nothing. Here each thread starts from the init value
+// and visits, in row-major order, the source elements whose windows hold
+// its element, selects in each window the same way, and scatters those that
+// select its element: the updates of one result element in the cpu plugin's
+// order, no element written by two threads, overlapping windows included.
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckSelectAndScatter(op));
@@ -653,54 +657,75 @@ Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel) {
   if (padding.empty()) padding.assign(rank, {0, 0});
   std::string params = KernelParams(kernel), body;
   int reads = 0, next = 0;
-  body += "    " + t + " init;\n";
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(2), {}, "init", type, "    ", reads, body));
-  body += "    for (berth_s64 e = 0; e < " + std::to_string(operand.NumElements()) +
-          "LL; ++e) out0[e] = " + Store(type, "init") + ";\n";
   std::vector<int64_t> all(rank);
   for (size_t d = 0; d < rank; ++d) all[d] = static_cast<int64_t>(d);
-  std::vector<std::string> at(rank), w(rank), p(rank);
-  body += "    for (berth_s64 q = 0; q < " + std::to_string(source.NumElements()) + "LL; ++q) {\n";
-  EmitDecompose("q", all, source.shape(), "s", "      ", body, at);
-  body +=
-      "      bool have = false;\n      berth_s64 chosen = 0;\n      " + t + " selected = init;\n";
+  // This thread's element, and the sources whose windows hold it: along
+  // each dimension those with s * stride <= o + low < s * stride + window.
+  std::vector<std::string> o(rank), at(rank), w(rank), p(rank);
+  EmitDecompose("i", all, operand.shape(), "o", "    ", body, o);
+  body += "    " + t + " acc;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(2), {}, "acc", type, "    ", reads, body));
+  std::string indent = "    ";
+  for (size_t d = 0; d < rank; ++d) {
+    const std::string id = std::to_string(d), stride = std::to_string(strides[d]) + "LL";
+    const std::string padded = "(" + o[d] + " + (" + std::to_string(padding[d].first) + "LL))";
+    // floor((padded - window + 1) / stride) rounded up, and floor(padded / stride).
+    body += indent + "const berth_s64 first" + id + " = berth_floor_div(" + padded + " - " +
+            std::to_string(window[d] - 1) + "LL + " + stride + " - 1, " + stride + ");\n";
+    body += indent + "const berth_s64 last" + id + " = berth_floor_div(" + padded + ", " + stride +
+            ");\n";
+    at[d] = "c" + id;
+    body += indent + "for (berth_s64 " + at[d] + " = first" + id + " < 0 ? 0 : first" + id + "; " +
+            at[d] + " <= last" + id + " && " + at[d] + " < " +
+            std::to_string(source.dim(static_cast<int64_t>(d))) + "LL; ++" + at[d] + ") {\n";
+    indent += "  ";
+  }
+  // The window of source element `at`: which element it selects.
+  body += indent + "bool have = false;\n" + indent + "berth_s64 chosen = 0;\n" + indent + t +
+          " selected = acc;\n";
   int64_t count = 1;
   for (int64_t size : window) count *= size;
-  body += "      for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
-  EmitDecompose("r", all, window, "w", "        ", body, w);
+  body += indent + "for (berth_s64 r = 0; r < " + std::to_string(count) + "LL; ++r) {\n";
+  const std::string inner = indent + "  ";
+  EmitDecompose("r", all, window, "w", inner, body, w);
   std::string valid = "true";
   for (size_t d = 0; d < rank; ++d) {
     p[d] = "p" + std::to_string(d);
-    body += "        const berth_s64 " + p[d] + " = " + at[d] + " * " + std::to_string(strides[d]) +
+    body += inner + "const berth_s64 " + p[d] + " = " + at[d] + " * " + std::to_string(strides[d]) +
             "LL + " + w[d] + " - (" + std::to_string(padding[d].first) + "LL);\n";
     valid += " && " + p[d] + " >= 0 && " + p[d] + " < " +
              std::to_string(operand.dim(static_cast<int64_t>(d))) + "LL";
   }
-  body += "        if (" + valid + ") {\n          " + t + " candidate;\n";
+  body += inner + "if (" + valid + ") {\n" + inner + "  " + t + " candidate;\n";
   BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(0), p, "candidate", type, "          ", reads, body));
-  body += "          const berth_s64 where = " + LinearIndex(p, operand.shape()) + ";\n";
-  body += "          if (!have) {\n            have = true;\n            selected = candidate;\n"
-          "            chosen = where;\n          } else {\n";
+      EmitElementLoad(kernel, op.operand(0), p, "candidate", type, inner + "  ", reads, body));
+  body += inner + "  const berth_s64 where = " + LinearIndex(p, operand.shape()) + ";\n";
+  body += inner + "  if (!have) {\n" + inner + "    have = true;\n" + inner +
+          "    selected = candidate;\n" + inner + "    chosen = where;\n" + inner + "  } else {\n";
   const stablehlo::Block& select = op.region(0).entry_block();
   std::unordered_map<const stablehlo::Value*, std::string> names = {
       {select.argument(0), "selected"}, {select.argument(1), "candidate"}};
-  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, select, "            ", names, next, body));
-  body +=
-      "            if (!(" + names.at(select.terminator()->operand(0)) +
-      ")) {\n              selected = candidate;\n              chosen = where;\n            }\n";
-  body += "          }\n        }\n      }\n";
-  body += "      if (have) {\n        const " + t + " old = " + Load(type, "out0[chosen]") +
-          ";\n        " + t + " update;\n";
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, select, inner + "    ", names, next, body));
+  body += inner + "    if (!(" + names.at(select.terminator()->operand(0)) + ")) {\n" + inner +
+          "      selected = candidate;\n" + inner + "      chosen = where;\n" + inner + "    }\n";
+  body += inner + "  }\n" + inner + "}\n" + indent + "}\n";
+  // Scattered here: the result element as stored after each update, as the
+  // cpu plugin stores it.
+  body += indent + "if (have && chosen == i) {\n" + indent + "  " + t + " update;\n";
   BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(1), at, "update", type, "        ", reads, body));
+      EmitElementLoad(kernel, op.operand(1), at, "update", type, indent + "  ", reads, body));
   const stablehlo::Block& scatter = op.region(1).entry_block();
-  names = {{scatter.argument(0), "old"}, {scatter.argument(1), "update"}};
-  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, scatter, "        ", names, next, body));
-  body +=
-      "        out0[chosen] = " + Store(type, names.at(scatter.terminator()->operand(0))) + ";\n";
-  body += "      }\n    }\n";
+  names = {{scatter.argument(0), "acc"}, {scatter.argument(1), "update"}};
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, scatter, indent + "  ", names, next, body));
+  body += indent + "  const " + std::string(StorageType(type)) +
+          " stored = " + Store(type, names.at(scatter.terminator()->operand(0))) + ";\n";
+  body += indent + "  acc = " + Load(type, "stored") + ";\n" + indent + "}\n";
+  for (size_t d = rank; d-- > 0;) {
+    indent.resize(indent.size() - 2);
+    body += indent + "}\n";
+  }
+  body += "    out0[i] = " + Store(type, "acc") + ";\n";
   return WrapKernel(kernel.name, params, body);
 }
 

@@ -196,6 +196,85 @@ func.func @main(%x: tensor<300x2000xf32>) -> (tensor<300xf32>, tensor<2000xf32>)
   for (size_t c = 0; c < 2000; ++c) ASSERT_NEAR(got_cols[c], cols[c], 1e-3) << c;
 }
 
+// The documented order of a float row (plugins/cpu/isa/reduce_loops.cc):
+// rows of 32768 or more fold in blocks of 16384 (the last taking the rest),
+// each block in eight lanes then its tail, the blocks in order; shorter rows
+// of 16 or more in eight lanes then the tail. Computed here in plain scalar
+// code, for comparison bit for bit.
+template <typename T>
+T LaneFold(const T* p, int64_t n) {
+  T lanes[8];
+  for (int j = 0; j < 8; ++j) lanes[j] = p[j];
+  int64_t i = 8;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) lanes[j] = lanes[j] + p[i + j];
+  }
+  T part = lanes[0];
+  for (int j = 1; j < 8; ++j) part = part + lanes[j];
+  for (; i < n; ++i) part = part + p[i];
+  return part;
+}
+
+template <typename T>
+T RowSum(const T* p, int64_t n, T acc) {
+  constexpr int64_t kBlock = 16384;
+  if (n < 2 * kBlock) return acc + LaneFold(p, n);
+  const int64_t blocks = n / kBlock;
+  T part = LaneFold(p, kBlock);
+  for (int64_t b = 1; b < blocks; ++b) {
+    part = part + LaneFold(p + b * kBlock, b == blocks - 1 ? n - b * kBlock : kBlock);
+  }
+  return acc + part;
+}
+
+TEST(CpuReduceTest, LongFloatRowsFoldInBlocksOfEightLaneFoldsInOrder) {
+  // Rows of 40000 (two blocks and a longer last one), two rows per result
+  // (a kept dimension between the reduced ones), and one f64 row of 70001:
+  // few results, so the blocks run on several threads; 70 rows of 33000:
+  // enough results for a thread each. The bits must be those of the order
+  // above all the same.
+  const char* program = R"(
+func.func @main(%x: tensor<3x40000xf32>, %y: tensor<2x3x40000xf32>, %z: tensor<70001xf64>, %w: tensor<70x33000xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<f64>, tensor<70xf32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %one = stablehlo.constant dense<1.0> : tensor<f64>
+  %a = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
+      : (tensor<3x40000xf32>, tensor<f32>) -> tensor<3xf32>
+  %b = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [0, 2]
+      : (tensor<2x3x40000xf32>, tensor<f32>) -> tensor<3xf32>
+  %c = stablehlo.reduce(%z init: %one) applies stablehlo.add across dimensions = [0]
+      : (tensor<70001xf64>, tensor<f64>) -> tensor<f64>
+  %d = stablehlo.reduce(%w init: %zero) applies stablehlo.add across dimensions = [1]
+      : (tensor<70x33000xf32>, tensor<f32>) -> tensor<70xf32>
+  return %a, %b, %c, %d : tensor<3xf32>, tensor<3xf32>, tensor<f64>, tensor<70xf32>
+}
+)";
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  auto value = [&] { return std::ldexp(mantissa(random), exponent(random)); };
+  std::vector<float> x(3 * 40000), y(2 * 3 * 40000);
+  std::vector<double> z(70001);
+  std::vector<float> w(70 * 33000);
+  for (float& v : w) v = static_cast<float>(value());
+  for (float& v : x) v = static_cast<float>(value());
+  for (float& v : y) v = static_cast<float>(value());
+  for (double& v : z) v = value();
+  BERTH_RUN(out, program,
+            {Literal::Of<float>(x, {3, 40000}), Literal::Of<float>(y, {2, 3, 40000}),
+             Literal::Of<double>(z, {70001}), Literal::Of<float>(w, {70, 33000})});
+  const std::vector<float> a = out[0].Values<float>(), b = out[1].Values<float>();
+  for (int64_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(a[r], RowSum(x.data() + r * 40000, 40000, 0.0f)) << "row " << r;
+    // Result r folds rows (0, r) and (1, r) of y, in that order.
+    float acc = RowSum(y.data() + r * 40000, 40000, 0.0f);
+    acc = RowSum(y.data() + (3 + r) * 40000, 40000, acc);
+    EXPECT_EQ(b[r], acc) << "result " << r;
+  }
+  EXPECT_EQ(out[2].Values<double>()[0], RowSum(z.data(), 70001, 1.0));
+  const std::vector<float> d = out[3].Values<float>();
+  for (int64_t r = 0; r < 70; ++r) EXPECT_EQ(d[r], RowSum(w.data() + r * 33000, 33000, 0.0f)) << r;
+}
+
 TEST(CpuReduceTest, NanPropagatesThroughSums) {
   const char* program = R"(
 func.func @main(%x: tensor<2x40xf32>) -> tensor<2xf32> {

@@ -121,30 +121,66 @@ Lanes<T> CombineLanes(Lanes<T> a, Lanes<T> b) {
   }
 }
 
+// Whether rows of T reduced by R fold in a fixed order of lanes and blocks
+// (floats whose sums and products round differently in another order).
+template <Reducer R, typename T>
+constexpr bool kLaneFold = (std::is_same_v<T, float> ||
+                            std::is_same_v<T, double>)&&(R == Reducer::kAdd ||
+                                                         R == Reducer::kMultiply ||
+                                                         R == Reducer::kMaximum ||
+                                                         R == Reducer::kMinimum);
+
+// Rows of at least 2 * kFoldBlock elements fold in blocks of kFoldBlock (the
+// last block takes the rest): each block's part is a lane fold of its own,
+// the parts fold in order. The order depends on the row's length alone,
+// never on threads; a reduction with few results shares the blocks of its
+// rows out over threads (the cuda plugin folds such rows the same way).
+constexpr int64_t kFoldBlock = int64_t{1} << 14;
+
+// The lane fold of n >= 2 * kLanes contiguous elements: eight lanes start at
+// the first eight and each takes every eighth element after; they fold left
+// to right, then the tail.
+template <Reducer R, typename T>
+T LanePart(const T* p, int64_t n) {
+  Lanes<T> lanes, x;
+  std::memcpy(&lanes, p, sizeof(lanes));
+  const int64_t steps = n / kLanes;
+  for (int64_t step = 1; step < steps; ++step) {
+    std::memcpy(&x, p + step * kLanes, sizeof(x));
+    lanes = CombineLanes<R, T>(lanes, x);
+  }
+  T part = lanes[0];
+  for (int64_t j = 1; j < kLanes; ++j) part = Combine<R, T>(part, lanes[j]);
+  for (int64_t i = steps * kLanes; i < n; ++i) part = Combine<R, T>(part, p[i]);
+  return part;
+}
+
+// Block b of a row of n >= 2 * kFoldBlock elements at p, folded.
+template <Reducer R, typename T>
+T BlockPart(const T* p, int64_t n, int64_t b) {
+  const int64_t blocks = n / kFoldBlock;
+  return LanePart<R, T>(p + b * kFoldBlock, b == blocks - 1 ? n - b * kFoldBlock : kFoldBlock);
+}
+
 // Folds n contiguous elements into acc.
 template <Reducer R, typename T>
 T FoldRow(const T* p, int64_t n, T acc) {
-  constexpr bool kVector = (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
-                           (R == Reducer::kAdd || R == Reducer::kMultiply ||
-                            R == Reducer::kMaximum || R == Reducer::kMinimum);
-  if constexpr (kVector) {
-    if (n >= 2 * kLanes) {
-      Lanes<T> lanes, x;
-      std::memcpy(&lanes, p, sizeof(lanes));
-      int64_t i = kLanes;
-      for (; i + kLanes <= n; i += kLanes) {
-        std::memcpy(&x, p + i, sizeof(x));
-        lanes = CombineLanes<R, T>(lanes, x);
-      }
-      T part = lanes[0];
-      for (int64_t j = 1; j < kLanes; ++j) part = Combine<R, T>(part, lanes[j]);
-      for (; i < n; ++i) part = Combine<R, T>(part, p[i]);
+  if constexpr (kLaneFold<R, T>) {
+    if (n >= 2 * kFoldBlock) {
+      T part = BlockPart<R, T>(p, n, 0);
+      for (int64_t b = 1; b < n / kFoldBlock; ++b)
+        part = Combine<R, T>(part, BlockPart<R, T>(p, n, b));
       return Combine<R, T>(acc, part);
     }
+    if (n >= 2 * kLanes) return Combine<R, T>(acc, LanePart<R, T>(p, n));
   }
   for (int64_t i = 0; i < n; ++i) acc = Combine<R, T>(acc, p[i]);
   return acc;
 }
+
+// Results that fold fewer rows than this share their rows' blocks out over
+// threads instead of taking a thread each.
+constexpr int64_t kFewResults = 64;
 
 template <Reducer R, typename T>
 void FastReduce(const T* in, T* out, T init, const MergedDims& m, int64_t num_out,
@@ -176,9 +212,39 @@ void FastReduce(const T* in, T* out, T init, const MergedDims& m, int64_t num_ou
     int64_t min_chunk = std::max<int64_t>(1, kMinParallelElements / std::max<int64_t>(1, per_out));
     if (num_in < kMinParallelElements) {
       body(0, num_out);
-    } else {
-      ParallelFor(pool, num_out, min_chunk, body);
+      return;
     }
+    if constexpr (kLaneFold<R, T>) {
+      if (last >= 2 * kFoldBlock && num_out < kFewResults) {
+        // Few results of long rows: the blocks' parts in parallel, then each
+        // result folds its rows' parts in order (FoldRow's order).
+        const int64_t blocks = last / kFoldBlock;
+        const int64_t row_count = rows_proto.count();
+        std::vector<T> parts(static_cast<size_t>(num_out * row_count * blocks));
+        ParallelFor(pool, static_cast<int64_t>(parts.size()), 1, [&](int64_t begin, int64_t end) {
+          Odometer kept = kept_proto;
+          Odometer rows = rows_proto;
+          for (int64_t t = begin; t < end; ++t) {
+            kept.Seek(t / (row_count * blocks));
+            rows.Seek(t / blocks % row_count);
+            parts[static_cast<size_t>(t)] =
+                BlockPart<R, T>(in + kept.offset() + rows.offset(), last, t % blocks);
+          }
+        });
+        for (int64_t o = 0; o < num_out; ++o) {
+          T acc = init;
+          for (int64_t r = 0; r < row_count; ++r) {
+            const T* part = parts.data() + (o * row_count + r) * blocks;
+            T row = part[0];
+            for (int64_t b = 1; b < blocks; ++b) row = Combine<R, T>(row, part[b]);
+            acc = Combine<R, T>(acc, row);
+          }
+          out[o] = acc;
+        }
+        return;
+      }
+    }
+    ParallelFor(pool, num_out, min_chunk, body);
     return;
   }
   // The innermost dim is kept: results come in contiguous groups of `last`,

@@ -172,7 +172,14 @@ class Planner {
       BERTH_RETURN_IF_ERROR(CheckReduce(op));
       // The init values are read from memory (data movement written out).
       WriteOutViews(op.operands().subspan(op.num_results()));
-      EmitOpKernel(op, Family::kReduce, op.result(0)->type().NumElements());
+      int64_t scratch_bytes = 0;
+      if (const int64_t threads = BlockedReduceThreads(op, scratch_bytes)) {
+        EmitOpKernel(op, Family::kReduce, threads);
+        steps_.back().fused.launches = {0, 1};
+        steps_.back().fused.scratch_bytes = scratch_bytes;
+      } else {
+        EmitOpKernel(op, Family::kReduce, op.result(0)->type().NumElements());
+      }
       return OkStatus();
     }
     if (op.kind() == OpKind::kScatter) {

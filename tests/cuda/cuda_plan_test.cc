@@ -277,6 +277,27 @@ TEST(CudaPlanTest, ScatterSplitsIntoSlicesOnlyWhereWindowsCannotOverlap) {
   EXPECT_EQ(plan->steps[1].fused.num_elements, 1);
 }
 
+TEST(CudaPlanTest, LongFloatRowsReduceInBlocksThenPerResult) {
+  // Rows of 40000 (two blocks of 16384, the last taking the rest): pass 0
+  // folds the 3 x 2 blocks into the scratch, pass 1 the 3 results; a row of
+  // 32767 folds in lanes in one launch.
+  stablehlo::Module module = Parse(
+      R"(func.func @main(%x: tensor<3x40000xf32>, %y: tensor<32767xf32>, %z: tensor<f32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<3x40000xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [0] : (tensor<32767xf32>, tensor<f32>) -> tensor<f32>
+  return %0, %1 : tensor<3xf32>, tensor<f32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 2u);
+  const FusedKernel& blocked = plan->steps[0].fused;
+  EXPECT_EQ(blocked.num_elements, 6);
+  EXPECT_EQ(blocked.launches, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(blocked.scratch_bytes, 6 * 4);
+  EXPECT_EQ(plan->steps[1].fused.num_elements, 1);
+  EXPECT_TRUE(plan->steps[1].fused.launches.empty());
+}
+
 TEST(CudaPlanTest, SelectAndScatterRunsAThreadPerResultElement) {
   stablehlo::Module module = Parse(
       R"(func.func @main(%a: tensor<4x6xf32>, %s: tensor<2x2xf32>, %z: tensor<f32>) -> tensor<4x6xf32> {

@@ -114,6 +114,33 @@ inline std::vector<KernelFamily> KernelFamilies() {
                        name, r.result);
     }
     families.push_back({"reduce_long_rows", program, 0, 0, false});
+    // Rows of 32768 or more fold in blocks of 16384 (the last taking the
+    // rest), each block in lanes, the blocks in order: two launches here. On
+    // ordinary finite values, so that the order shows in the sums' bits.
+    ProgramBuilder blocked("");
+    const Reduction long_rows[] = {
+        {"tensor<3x40000xf32>", "[1]", "tensor<3xf32>", "add", "f32"},
+        {"tensor<2x60000xf32>", "[1]", "tensor<2xf32>", "add", "f32"},
+        {"tensor<2x3x40000xf32>", "[0, 2]", "tensor<3xf32>", "add", "f32"},
+        {"tensor<70001xf64>", "[0]", "tensor<f64>", "add", "f64"},
+        {"tensor<2x32768xf32>", "[1]", "tensor<2xf32>", "maximum", "f32"},
+        {"tensor<49153xf64>", "[0]", "tensor<f64>", "minimum", "f64"},
+        {"tensor<32767xf32>", "[0]", "tensor<f32>", "add", "f32"},
+    };
+    for (const Reduction& r : long_rows) {
+      const std::string arg = "%ra" + std::to_string(index), init = "%ri" + std::to_string(index);
+      ++index;
+      blocked.NamedArg(arg, r.type);
+      blocked.NamedArg(init, std::string("tensor<") + r.element + ">");
+      const std::string name = "%rr" + std::to_string(index);
+      blocked.Returned("  " + name + " = stablehlo.reduce(" + arg + " init: " + init +
+                           ") applies stablehlo." + r.body + " across dimensions = " + r.dims +
+                           " : (" + r.type + ", tensor<" + r.element + ">) -> " + r.result + "\n",
+                       name, r.result);
+    }
+    KernelFamily family{"reduce_blocked_rows", blocked, 0, 0, false};
+    family.finite_values = true;
+    families.push_back(family);
   }
   {
     // concatenate and pad: kernels of their own, from arguments, views and

@@ -45,7 +45,8 @@ struct FusedKernel {
   // inputs and its results the outputs.
   //   kReduce: reduce or reduce_window (CheckReduce); the init values are
   //     inputs too. Each thread computes one output element, combining the
-  //     reduced (or window's) elements in row-major order with the body's ops.
+  //     reduced (or window's) elements in row-major order with the body's ops
+  //     (long float rows: in blocks, two launches, BlockedReduceThreads).
   //   kMove: concatenate, pad, dynamic_slice, dynamic_update_slice, gather
   //     (CheckMove); each element loaded from the operand (or the padding
   //     value) it comes from; start indices are read per element and
@@ -188,6 +189,18 @@ Status CheckSort(const stablehlo::Operation& op);
 
 // The threads a sort kernel runs: one per row along its dimension.
 int64_t SortThreads(const stablehlo::Operation& op);
+
+// Float rows of at least 2 * kFoldBlock elements that a reduce folds in
+// lanes fold in blocks of kFoldBlock, as the cpu plugin folds them
+// (isa/reduce_loops.cc there).
+inline constexpr int64_t kFoldBlock = int64_t{1} << 14;
+
+// For a reduce whose rows fold in blocks: the threads of its two launches -
+// pass 0, one per block of every row, writes the blocks' parts to the
+// scratch; pass 1, one per result, folds them in order - and, in
+// `scratch_bytes`, the parts' size. 0 for every other reduce (one launch, a
+// thread per result).
+int64_t BlockedReduceThreads(const stablehlo::Operation& op, int64_t& scratch_bytes);
 
 // Rows up to this long sort by insertion, one thread per row; longer ones
 // by merging (SortLaunches).

@@ -1,5 +1,6 @@
 // Reduction kernels: stablehlo.reduce and reduce_window, one output element
-// per thread folding its elements in row-major order with the body's ops.
+// per thread folding its elements in row-major order with the body's ops
+// (long float rows: in blocks, a thread each, then a thread per result).
 #include <algorithm>
 #include <unordered_map>
 
@@ -75,6 +76,16 @@ int64_t LaneRowLength(const Operation& op) {
 
 }  // namespace
 
+int64_t BlockedReduceThreads(const Operation& op, int64_t& scratch_bytes) {
+  scratch_bytes = 0;
+  const int64_t row = LaneRowLength(op);
+  if (row < 2 * kFoldBlock) return 0;
+  const stablehlo::Type operand = op.operand(0)->type();
+  const int64_t parts = operand.NumElements() / row * (row / kFoldBlock);
+  scratch_bytes = parts * static_cast<int64_t>(stablehlo::StorageBytes(operand.element_type()));
+  return std::max(parts, op.result(0)->type().NumElements());
+}
+
 Status CheckReduce(const Operation& op) {
   if (op.kind() != OpKind::kReduce && op.kind() != OpKind::kReduceWindow) {
     return Unsupported(op, "not a reduce or reduce_window");
@@ -141,10 +152,27 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   // The output element's index in each kept dimension.
   std::vector<int64_t> kept, reduced_dims;
   for (int64_t d = 0; d < operand.rank(); ++d) (reduced(d) ? reduced_dims : kept).push_back(d);
-  std::vector<std::string> at(static_cast<size_t>(operand.rank()));
-  EmitDecompose("i", kept, operand.shape(), "o", "    ", body, at);
   int64_t count = 1;
   for (int64_t d : reduced_dims) count *= operand.dim(d);
+  const int64_t row = LaneRowLength(op);
+  const bool blocked = !kernel.launches.empty();
+  if (blocked && row < 2 * kFoldBlock) {
+    return InvalidArgumentError("kernel '" + kernel.name +
+                                "': launches for a reduce whose rows do not fold in blocks");
+  }
+  const int64_t blocks = blocked ? row / kFoldBlock : 1, rows = row > 0 ? count / row : 0;
+  std::string result_index = "i";
+  if (blocked) {
+    // Pass 0: thread i folds block i % blocks of row i / blocks % rows of
+    // result i / (blocks * rows); pass 1: thread i folds result i.
+    result_index = "result";
+    body += "    if (pass == 1 && i >= " + std::to_string(op.result(0)->type().NumElements()) +
+            "LL) continue;\n";
+    body += "    const berth_s64 result = pass == 0 ? i / " + std::to_string(blocks * rows) +
+            "LL : i;\n";
+  }
+  std::vector<std::string> at(static_cast<size_t>(operand.rank()));
+  EmitDecompose(result_index, kept, operand.shape(), "o", "    ", body, at);
   for (size_t j = 0; j < n; ++j) {
     const stablehlo::Value* init = op.operand(n + j);
     BERTH_ASSIGN_OR_RETURN(const std::string input, InputParam(kernel, init));
@@ -186,12 +214,13 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
     names[block.argument(j)] = "acc" + std::to_string(j);
     names[block.argument(n + j)] = local;
   }
-  const int64_t row = LaneRowLength(op);
   if (row > 0) {
     // The cpu plugin's fold of a float row of 16 or more (isa/reduce_loops.cc
     // there): eight lanes start at the row's first eight elements and each
     // takes every eighth one after; they fold left to right, then the tail,
-    // then the row into the accumulator.
+    // then the row into the accumulator. Rows of 2 * kFoldBlock or more fold
+    // so block by block (the last block taking the rest), the blocks' parts
+    // in order: pass 0 folds each block, pass 1 the parts.
     const ElementType type = op.operand(0)->type().element_type();
     const std::string t = ComputeType(type);
     BERTH_ASSIGN_OR_RETURN(std::string combine, OpExpression(*block.operations()[0], {"a", "b"}));
@@ -199,21 +228,49 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
             "; };\n";
     body += "    auto element = [&](berth_s64 r) -> " + t + " {\n" + load +
             "      return x0;\n    };\n";
-    const std::string length = std::to_string(row) + "LL";
-    body += "    for (berth_s64 row = 0; row < " + std::to_string(count / row) + "LL; ++row) {\n";
-    body += "      const berth_s64 first = row * " + length + ";\n";
-    body += "      " + t + " lanes[8];\n";
-    body += "      for (int j = 0; j < 8; ++j) lanes[j] = element(first + j);\n";
-    body += "      berth_s64 c = 8;\n";
-    body += "      for (; c + 8 <= " + length + "; c += 8) {\n";
-    body += "        for (int j = 0; j < 8; ++j) lanes[j] = combine(lanes[j], element(first + c + "
-            "j));\n";
-    body += "      }\n";
-    body += "      " + t + " part = lanes[0];\n";
-    body += "      for (int j = 1; j < 8; ++j) part = combine(part, lanes[j]);\n";
-    body += "      for (; c < " + length + "; ++c) part = combine(part, element(first + c));\n";
-    body += "      acc0 = combine(acc0, part);\n";
-    body += "    }\n";
+    // The lane fold of `length` elements from `first`, as `part`.
+    auto lane_fold = [&](const std::string& indent) {
+      body += indent + t + " lanes[8];\n";
+      body += indent + "for (int j = 0; j < 8; ++j) lanes[j] = element(first + j);\n";
+      body += indent + "berth_s64 c = 8;\n";
+      body += indent + "for (; c + 8 <= length; c += 8) {\n";
+      body +=
+          indent +
+          "  for (int j = 0; j < 8; ++j) lanes[j] = combine(lanes[j], element(first + c + j));\n";
+      body += indent + "}\n";
+      body += indent + t + " part = lanes[0];\n";
+      body += indent + "for (int j = 1; j < 8; ++j) part = combine(part, lanes[j]);\n";
+      body += indent + "for (; c < length; ++c) part = combine(part, element(first + c));\n";
+    };
+    const std::string row_length = std::to_string(row) + "LL";
+    if (blocked) {
+      const std::string b = std::to_string(blocks) + "LL",
+                        block_length = std::to_string(kFoldBlock) + "LL";
+      body += "    " + t + "* const parts = (" + t + "*)scratch;\n";
+      body += "    if (pass == 0) {\n";
+      body += "      const berth_s64 block = i % " + b + ";\n";
+      body += "      const berth_s64 first = i / " + b + " % " + std::to_string(rows) + "LL * " +
+              row_length + " + block * " + block_length + ";\n";
+      body += "      const berth_s64 length = block == " + b + " - 1 ? " + row_length +
+              " - block * " + block_length + " : " + block_length + ";\n";
+      lane_fold("      ");
+      body += "      parts[i] = part;\n      continue;\n    }\n";
+      body += "    for (berth_s64 row = 0; row < " + std::to_string(rows) + "LL; ++row) {\n";
+      body += "      const " + t + "* const row_parts = parts + (i * " + std::to_string(rows) +
+              "LL + row) * " + b + ";\n";
+      body += "      " + t + " part = row_parts[0];\n";
+      body +=
+          "      for (berth_s64 k = 1; k < " + b + "; ++k) part = combine(part, row_parts[k]);\n";
+      body += "      acc0 = combine(acc0, part);\n";
+      body += "    }\n";
+    } else {
+      body += "    for (berth_s64 row = 0; row < " + std::to_string(rows) + "LL; ++row) {\n";
+      body += "      const berth_s64 first = row * " + row_length + ";\n";
+      body += "      const berth_s64 length = " + row_length + ";\n";
+      lane_fold("      ");
+      body += "      acc0 = combine(acc0, part);\n";
+      body += "    }\n";
+    }
     const size_t result = 0;
     for (size_t j = 0; j < kernel.outputs.size(); ++j) {
       body += "    out" + std::to_string(j) + "[i] = " +

@@ -102,17 +102,18 @@ inline std::vector<KernelFamily> KernelFamilies() {
         {"tensor<48xf32>", "[0]", "tensor<f32>", "add", "f32"},
     };
     int index = 0;
-    for (const Reduction& r : reductions) {
+    auto add = [&index](ProgramBuilder& to, const Reduction& r) {
       const std::string arg = "%ra" + std::to_string(index), init = "%ri" + std::to_string(index);
       ++index;
-      program.NamedArg(arg, r.type);
-      program.NamedArg(init, std::string("tensor<") + r.element + ">");
+      to.NamedArg(arg, r.type);
+      to.NamedArg(init, std::string("tensor<") + r.element + ">");
       const std::string name = "%rr" + std::to_string(index);
-      program.Returned("  " + name + " = stablehlo.reduce(" + arg + " init: " + init +
-                           ") applies stablehlo." + r.body + " across dimensions = " + r.dims +
-                           " : (" + r.type + ", tensor<" + r.element + ">) -> " + r.result + "\n",
-                       name, r.result);
-    }
+      to.Returned("  " + name + " = stablehlo.reduce(" + arg + " init: " + init +
+                      ") applies stablehlo." + r.body + " across dimensions = " + r.dims + " : (" +
+                      r.type + ", tensor<" + r.element + ">) -> " + r.result + "\n",
+                  name, r.result);
+    };
+    for (const Reduction& r : reductions) add(program, r);
     families.push_back({"reduce_long_rows", program, 0, 0, false});
     // Rows of 32768 or more fold in blocks of 16384 (the last taking the
     // rest), each block in lanes, the blocks in order: two launches here. On
@@ -127,17 +128,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
         {"tensor<49153xf64>", "[0]", "tensor<f64>", "minimum", "f64"},
         {"tensor<32767xf32>", "[0]", "tensor<f32>", "add", "f32"},
     };
-    for (const Reduction& r : long_rows) {
-      const std::string arg = "%ra" + std::to_string(index), init = "%ri" + std::to_string(index);
-      ++index;
-      blocked.NamedArg(arg, r.type);
-      blocked.NamedArg(init, std::string("tensor<") + r.element + ">");
-      const std::string name = "%rr" + std::to_string(index);
-      blocked.Returned("  " + name + " = stablehlo.reduce(" + arg + " init: " + init +
-                           ") applies stablehlo." + r.body + " across dimensions = " + r.dims +
-                           " : (" + r.type + ", tensor<" + r.element + ">) -> " + r.result + "\n",
-                       name, r.result);
-    }
+    for (const Reduction& r : long_rows) add(blocked, r);
     KernelFamily family{"reduce_blocked_rows", blocked, 0, 0, false};
     family.finite_values = true;
     families.push_back(family);

@@ -262,7 +262,8 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
       if (go.empty()) break;
       BERTH_ASSIGN_OR_RETURN(results, run_region(1, results));
     }
-  } else if (op.kind() == stablehlo::OpKind::kFuncCall) {
+  } else if (op.kind() == stablehlo::OpKind::kFuncCall ||
+             op.kind() == stablehlo::OpKind::kComposite) {
     std::vector<std::shared_ptr<DeviceMemory>> args;
     for (const stablehlo::Value* operand : op.operands()) {
       BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, operand));

@@ -75,7 +75,8 @@ Status CheckControlFlow(const Operation& op) {
            (predicate ? type.element_type() == stablehlo::ElementType::kI1
                       : stablehlo::IsInteger(type.element_type()));
   };
-  if (op.kind() == OpKind::kFuncCall) return OkStatus();  // the callee is checked where it is found
+  // func.call and composite: the callee is checked where it is found.
+  if (op.kind() == OpKind::kFuncCall || op.kind() == OpKind::kComposite) return OkStatus();
   if (op.kind() == OpKind::kWhile) {
     if (op.num_regions() != 2 || op.num_operands() != op.num_results())
       return bad("not a condition and a body");
@@ -264,9 +265,9 @@ class Planner {
         blocks.emplace_back(&region->entry_block(), nullptr);
       return PlanRegions(op, blocks);
     }
-    if (op.kind() == OpKind::kFuncCall) {
-      // The callee's body planned for this call site, as a region taking
-      // the call's operands.
+    if (op.kind() == OpKind::kFuncCall || op.kind() == OpKind::kComposite) {
+      // The callee's body (a composite's decomposition) planned for this
+      // call site, as a region taking the call's operands.
       BERTH_RETURN_IF_ERROR(CheckControlFlow(op));
       const stablehlo::Function* callee = module_.function(op.callee());
       const std::string where = std::string(op.name()) + " at " + op.location().ToString();

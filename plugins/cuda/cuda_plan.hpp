@@ -59,10 +59,10 @@ struct PlanStep {
   stablehlo::CheckSpec check;
   std::shared_ptr<const std::vector<uint8_t>> expected;
   // kControlFlow: `op` is a while (regions: condition, body), if (true and
-  // false branch), case (the branches) or func.call (the callee's body,
-  // planned for this call site), each region's block planned. The
-  // executable reads the predicate or index on the host (waiting for the
-  // device) and runs the region it names.
+  // false branch), case (the branches) or func.call or composite (the
+  // callee's body or decomposition, planned for this call site), each
+  // region's block planned. The executable reads the predicate or index on
+  // the host (waiting for the device) and runs the region it names.
   std::vector<BlockPlan> regions;
 };
 

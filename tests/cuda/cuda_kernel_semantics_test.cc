@@ -90,7 +90,8 @@ void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, Ho
           results = run_region(1, std::move(results));
           if (::testing::Test::HasFatalFailure()) return;
         }
-      } else if (op.kind() == stablehlo::OpKind::kFuncCall) {
+      } else if (op.kind() == stablehlo::OpKind::kFuncCall ||
+                 op.kind() == stablehlo::OpKind::kComposite) {
         results = run_region(0, values_of(op.operands()));
         if (::testing::Test::HasFatalFailure()) return;
       } else {

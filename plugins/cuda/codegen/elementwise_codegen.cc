@@ -74,7 +74,9 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kChloBesselI1e:
     case OpKind::kChloPolygamma:
     case OpKind::kChloZeta:
-    case OpKind::kChloNextAfter: return true;
+    case OpKind::kChloNextAfter:
+    case OpKind::kReplicaId:
+    case OpKind::kPartitionId: return true;
     default: return false;
   }
 }

@@ -553,6 +553,10 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
                               ")");
       }
     }
+    // A program runs on one device (the client refuses more replicas or
+    // partitions at compile time): replica and partition 0.
+    case OpKind::kReplicaId:
+    case OpKind::kPartitionId: return std::string("(berth_u32)0");
     case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
     case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
     case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");

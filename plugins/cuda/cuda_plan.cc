@@ -142,6 +142,26 @@ class Planner {
       views_[view.value] = std::move(view);
       return OkStatus();
     }
+    if (op.kind() == OpKind::kOptimizationBarrier) {
+      // Its values pass through unchanged: each result reads as its operand
+      // does (a view without steps of its own; written out, it is copied).
+      if (op.num_operands() != op.num_results())
+        return UnimplementedError("the cuda plugin cannot run " + std::string(op.name()) + " at " +
+                                  op.location().ToString() + ": not one result per operand");
+      for (size_t j = 0; j < op.num_operands(); ++j) {
+        BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.operand(j)->type()));
+        ViewRead view;
+        view.value = op.result(j);
+        if (const ViewRead* seen = FindView(op.operand(j))) {
+          view.source = seen->source;
+          view.chain = seen->chain;
+        } else {
+          view.source = op.operand(j);
+        }
+        views_[view.value] = std::move(view);
+      }
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kBitcastConvert && !CheckFusible(op).ok()) {
       // Not a same-width reinterpretation of values: the stored bytes move.
       BERTH_RETURN_IF_ERROR(CheckBitcast(op));

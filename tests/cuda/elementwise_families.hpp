@@ -241,6 +241,11 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     };
     for (const std::string& view : views) program.Op("negate", {view}, {t}, t);
     program.Op("add", {views[0], views[1]}, {t, t}, t);
+    // Values through an optimization_barrier (jax.checkpoint): a view and
+    // an argument, unchanged.
+    program.Lines("  %barrier:2 = stablehlo.optimization_barrier " + views[0] + ", %a_f32 : " + t +
+                  ", " + t + "\n");
+    program.Op("subtract", {"%barrier#0", "%barrier#1"}, {t, t}, t);
     // Integer and half views, and iotas of other types.
     const std::string i = program.Tensor("i16"), h = program.Tensor("f16"),
                       l = program.Tensor("i64");

@@ -73,6 +73,8 @@ class ProgramBuilder {
 
   // A further function (its whole text) after @main, for main to call.
   void Function(const std::string& text) { functions_ += text; }
+  // Lines of the body that return nothing themselves (values for later ops).
+  void Lines(const std::string& lines) { body_ += lines; }
 
   // An argument of any tensor type, by its full name ("%x").
   void NamedArg(const std::string& name, const std::string& type) {

@@ -323,10 +323,15 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
   }
   {
     // abs and sign of complex numbers: through hypot, which the GPU's math
-    // library computes within a few ulps of the C library's.
+    // library computes within a few ulps of the C library's; so do the
+    // functions of complex numbers the cpu plugin writes out of real ones
+    // (exponential_minus_one, log_plus_one) - on the host bit for bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
+      program.Unary("exponential_minus_one", type);
+      program.Unary("log_plus_one", type);
+      program.Unary("chlo.square", type);
       program.Op("abs", {program.Arg(type)}, {program.Tensor(type)},
                  program.Tensor(type == "complex<f32>" ? "f32" : "f64"));
     }

@@ -375,6 +375,9 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     return "(berth_u8)(" + x + " & " + std::to_string((1 << stablehlo::BitWidth(operand)) - 1) +
            ")";
   };
+  if (c == Class::kComplex && op.kind() == OpKind::kExponentialMinusOne)
+    return Call("berth_cexpm1", a());
+  if (c == Class::kComplex && op.kind() == OpKind::kLogPlusOne) return Call("berth_clog1p", a());
   if (const char* function = FloatFunctionOf(op.kind()))
     return by_class("", "", Call(function, a()));
   switch (op.kind()) {
@@ -557,7 +560,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     // partitions at compile time): replica and partition 0.
     case OpKind::kReplicaId:
     case OpKind::kPartitionId: return std::string("(berth_u32)0");
-    case OpKind::kChloSquare: return by_class("", "", Infix(a(), "*", a()));
+    case OpKind::kChloSquare:
+      return by_class("", "", Infix(a(), "*", a()), Call("berth_cmul", a(), a()));
     case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
     case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");
     case OpKind::kChloIsNegInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " < 0)");

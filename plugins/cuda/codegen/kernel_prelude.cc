@@ -329,6 +329,23 @@ template <typename C> __device__ __forceinline__ C berth_csign(C z) {
   const auto magnitude = berth_cabs(z);
   return berth_complex(z.re / magnitude, z.im / magnitude);
 }
+// e^z - 1 and log(1 + z) as the cpu plugin writes them out of real
+// functions (accurate near 0): (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y;
+// log|1 + z| as log1p(2x + x^2 + y^2) / 2 near the unit circle, else the
+// log of the magnitude, + i atan2(y, 1 + x).
+template <typename C> __device__ __forceinline__ C berth_cexpm1(C z) {
+  typedef decltype(z.re) R;
+  const R half_sin = sin(z.im / (R)2);
+  return berth_complex(expm1(z.re) * cos(z.im) - (R)2 * half_sin * half_sin, exp(z.re) * sin(z.im));
+}
+template <typename C> __device__ __forceinline__ C berth_clog1p(C z) {
+  typedef decltype(z.re) R;
+  const R x = z.re, y = z.im;
+  const R magnitude = hypot((R)1 + x, y);
+  const R real = magnitude < (R)0.5 || magnitude > (R)2 ? log(magnitude)
+                                                      : log1p(x * ((R)2 + x) + y * y) / (R)2;
+  return berth_complex(real, atan2(y, (R)1 + x));
+}
 template <typename C> __device__ __forceinline__ bool berth_has_nan(C z) { return z.re != z.re || z.im != z.im; }
 // Lexicographic on (real, imaginary); a NaN operand is the result.
 template <typename C> __device__ __forceinline__ C berth_cmax(C a, C b) {

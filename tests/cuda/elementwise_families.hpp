@@ -325,10 +325,13 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // abs and sign of complex numbers: through hypot, which the GPU's math
     // library computes within a few ulps of the C library's; so do the
     // functions of complex numbers the cpu plugin writes out of real ones
-    // (exponential_minus_one, log_plus_one) - on the host bit for bit.
+    // (exponential_minus_one, log_plus_one, logistic) and exponential (C's
+    // cexp, as the C library computes it) - on the host bit for bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
+      program.Unary("exponential", type);
+      program.Unary("logistic", type);
       program.Unary("exponential_minus_one", type);
       program.Unary("log_plus_one", type);
       program.Unary("chlo.square", type);

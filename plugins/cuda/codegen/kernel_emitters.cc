@@ -378,6 +378,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
   if (c == Class::kComplex && op.kind() == OpKind::kExponentialMinusOne)
     return Call("berth_cexpm1", a());
   if (c == Class::kComplex && op.kind() == OpKind::kLogPlusOne) return Call("berth_clog1p", a());
+  if (c == Class::kComplex && op.kind() == OpKind::kExponential) return Call("berth_cexp", a());
+  if (c == Class::kComplex && op.kind() == OpKind::kLogistic) return Call("berth_clogistic", a());
   if (const char* function = FloatFunctionOf(op.kind()))
     return by_class("", "", Call(function, a()));
   switch (op.kind()) {

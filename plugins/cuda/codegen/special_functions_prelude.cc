@@ -190,6 +190,63 @@ __device__ __forceinline__ double berth_bessel_i1e(double x) {
   return copysign(result, x);
 }
 
+// ---- C's cexp (Annex G), as the C library computes it, for complex<f32>
+// and complex<f64>: e^x (cos y + i sin y), e^x taken in steps of e^t (t the
+// largest integer below the log of the largest finite value: 88, 709) while
+// x exceeds t, so that a finite result does not overflow on the way; a
+// subnormal or zero y taken as sin y = y, cos y = 1; infinities and NaN as
+// Annex G prescribes.
+template <typename R> struct berth_exp_limits;
+template <> struct berth_exp_limits<float> {
+  static constexpr int t = 88;
+  static constexpr float max = 3.40282347e+38f, min_normal = 1.17549435e-38f;
+};
+template <> struct berth_exp_limits<double> {
+  static constexpr int t = 709;
+  static constexpr double max = 1.7976931348623157e+308, min_normal = 2.2250738585072014e-308;
+};
+template <typename C> __device__ __forceinline__ C berth_cexp(C z) {
+  typedef decltype(z.re) R;
+  typedef berth_exp_limits<R> L;
+  const R x = z.re, y = z.im, inf = (R)berth_infinity(), nan = (R)berth_quiet_nan();
+  if (isfinite(x)) {
+    if (!isfinite(y)) return berth_complex(nan, nan);
+    R s = y, c = (R)1;
+    if (fabs(y) > L::min_normal) {
+      s = sin(y);
+      c = cos(y);
+    }
+    R rest = x;
+    const R t = (R)L::t;
+    for (int step = 0; step < 2 && rest > t; ++step) {
+      const R e_t = exp(t);
+      rest -= t;
+      s *= e_t;
+      c *= e_t;
+    }
+    if (rest > t) return berth_complex(L::max * c, L::max * s);
+    const R e = exp(rest);
+    return berth_complex(e * c, e * s);
+  }
+  if (isinf(x)) {
+    if (isfinite(y)) {
+      const R value = signbit(x) ? (R)0 : inf;
+      if (y == (R)0) return berth_complex(value, y);
+      return berth_complex(copysign(value, cos(y)), copysign(value, sin(y)));
+    }
+    if (!signbit(x)) return berth_complex(inf, y - y);
+    return berth_complex((R)0, copysign((R)0, y));
+  }
+  return berth_complex(nan, y == (R)0 ? y : nan);
+}
+
+// 1 / (1 + e^-z), the cpu plugin's logistic of a complex number.
+template <typename C> __device__ __forceinline__ C berth_clogistic(C z) {
+  typedef decltype(z.re) R;
+  const C one = berth_complex((R)1, (R)0);
+  return berth_cdiv(one, berth_cadd(one, berth_cexp(berth_cneg(z))));
+}
+
 // next_after on a float's bits (U of MANT mantissa bits): NaN (positive,
 // quiet) when either is NaN, y when they are equal, the smallest subnormal
 // towards y from a zero, else one step towards y.

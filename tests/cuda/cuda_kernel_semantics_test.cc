@@ -16,14 +16,19 @@
 #include "cuda_plan.hpp"
 #include "family_check.hpp"
 
+#include <bit>
+#include <complex>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
+#include <random>
 #include <span>
 #include <unordered_map>
 
 #include "host_kernels.hpp"
 #include "kernel_families.hpp"
+#include "sanitizer.hpp"
 
 namespace berth::cuda {
 namespace {
@@ -267,6 +272,81 @@ TEST(CudaKernelSemanticsTest, TriangularSolveKernelsSolveTheirSystems) {
       EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
     }
   }
+}
+
+// The generated code's cexp, csin, ccos, ctan, csinh, ccosh and ctanh
+// against the C library's (what the cpu plugin's std::exp ... call), bit
+// for bit, on random operands: parts of every magnitude, random bit
+// patterns, zeros, infinities, NaN and the edges where e^x is taken in
+// steps.
+template <typename R>
+void ExpectComplexFunctionsMatchTheCLibrary(uint64_t seed, int count) {
+  using testing::HostComplexFunction;
+  std::mt19937_64 rng(seed);
+  const R specials[] = {R(0),
+                        -R(0),
+                        std::numeric_limits<R>::infinity(),
+                        -std::numeric_limits<R>::infinity(),
+                        std::numeric_limits<R>::quiet_NaN(),
+                        R(44.5),
+                        R(-88.5),
+                        R(89),
+                        R(354.5),
+                        R(709.5),
+                        R(-710),
+                        R(200),
+                        R(1e-40),
+                        R(3.141592653589793)};
+  using Bits = std::conditional_t<sizeof(R) == 4, uint32_t, uint64_t>;
+  auto pick = [&]() -> R {
+    switch (rng() % 6) {
+      case 0: return std::bit_cast<R>(static_cast<Bits>(rng()));
+      case 1: return specials[rng() % std::size(specials)];
+      default:
+        return static_cast<R>(std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng),
+                                         static_cast<int>(rng() % 24) - 6));
+    }
+  };
+  auto same = [](R a, R b) {
+    return (a != a && b != b) || std::bit_cast<Bits>(a) == std::bit_cast<Bits>(b);
+  };
+  const std::pair<HostComplexFunction, std::complex<R> (*)(const std::complex<R>&)> functions[] = {
+      {HostComplexFunction::kExp, [](const std::complex<R>& z) { return std::exp(z); }},
+      {HostComplexFunction::kSin, [](const std::complex<R>& z) { return std::sin(z); }},
+      {HostComplexFunction::kCos, [](const std::complex<R>& z) { return std::cos(z); }},
+      {HostComplexFunction::kTan, [](const std::complex<R>& z) { return std::tan(z); }},
+      {HostComplexFunction::kSinh, [](const std::complex<R>& z) { return std::sinh(z); }},
+      {HostComplexFunction::kCosh, [](const std::complex<R>& z) { return std::cosh(z); }},
+      {HostComplexFunction::kTanh, [](const std::complex<R>& z) { return std::tanh(z); }},
+  };
+  for (const auto& [function, reference] : functions) {
+    int differ = 0;
+    for (int i = 0; i < count; ++i) {
+      const R re = pick(), im = pick();
+      R got_re, got_im;
+      if constexpr (sizeof(R) == 4) {
+        testing::HostComplexFunctionF32(function, re, im, &got_re, &got_im);
+      } else {
+        testing::HostComplexFunctionF64(function, re, im, &got_re, &got_im);
+      }
+      const std::complex<R> want = reference(std::complex<R>(re, im));
+      if (!same(got_re, want.real()) || !same(got_im, want.imag())) {
+        if (++differ <= 3) {
+          ADD_FAILURE() << "function " << static_cast<int>(function) << " of (" << re << ", " << im
+                        << "): got (" << got_re << ", " << got_im << "), the C library ("
+                        << want.real() << ", " << want.imag() << ")";
+        }
+      }
+    }
+    EXPECT_EQ(differ, 0) << "function " << static_cast<int>(function) << ", " << sizeof(R) * 8
+                         << "-bit parts";
+  }
+}
+
+TEST(CudaKernelSemanticsTest, ComplexFunctionsMatchTheCLibraryBitForBit) {
+  ExpectComplexFunctionsMatchTheCLibrary<float>(20261207,
+                                                berth::testing::SanitizerScaled(200000, 20000));
+  ExpectComplexFunctionsMatchTheCLibrary<double>(7, berth::testing::SanitizerScaled(200000, 20000));
 }
 
 // Every case of the interpreter suite that the planner plans, run on the

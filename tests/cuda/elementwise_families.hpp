@@ -325,13 +325,23 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // abs and sign of complex numbers: through hypot, which the GPU's math
     // library computes within a few ulps of the C library's; so do the
     // functions of complex numbers the cpu plugin writes out of real ones
-    // (exponential_minus_one, log_plus_one, logistic) and exponential (C's
-    // cexp, as the C library computes it) - on the host bit for bit.
+    // (exponential_minus_one, log_plus_one, logistic) and exponential,
+    // sine, cosine, sinh, cosh, tanh and tan (C's cexp, csin, ccos, csinh,
+    // ccosh, ctanh, ctan, as the C library computes them) - on the host bit
+    // for bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
       program.Unary("exponential", type);
       program.Unary("logistic", type);
+      program.Unary("sine", type);
+      program.Unary("cosine", type);
+      program.Unary("chlo.sinh", type);
+      program.Unary("chlo.cosh", type);
+      program.Unary("chlo.conj", type);
+      program.Unary("tanh", type);
+      program.Unary("tan", type);
+      program.Unary("chlo.tan", type);
       program.Unary("exponential_minus_one", type);
       program.Unary("log_plus_one", type);
       program.Unary("chlo.square", type);

@@ -80,6 +80,34 @@ int main(int argc, char** argv) {
       }
     });
   }
+  // The prelude's functions of complex numbers that stand for the C
+  // library's, callable by the test (host_kernels.hpp).
+  out += R"(
+namespace berth::cuda::testing {
+template <typename R>
+void ComplexFunctionOf(HostComplexFunction function, R re, R im, R* out_re, R* out_im) {
+  const typename berth_complex_of<R>::C z = berth_complex(re, im);
+  typename berth_complex_of<R>::C w;
+  switch (function) {
+    case HostComplexFunction::kExp: w = berth_cexp(z); break;
+    case HostComplexFunction::kSin: w = berth_csin(z); break;
+    case HostComplexFunction::kCos: w = berth_ccos(z); break;
+    case HostComplexFunction::kTan: w = berth_ctan(z); break;
+    case HostComplexFunction::kSinh: w = berth_csinh(z); break;
+    case HostComplexFunction::kCosh: w = berth_ccosh(z); break;
+    case HostComplexFunction::kTanh: w = berth_ctanh(z); break;
+  }
+  *out_re = w.re;
+  *out_im = w.im;
+}
+void HostComplexFunctionF32(HostComplexFunction function, float re, float im, float* out_re, float* out_im) {
+  ComplexFunctionOf(function, re, im, out_re, out_im);
+}
+void HostComplexFunctionF64(HostComplexFunction function, double re, double im, double* out_re, double* out_im) {
+  ComplexFunctionOf(function, re, im, out_re, out_im);
+}
+}  // namespace berth::cuda::testing
+)";
   out += "\nnamespace berth::cuda::testing {\nconst HostKernel kHostKernels[] = {\n" + table +
          "};\nconst size_t kNumHostKernels = sizeof(kHostKernels) / sizeof(kHostKernels[0]);\n}  "
          "// namespace "

@@ -22,6 +22,14 @@ struct HostKernel {
 extern const HostKernel kHostKernels[];
 extern const size_t kNumHostKernels;
 
+// The generated code's functions of complex numbers that stand for the C
+// library's (cexp, csin, ...), compiled as the kernels are.
+enum class HostComplexFunction { kExp, kSin, kCos, kTan, kSinh, kCosh, kTanh };
+void HostComplexFunctionF32(HostComplexFunction function, float re, float im, float* out_re,
+                            float* out_im);
+void HostComplexFunctionF64(HostComplexFunction function, double re, double im, double* out_re,
+                            double* out_im);
+
 }  // namespace berth::cuda::testing
 
 #endif  // BERTH_TESTS_CUDA_HOST_KERNELS_HPP_

@@ -75,6 +75,7 @@ bool IsGeneratedElementwiseKind(OpKind kind) {
     case OpKind::kChloPolygamma:
     case OpKind::kChloZeta:
     case OpKind::kChloNextAfter:
+    case OpKind::kChloConj:
     case OpKind::kReplicaId:
     case OpKind::kPartitionId: return true;
     default: return false;

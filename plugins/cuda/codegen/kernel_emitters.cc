@@ -375,11 +375,27 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     return "(berth_u8)(" + x + " & " + std::to_string((1 << stablehlo::BitWidth(operand)) - 1) +
            ")";
   };
-  if (c == Class::kComplex && op.kind() == OpKind::kExponentialMinusOne)
-    return Call("berth_cexpm1", a());
-  if (c == Class::kComplex && op.kind() == OpKind::kLogPlusOne) return Call("berth_clog1p", a());
-  if (c == Class::kComplex && op.kind() == OpKind::kExponential) return Call("berth_cexp", a());
-  if (c == Class::kComplex && op.kind() == OpKind::kLogistic) return Call("berth_clogistic", a());
+  if (c == Class::kComplex) {
+    // The functions of complex numbers the prelude has, as the cpu plugin
+    // computes them (C's cexp, csin, ccos, csinh, ccosh, ctanh, ctan; its
+    // own expm1, log1p and logistic).
+    const char* function = nullptr;
+    switch (op.kind()) {
+      case OpKind::kExponential: function = "berth_cexp"; break;
+      case OpKind::kExponentialMinusOne: function = "berth_cexpm1"; break;
+      case OpKind::kLogPlusOne: function = "berth_clog1p"; break;
+      case OpKind::kLogistic: function = "berth_clogistic"; break;
+      case OpKind::kSine: function = "berth_csin"; break;
+      case OpKind::kCosine: function = "berth_ccos"; break;
+      case OpKind::kChloSinh: function = "berth_csinh"; break;
+      case OpKind::kChloCosh: function = "berth_ccosh"; break;
+      case OpKind::kTanh: function = "berth_ctanh"; break;
+      case OpKind::kTan:
+      case OpKind::kChloTan: function = "berth_ctan"; break;
+      default: break;
+    }
+    if (function != nullptr) return Call(function, a());
+  }
   if (const char* function = FloatFunctionOf(op.kind()))
     return by_class("", "", Call(function, a()));
   switch (op.kind()) {
@@ -564,6 +580,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kPartitionId: return std::string("(berth_u32)0");
     case OpKind::kChloSquare:
       return by_class("", "", Infix(a(), "*", a()), Call("berth_cmul", a(), a()));
+    case OpKind::kChloConj:
+      return by_class("", "", a(), "berth_complex(" + a() + ".re, -" + a() + ".im)");
     case OpKind::kChloIsInf: return by_class("", "", Call("isinf", a()));
     case OpKind::kChloIsPosInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " > 0)");
     case OpKind::kChloIsNegInf: return by_class("", "", "(isinf(" + a() + ") && " + a() + " < 0)");

@@ -240,6 +240,129 @@ template <typename C> __device__ __forceinline__ C berth_cexp(C z) {
   return berth_complex(nan, y == (R)0 ? y : nan);
 }
 
+// C's csinh and ccosh as the C library computes them: for a finite z,
+// sinh|x| cos y + i cosh|x| sin y (cosh|x| cos y + i sinh|x| sin y), the
+// sign of x carried by the cosine (the sine), and past x = t the halves of
+// e^|x| taken in steps of e^t as for cexp; infinities and NaN as Annex G
+// prescribes.
+template <typename C> __device__ __forceinline__ C berth_csinh_ccosh(C z, bool cosh_of) {
+  typedef decltype(z.re) R;
+  typedef berth_exp_limits<R> L;
+  const R x = fabs(z.re), y = z.im, inf = (R)berth_infinity(), nan = (R)berth_quiet_nan();
+  const bool negative = signbit(z.re);
+  if (isfinite(x)) {
+    if (!isfinite(y)) {
+      if (x == (R)0) return cosh_of ? berth_complex(y - y, (R)0) : berth_complex(copysign((R)0, negative ? (R)-1 : (R)1), y - y);
+      return berth_complex(nan, nan);
+    }
+    R s = y, c = (R)1;
+    if (fabs(y) > L::min_normal) {
+      s = sin(y);
+      c = cos(y);
+    }
+    // The part that takes sinh carries the sign of x.
+    if (negative) {
+      if (cosh_of) s = -s; else c = -c;
+    }
+    const R t = (R)L::t;
+    if (x > t) {
+      const R e_t = exp(t);
+      R rest = x - t;
+      s *= e_t / (R)2;
+      c *= e_t / (R)2;
+      if (rest > t) {
+        rest -= t;
+        s *= e_t;
+        c *= e_t;
+      }
+      if (rest > t) return berth_complex(L::max * c, L::max * s);
+      const R e = exp(rest);
+      return berth_complex(e * c, e * s);
+    }
+    return cosh_of ? berth_complex(cosh(x) * c, sinh(x) * s) : berth_complex(sinh(x) * c, cosh(x) * s);
+  }
+  if (isinf(x)) {
+    if (isfinite(y) && y != (R)0) {
+      R s = sin(y), c = cos(y);
+      if (negative) {
+        if (cosh_of) s = -s; else c = -c;
+      }
+      return berth_complex(copysign(inf, c), copysign(inf, s));
+    }
+    if (y == (R)0) return cosh_of ? berth_complex(inf, negative ? -y : y) : berth_complex(negative ? -inf : inf, y);
+    return cosh_of ? berth_complex(inf, y - y) : berth_complex(inf, y - y);
+  }
+  return berth_complex(nan, y == (R)0 ? y : nan);
+}
+template <typename C> __device__ __forceinline__ C berth_csinh(C z) { return berth_csinh_ccosh(z, false); }
+template <typename C> __device__ __forceinline__ C berth_ccosh(C z) { return berth_csinh_ccosh(z, true); }
+// csin(z) = -i csinh(iz) and ccos(z) = ccosh(iz), as the C library gives
+// them; where x is infinite or NaN and y infinite its csin has +inf for the
+// imaginary part (Annex G leaves the sign open).
+template <typename C> __device__ __forceinline__ C berth_csin(C z) {
+  typedef decltype(z.re) R;
+  const C w = berth_csinh(berth_complex(-z.im, z.re));
+  if (!isfinite(z.re) && isinf(z.im)) return berth_complex(w.im, (R)berth_infinity());
+  return berth_complex(w.im, -w.re);
+}
+template <typename C> __device__ __forceinline__ C berth_ccos(C z) {
+  return berth_ccosh(berth_complex(-z.im, z.re));
+}
+
+// C's ctanh and ctan (-i ctanh(iz)) as the C library computes them: for a
+// finite z with |x| past t (half of cexp's: 44, 354) sign(x) + i 4 sin y
+// cos y / e^(2|x|), e^(2|x|) in steps of e^(2t); below it (sinh x cosh x +
+// i sin y cos y) / (sinh^2 x + cos^2 y), the sinh^2 term dropped where it is
+// below cos^2 y's precision; subnormal x and y taken as their own sinh and
+// sine; infinities and NaN as Annex G prescribes (tanh(+-0 + i inf) = +-0
+// + i NaN).
+template <typename R> struct berth_tanh_limits;
+template <> struct berth_tanh_limits<float> {
+  static constexpr int t = 44;
+  static constexpr float epsilon = 1.19209290e-7f;
+};
+template <> struct berth_tanh_limits<double> {
+  static constexpr int t = 354;
+  static constexpr double epsilon = 2.2204460492503131e-16;
+};
+template <typename C> __device__ __forceinline__ C berth_ctanh(C z) {
+  typedef decltype(z.re) R;
+  const R x = z.re, y = z.im, nan = (R)berth_quiet_nan(), min_normal = berth_exp_limits<R>::min_normal;
+  if (!isfinite(x) || !isfinite(y)) {
+    if (isinf(x)) {
+      R im = copysign((R)0, y);
+      if (isfinite(y) && fabs(y) > (R)1) im = copysign((R)0, sin(y) * cos(y));
+      return berth_complex(copysign((R)1, x), im);
+    }
+    if (x == (R)0) return berth_complex(x, nan);
+    return berth_complex(nan, y == (R)0 ? y : nan);
+  }
+  R s = y, c = (R)1;
+  if (fabs(y) > min_normal) {
+    s = sin(y);
+    c = cos(y);
+  }
+  const R t = (R)berth_tanh_limits<R>::t;
+  if (fabs(x) > t) {
+    const R e_2t = exp((R)2 * t), rest = fabs(x) - t;
+    R im = (R)4 * s * c;
+    im /= e_2t;
+    im /= rest > t ? e_2t : exp((R)2 * rest);
+    return berth_complex(copysign((R)1, x), im);
+  }
+  R sh = x, ch = (R)1;
+  if (fabs(x) > min_normal) {
+    sh = sinh(x);
+    ch = cosh(x);
+  }
+  const R den = fabs(sh) > fabs(c) * berth_tanh_limits<R>::epsilon ? sh * sh + c * c : c * c;
+  return berth_complex(sh * ch / den, s * c / den);
+}
+template <typename C> __device__ __forceinline__ C berth_ctan(C z) {
+  const C w = berth_ctanh(berth_complex(-z.im, z.re));
+  return berth_complex(w.im, -w.re);
+}
+
 // 1 / (1 + e^-z), the cpu plugin's logistic of a complex number.
 template <typename C> __device__ __forceinline__ C berth_clogistic(C z) {
   typedef decltype(z.re) R;

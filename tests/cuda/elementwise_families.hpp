@@ -326,9 +326,9 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // library computes within a few ulps of the C library's; so do the
     // functions of complex numbers the cpu plugin writes out of real ones
     // (exponential_minus_one, log_plus_one, logistic) and exponential,
-    // sine, cosine, sinh, cosh, tanh and tan (C's cexp, csin, ccos, csinh,
-    // ccosh, ctanh, ctan, as the C library computes them) - on the host bit
-    // for bit.
+    // sine, cosine, sinh, cosh, tanh, tan and sqrt (C's cexp, csin, ccos,
+    // csinh, ccosh, ctanh, ctan, csqrt, as the C library computes them) and
+    // rsqrt - on the host bit for bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
@@ -342,6 +342,8 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
       program.Unary("tanh", type);
       program.Unary("tan", type);
       program.Unary("chlo.tan", type);
+      program.Unary("sqrt", type);
+      program.Unary("rsqrt", type);
       program.Unary("exponential_minus_one", type);
       program.Unary("log_plus_one", type);
       program.Unary("chlo.square", type);

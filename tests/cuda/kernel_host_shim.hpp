@@ -57,8 +57,8 @@ using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atan2, std::
     std::ceil, std::copysign, std::cos, std::cosh, std::erf, std::erfc, std::exp, std::expm1,
     std::fabs, std::fma, std::fmax, std::fmin, std::frexp, std::hypot, std::ldexp, std::floor,
     std::fmod, std::isfinite, std::isinf, std::lgamma, std::log, std::log1p, std::nearbyint,
-    std::pow, std::rint, std::round, std::signbit, std::sin, std::sinh, std::sqrt, std::tan,
-    std::tanh;
+    std::pow, std::rint, std::round, std::scalbn, std::signbit, std::sin, std::sinh, std::sqrt,
+    std::tan, std::tanh;
 
 // Calls a generated kernel with its pointers and its element count from an
 // array of addresses (the count's address last).

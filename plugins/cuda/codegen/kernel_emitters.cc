@@ -377,8 +377,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
   };
   if (c == Class::kComplex) {
     // The functions of complex numbers the prelude has, as the cpu plugin
-    // computes them (C's cexp, csin, ccos, csinh, ccosh, ctanh, ctan; its
-    // own expm1, log1p and logistic).
+    // computes them (C's cexp, csin, ccos, csinh, ccosh, ctanh, ctan,
+    // csqrt; its own expm1, log1p, logistic and rsqrt).
     const char* function = nullptr;
     switch (op.kind()) {
       case OpKind::kExponential: function = "berth_cexp"; break;
@@ -390,6 +390,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       case OpKind::kChloSinh: function = "berth_csinh"; break;
       case OpKind::kChloCosh: function = "berth_ccosh"; break;
       case OpKind::kTanh: function = "berth_ctanh"; break;
+      case OpKind::kSqrt: function = "berth_csqrt"; break;
+      case OpKind::kRsqrt: function = "berth_crsqrt"; break;
       case OpKind::kTan:
       case OpKind::kChloTan: function = "berth_ctan"; break;
       default: break;

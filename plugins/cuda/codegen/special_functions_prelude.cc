@@ -363,6 +363,84 @@ template <typename C> __device__ __forceinline__ C berth_ctan(C z) {
   return berth_complex(w.im, -w.re);
 }
 
+// C's csqrt as the C library computes it: for a finite z with both parts
+// nonzero, r = sqrt((|z| + x) / 2) and y / 2r (x > 0), or s = sqrt((|z| -
+// x) / 2) and |y| / 2s, the operands scaled by 1/4 near the largest value
+// and up by 2^(2k) when both are below twice the smallest normal, the
+// result scaled back; a zero part, infinities and NaN as Annex G
+// prescribes.
+template <typename R> struct berth_mantissa_digits;
+template <> struct berth_mantissa_digits<float> { static constexpr int value = 24; };
+template <> struct berth_mantissa_digits<double> { static constexpr int value = 53; };
+template <typename C> __device__ __forceinline__ C berth_csqrt(C z) {
+  typedef decltype(z.re) R;
+  typedef berth_exp_limits<R> L;
+  R x = z.re, y = z.im;
+  const R nan = (R)berth_quiet_nan(), inf = (R)berth_infinity();
+  if (!isfinite(x) || !isfinite(y)) {
+    if (isinf(y)) return berth_complex(inf, y);
+    if (isinf(x)) {
+      if (x < (R)0) return berth_complex(y != y ? nan : (R)0, copysign(inf, y));
+      return berth_complex(x, y != y ? nan : copysign((R)0, y));
+    }
+    return berth_complex(nan, nan);
+  }
+  if (y == (R)0) {
+    if (x < (R)0) return berth_complex((R)0, copysign(sqrt(-x), y));
+    return berth_complex(fabs(sqrt(x)), copysign((R)0, y));
+  }
+  if (x == (R)0) {
+    const R r = fabs(y) >= (R)2 * L::min_normal ? sqrt((R)0.5 * fabs(y))
+                                                : (R)0.5 * sqrt((R)2 * fabs(y));
+    return berth_complex(r, copysign(r, y));
+  }
+  int scale = 0;
+  if (fabs(x) > L::max / (R)4) {
+    scale = 1;
+    x = scalbn(x, -2);
+    y = scalbn(y, -2);
+  } else if (fabs(y) > L::max / (R)4) {
+    scale = 1;
+    x = fabs(x) >= (R)4 * L::min_normal ? scalbn(x, -2) : (R)0;
+    y = scalbn(y, -2);
+  } else if (fabs(x) < (R)2 * L::min_normal && fabs(y) < (R)2 * L::min_normal) {
+    scale = -((berth_mantissa_digits<R>::value + 1) / 2);
+    x = scalbn(x, -2 * scale);
+    y = scalbn(y, -2 * scale);
+  }
+  const R d = hypot(x, y);
+  R r, s;
+  if (x > (R)0) {
+    r = sqrt((R)0.5 * (d + x));
+    if (scale == 1 && fabs(y) < (R)1) {
+      s = y / r;
+      r = scalbn(r, scale);
+      scale = 0;
+    } else {
+      s = (R)0.5 * (y / r);
+    }
+  } else {
+    s = sqrt((R)0.5 * (d - x));
+    if (scale == 1 && fabs(y) < (R)1) {
+      r = fabs(y / s);
+      s = scalbn(s, scale);
+      scale = 0;
+    } else {
+      r = fabs((R)0.5 * (y / s));
+    }
+  }
+  if (scale != 0) {
+    r = scalbn(r, scale);
+    s = scalbn(s, scale);
+  }
+  return berth_complex(r, copysign(s, y));
+}
+// 1 / sqrt(z), the cpu plugin's rsqrt of a complex number.
+template <typename C> __device__ __forceinline__ C berth_crsqrt(C z) {
+  typedef decltype(z.re) R;
+  return berth_cdiv(berth_complex((R)1, (R)0), berth_csqrt(z));
+}
+
 // 1 / (1 + e^-z), the cpu plugin's logistic of a complex number.
 template <typename C> __device__ __forceinline__ C berth_clogistic(C z) {
   typedef decltype(z.re) R;

@@ -205,6 +205,29 @@ template <> struct berth_exp_limits<double> {
   static constexpr int t = 709;
   static constexpr double max = 1.7976931348623157e+308, min_normal = 2.2250738585072014e-308;
 };
+// e^x (c + i s) for a finite x: past t, e^x taken as up to two steps of
+// e^t (the first divided by `divisor`: 1, or 2 for e^x / 2) and the rest,
+// the largest value times (c + i s) when x passes 3t; below t, e^x.
+template <typename R>
+__device__ __forceinline__ typename berth_complex_of<R>::C berth_exp_times(R x, R c, R s, R divisor) {
+  typedef berth_exp_limits<R> L;
+  const R t = (R)L::t;
+  R rest = x;
+  if (rest > t) {
+    const R e_t = exp(t);
+    rest -= t;
+    s *= e_t / divisor;
+    c *= e_t / divisor;
+    if (rest > t) {
+      rest -= t;
+      s *= e_t;
+      c *= e_t;
+    }
+    if (rest > t) return berth_complex(L::max * c, L::max * s);
+  }
+  const R e = exp(rest);
+  return berth_complex(e * c, e * s);
+}
 template <typename C> __device__ __forceinline__ C berth_cexp(C z) {
   typedef decltype(z.re) R;
   typedef berth_exp_limits<R> L;
@@ -216,17 +239,7 @@ template <typename C> __device__ __forceinline__ C berth_cexp(C z) {
       s = sin(y);
       c = cos(y);
     }
-    R rest = x;
-    const R t = (R)L::t;
-    for (int step = 0; step < 2 && rest > t; ++step) {
-      const R e_t = exp(t);
-      rest -= t;
-      s *= e_t;
-      c *= e_t;
-    }
-    if (rest > t) return berth_complex(L::max * c, L::max * s);
-    const R e = exp(rest);
-    return berth_complex(e * c, e * s);
+    return berth_exp_times(x, c, s, (R)1);
   }
   if (isinf(x)) {
     if (isfinite(y)) {
@@ -264,21 +277,7 @@ template <typename C> __device__ __forceinline__ C berth_csinh_ccosh(C z, bool c
     if (negative) {
       if (cosh_of) s = -s; else c = -c;
     }
-    const R t = (R)L::t;
-    if (x > t) {
-      const R e_t = exp(t);
-      R rest = x - t;
-      s *= e_t / (R)2;
-      c *= e_t / (R)2;
-      if (rest > t) {
-        rest -= t;
-        s *= e_t;
-        c *= e_t;
-      }
-      if (rest > t) return berth_complex(L::max * c, L::max * s);
-      const R e = exp(rest);
-      return berth_complex(e * c, e * s);
-    }
+    if (x > (R)L::t) return berth_exp_times(x, c, s, (R)2);
     return cosh_of ? berth_complex(cosh(x) * c, sinh(x) * s) : berth_complex(sinh(x) * c, cosh(x) * s);
   }
   if (isinf(x)) {

@@ -274,8 +274,8 @@ TEST(CudaKernelSemanticsTest, TriangularSolveKernelsSolveTheirSystems) {
   }
 }
 
-// The generated code's cexp, csin, ccos, ctan, csinh, ccosh, ctanh and
-// csqrt against the C library's (what the cpu plugin's std::exp ... call), bit
+// The generated code's cexp, csin, ccos, ctan, csinh, ccosh, ctanh, csqrt
+// and clog against the C library's (what the cpu plugin's std::exp ... call), bit
 // for bit, on random operands: parts of every magnitude, random bit
 // patterns, zeros, infinities, NaN and the edges where e^x is taken in
 // steps.
@@ -319,6 +319,7 @@ void ExpectComplexFunctionsMatchTheCLibrary(uint64_t seed, int count) {
       {HostComplexFunction::kCosh, [](const std::complex<R>& z) { return std::cosh(z); }},
       {HostComplexFunction::kTanh, [](const std::complex<R>& z) { return std::tanh(z); }},
       {HostComplexFunction::kSqrt, [](const std::complex<R>& z) { return std::sqrt(z); }},
+      {HostComplexFunction::kLog, [](const std::complex<R>& z) { return std::log(z); }},
   };
   for (const auto& [function, reference] : functions) {
     int differ = 0;

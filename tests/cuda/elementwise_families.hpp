@@ -326,9 +326,10 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // library computes within a few ulps of the C library's; so do the
     // functions of complex numbers the cpu plugin writes out of real ones
     // (exponential_minus_one, log_plus_one, logistic) and exponential,
-    // sine, cosine, sinh, cosh, tanh, tan and sqrt (C's cexp, csin, ccos,
-    // csinh, ccosh, ctanh, ctan, csqrt, as the C library computes them) and
-    // rsqrt - on the host bit for bit.
+    // sine, cosine, sinh, cosh, tanh, tan, sqrt and log (C's cexp, csin,
+    // ccos, csinh, ccosh, ctanh, ctan, csqrt, clog, as the C library computes
+    // them), rsqrt, power (cexp(w clog z)) and atan2 - on the host bit for
+    // bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
@@ -344,6 +345,9 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
       program.Unary("chlo.tan", type);
       program.Unary("sqrt", type);
       program.Unary("rsqrt", type);
+      program.Unary("log", type);
+      program.Binary("power", type);
+      program.Binary("atan2", type);
       program.Unary("exponential_minus_one", type);
       program.Unary("log_plus_one", type);
       program.Unary("chlo.square", type);

@@ -97,6 +97,7 @@ void ComplexFunctionOf(HostComplexFunction function, R re, R im, R* out_re, R* o
     case HostComplexFunction::kCosh: w = berth_ccosh(z); break;
     case HostComplexFunction::kTanh: w = berth_ctanh(z); break;
     case HostComplexFunction::kSqrt: w = berth_csqrt(z); break;
+    case HostComplexFunction::kLog: w = berth_clog(z); break;
   }
   *out_re = w.re;
   *out_im = w.im;

@@ -24,7 +24,7 @@ extern const size_t kNumHostKernels;
 
 // The generated code's functions of complex numbers that stand for the C
 // library's (cexp, csin, ...), compiled as the kernels are.
-enum class HostComplexFunction { kExp, kSin, kCos, kTan, kSinh, kCosh, kTanh, kSqrt };
+enum class HostComplexFunction { kExp, kSin, kCos, kTan, kSinh, kCosh, kTanh, kSqrt, kLog };
 void HostComplexFunctionF32(HostComplexFunction function, float re, float im, float* out_re,
                             float* out_im);
 void HostComplexFunctionF64(HostComplexFunction function, double re, double im, double* out_re,

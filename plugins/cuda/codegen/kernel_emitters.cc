@@ -378,7 +378,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
   if (c == Class::kComplex) {
     // The functions of complex numbers the prelude has, as the cpu plugin
     // computes them (C's cexp, csin, ccos, csinh, ccosh, ctanh, ctan,
-    // csqrt; its own expm1, log1p, logistic and rsqrt).
+    // csqrt, clog; its own expm1, log1p, logistic and rsqrt; power and
+    // atan2 below).
     const char* function = nullptr;
     switch (op.kind()) {
       case OpKind::kExponential: function = "berth_cexp"; break;
@@ -391,6 +392,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       case OpKind::kChloCosh: function = "berth_ccosh"; break;
       case OpKind::kTanh: function = "berth_ctanh"; break;
       case OpKind::kSqrt: function = "berth_csqrt"; break;
+      case OpKind::kLog: function = "berth_clog"; break;
       case OpKind::kRsqrt: function = "berth_crsqrt"; break;
       case OpKind::kTan:
       case OpKind::kChloTan: function = "berth_ctan"; break;
@@ -419,7 +421,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     case OpKind::kRemainder:
       return by_class("", Call(tmpl("berth_irem"), a(), b()), Call("fmod", a(), b()));
     case OpKind::kPower:
-      return by_class("", Call(tmpl("berth_ipow"), a(), b()), Call("pow", a(), b()));
+      return by_class("", Call(tmpl("berth_ipow"), a(), b()), Call("pow", a(), b()),
+                      Call("berth_cpow", a(), b()));
     case OpKind::kMaximum:
       return by_class(Infix(a(), "||", b()),
                       "(" + a() + " > " + b() + " ? " + a() + " : " + b() + ")",
@@ -428,7 +431,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       return by_class(Infix(a(), "&&", b()),
                       "(" + a() + " < " + b() + " ? " + a() + " : " + b() + ")",
                       Call("berth_fmin", a(), b()), Call("berth_cmin", a(), b()));
-    case OpKind::kAtan2: return by_class("", "", Call("atan2", a(), b()));
+    case OpKind::kAtan2:
+      return by_class("", "", Call("atan2", a(), b()), Call("berth_catan2", a(), b()));
     case OpKind::kAnd:
       return by_class(Infix(a(), "&&", b()), "(" + t + ")" + Infix(a(), "&", b()), "");
     case OpKind::kOr:

@@ -440,6 +440,111 @@ template <typename C> __device__ __forceinline__ C berth_crsqrt(C z) {
   return berth_cdiv(berth_complex((R)1, (R)0), berth_csqrt(z));
 }
 
+// C's clog as the C library computes it: log|z| + i atan2(y, x), log|z| as
+// log1p(|z|^2 - 1) / 2 near the unit circle (|z|^2 - 1 formed without
+// cancellation: in double for float parts; for double parts from the exact
+// products x^2, y^2 and -1, summed smallest first with each sum's error
+// carried) and otherwise as the log of the hypotenuse, the operands scaled
+// near the largest and below the smallest normal values; log 0 = -inf + i
+// (0 or pi), infinities and NaN as Annex G prescribes.
+__device__ __forceinline__ float berth_x2y2m1(float x, float y) {
+  const double dx = x, dy = y;
+  return (float)((dx - 1) * (dx + 1) + dy * dy);
+}
+__device__ __forceinline__ void berth_sort_by_magnitude(double* v, int n) {
+  for (int i = 1; i < n; ++i) {
+    const double key = v[i];
+    int j = i - 1;
+    for (; j >= 0 && fabs(v[j]) > fabs(key); --j) v[j + 1] = v[j];
+    v[j + 1] = key;
+  }
+}
+__device__ __forceinline__ double berth_x2y2m1(double x, double y) {
+  double v[5];
+  v[1] = x * x;
+  v[0] = fma(x, x, -v[1]);
+  v[3] = y * y;
+  v[2] = fma(y, y, -v[3]);
+  v[4] = -1.0;
+  berth_sort_by_magnitude(v, 5);
+  for (int i = 0; i <= 3; ++i) {
+    const double sum = v[i + 1] + v[i];
+    v[i] = (v[i + 1] - sum) + v[i];
+    v[i + 1] = sum;
+    berth_sort_by_magnitude(v + i + 1, 4 - i);
+  }
+  return v[4] + v[3] + v[2] + v[1] + v[0];
+}
+template <typename R> struct berth_log_constants;
+template <> struct berth_log_constants<float> {
+  static constexpr float epsilon = 1.19209290e-7f, ln2 = 0.693147180559945309417f,
+                         pi = 3.14159265358979323846f;
+};
+template <> struct berth_log_constants<double> {
+  static constexpr double epsilon = 2.2204460492503131e-16, ln2 = 0.693147180559945309417,
+                          pi = 3.14159265358979323846;
+};
+template <typename C> __device__ __forceinline__ C berth_clog(C z) {
+  typedef decltype(z.re) R;
+  typedef berth_exp_limits<R> L;
+  typedef berth_log_constants<R> K;
+  const R x = z.re, y = z.im, nan = (R)berth_quiet_nan(), inf = (R)berth_infinity();
+  if (x == (R)0 && y == (R)0) {
+    return berth_complex((R)-1 / fabs(x), copysign(signbit(x) ? K::pi : (R)0, y));
+  }
+  if (x != x || y != y) return berth_complex(isinf(x) || isinf(y) ? inf : nan, nan);
+  R big = fabs(x), small = fabs(y);
+  if (big < small) {
+    const R swap = big;
+    big = small;
+    small = swap;
+  }
+  int scale = 0;
+  if (big > L::max / (R)2) {
+    scale = -1;
+    big = scalbn(big, scale);
+    small = small >= L::min_normal * (R)2 ? scalbn(small, scale) : (R)0;
+  } else if (big < L::min_normal && small < L::min_normal) {
+    scale = berth_mantissa_digits<R>::value;
+    big = scalbn(big, scale);
+    small = scalbn(small, scale);
+  }
+  R re;
+  if (big == (R)1 && scale == 0) {
+    re = log1p(small * small) / (R)2;
+  } else if (big > (R)1 && big < (R)2 && small < (R)1 && scale == 0) {
+    R d2m1 = (big - (R)1) * (big + (R)1);
+    if (small >= K::epsilon) d2m1 += small * small;
+    re = log1p(d2m1) / (R)2;
+  } else if (big < (R)1 && big >= (R)0.5 && small < K::epsilon / (R)2 && scale == 0) {
+    re = log1p((big - (R)1) * (big + (R)1)) / (R)2;
+  } else if (big < (R)1 && big >= (R)0.5 && scale == 0 && big * big + small * small >= (R)0.5) {
+    re = log1p(berth_x2y2m1(big, small)) / (R)2;
+  } else {
+    re = log(hypot(big, small)) - scale * K::ln2;
+  }
+  return berth_complex(re, atan2(y, x));
+}
+
+// The cpu plugin's power of complex numbers: 1 for w = 0, 0 for z = 0 and
+// a real w > 0, else C's cpow: cexp(w clog z).
+template <typename C> __device__ __forceinline__ C berth_cpow(C z, C w) {
+  typedef decltype(z.re) R;
+  if (w.re == (R)0 && w.im == (R)0) return berth_complex((R)1, (R)0);
+  if (z.re == (R)0 && z.im == (R)0 && w.im == (R)0 && w.re > (R)0) return berth_complex((R)0, (R)0);
+  return berth_cexp(berth_cmul(w, berth_clog(z)));
+}
+
+// The cpu plugin's atan2 of complex numbers (the spec's definition):
+// -i log((x + i y) / sqrt(x^2 + y^2)), each step a complex operation.
+template <typename C> __device__ __forceinline__ C berth_catan2(C y, C x) {
+  typedef decltype(y.re) R;
+  const C i = berth_complex((R)0, (R)1);
+  const C ratio = berth_cdiv(berth_cadd(x, berth_cmul(i, y)),
+                             berth_csqrt(berth_cadd(berth_cmul(x, x), berth_cmul(y, y))));
+  return berth_cmul(berth_cneg(i), berth_clog(ratio));
+}
+
 // 1 / (1 + e^-z), the cpu plugin's logistic of a complex number.
 template <typename C> __device__ __forceinline__ C berth_clogistic(C z) {
   typedef decltype(z.re) R;

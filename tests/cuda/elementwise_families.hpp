@@ -328,8 +328,8 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     // (exponential_minus_one, log_plus_one, logistic) and exponential,
     // sine, cosine, sinh, cosh, tanh, tan, sqrt and log (C's cexp, csin,
     // ccos, csinh, ccosh, ctanh, ctan, csqrt, clog, as the C library computes
-    // them), rsqrt, power (cexp(w clog z)) and atan2 - on the host bit for
-    // bit.
+    // them), rsqrt, cbrt, power (cexp(w clog z)) and atan2 - on the host
+    // bit for bit.
     ProgramBuilder program;
     for (const std::string& type : {std::string("complex<f32>"), std::string("complex<f64>")}) {
       program.Unary("sign", type);
@@ -346,6 +346,7 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
       program.Unary("sqrt", type);
       program.Unary("rsqrt", type);
       program.Unary("log", type);
+      program.Unary("cbrt", type);
       program.Binary("power", type);
       program.Binary("atan2", type);
       program.Unary("exponential_minus_one", type);

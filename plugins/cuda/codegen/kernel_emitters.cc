@@ -393,6 +393,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       case OpKind::kTanh: function = "berth_ctanh"; break;
       case OpKind::kSqrt: function = "berth_csqrt"; break;
       case OpKind::kLog: function = "berth_clog"; break;
+      case OpKind::kCbrt: function = "berth_ccbrt"; break;
       case OpKind::kRsqrt: function = "berth_crsqrt"; break;
       case OpKind::kTan:
       case OpKind::kChloTan: function = "berth_ctan"; break;

@@ -535,6 +535,18 @@ template <typename C> __device__ __forceinline__ C berth_cpow(C z, C w) {
   return berth_cexp(berth_cmul(w, berth_clog(z)));
 }
 
+// The cpu plugin's cbrt of complex numbers, std::pow(z, 1/3) of the C++
+// library: a positive real z's real cube root by pow, else
+// e^(Re(log z) / 3) (cos + i sin)(Im(log z) / 3).
+template <typename C> __device__ __forceinline__ C berth_ccbrt(C z) {
+  typedef decltype(z.re) R;
+  const R third = (R)1 / (R)3;
+  if (z.im == (R)0 && z.re > (R)0) return berth_complex((R)pow(z.re, third), (R)0);
+  const C t = berth_clog(z);
+  const R rho = exp(third * t.re), theta = third * t.im;
+  return berth_complex(rho * cos(theta), rho * sin(theta));
+}
+
 // The cpu plugin's atan2 of complex numbers (the spec's definition):
 // -i log((x + i y) / sqrt(x^2 + y^2)), each step a complex operation.
 template <typename C> __device__ __forceinline__ C berth_catan2(C y, C x) {

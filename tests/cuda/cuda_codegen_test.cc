@@ -53,6 +53,27 @@ TEST(CudaCodegenTest, EveryFamilysKernelsCompileWithNvrtcForSm90) {
   }
 }
 
+// Complex triangular solves (checked for their answers by the suite's
+// cases on the host, which do not go through NVRTC): both widths, a
+// transpose and an adjoint, compiled for sm_90.
+TEST(CudaCodegenTest, ComplexTriangularSolvesCompileWithNvrtcForSm90) {
+  const char* text =
+      R"(func.func @main(%a: tensor<3x3xcomplex<f32>>, %b: tensor<3x2xcomplex<f32>>, %c: tensor<2x2xcomplex<f64>>, %d: tensor<2x2xcomplex<f64>>) -> (tensor<3x2xcomplex<f32>>, tensor<2x2xcomplex<f64>>) {
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose ADJOINT>} : (tensor<3x3xcomplex<f32>>, tensor<3x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
+  %1 = "stablehlo.triangular_solve"(%c, %d) {left_side = false, lower = false, unit_diagonal = true, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>) -> tensor<2x2xcomplex<f64>>
+  return %0, %1 : tensor<3x2xcomplex<f32>>, tensor<2x2xcomplex<f64>>
+})";
+  Result<stablehlo::Module> module = stablehlo::ParseModule(text, "t.mlir");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  Result<CudaPlan> plan = PlanCudaProgram(*module, "");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  int compiled = 0;
+  CompileAll(plan->steps, compiled);
+  EXPECT_EQ(compiled, 2);
+  EXPECT_THAT(plan->steps[0].source,
+              HasSubstr("berth_cdiv(acc, berth_complex(diagonal.re, -diagonal.im))"));
+}
+
 // The generated text itself: storage and compute types, rounding of half
 // results after every op, the StableHLO helpers for integer division.
 TEST(CudaCodegenTest, HalfResultsRoundAfterEveryOpAndIntegersUseTheSpecHelpers) {

@@ -66,11 +66,12 @@ Status CheckTriangularSolve(const Operation& op) {
     BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
   }
   const ElementType type = a.element_type();
-  if (type != ElementType::kF32 && type != ElementType::kF64) {
+  if (type != ElementType::kF32 && type != ElementType::kF64 && type != ElementType::kComplex64 &&
+      type != ElementType::kComplex128) {
     // f16/bf16 would need the solution's elements in float until the end.
     return Unsupported(op, "a triangular_solve of " +
                                std::string(stablehlo::ElementTypeName(type)) +
-                               " is not generated yet (f32 and f64 are)");
+                               " is not generated yet (f32, f64 and complex are)");
   }
   const int64_t rank = a.rank();
   if (rank < 2 || b.rank() != rank || b.element_type() != type ||
@@ -363,8 +364,17 @@ Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
   const int64_t rank = b.rank();
   const bool left = op.GetBool("left_side"), lower = op.GetBool("lower"),
              unit = op.GetBool("unit_diagonal");
-  const bool transposed = op.transpose_a().value_or(stablehlo::Transpose::kNoTranspose) !=
-                          stablehlo::Transpose::kNoTranspose;
+  const stablehlo::Transpose transpose =
+      op.transpose_a().value_or(stablehlo::Transpose::kNoTranspose);
+  const bool transposed = transpose != stablehlo::Transpose::kNoTranspose;
+  // Complex numbers: products and quotients as complex operations, a's
+  // elements conjugated for ADJOINT.
+  const bool complex = ClassOf(type) == Class::kComplex;
+  auto of_a = [&](const std::string& name) {
+    return complex && transpose == stablehlo::Transpose::kAdjoint
+               ? "berth_complex(" + name + ".re, -" + name + ".im)"
+               : name;
+  };
   // M[r][k] is a[r][k], or a[k][r] when exactly one of "right side" and
   // "transposed" holds; M is lower triangular when a is, unless swapped.
   const bool swap = left == transposed;
@@ -408,13 +418,18 @@ Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
   body += "        " + t + " mk;\n";
   BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "k"), "mk", type,
                                         "        ", reads, body));
-  body += "        acc = acc - mk * " + out_at("k") + ";\n";
+  if (complex) {
+    body += "        acc = berth_csub(acc, berth_cmul(" + of_a("mk") + ", " + out_at("k") + "));\n";
+  } else {
+    body += "        acc = acc - mk * " + out_at("k") + ";\n";
+  }
   body += "      }\n";
   if (!unit) {
     body += "      " + t + " diagonal;\n";
     BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "r"), "diagonal",
                                           type, "      ", reads, body));
-    body += "      acc = acc / diagonal;\n";
+    body += complex ? "      acc = berth_cdiv(acc, " + of_a("diagonal") + ");\n"
+                    : "      acc = acc / diagonal;\n";
   }
   body += "      " + out_at("r") + " = acc;\n";
   body += "    }\n";

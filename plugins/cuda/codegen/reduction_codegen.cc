@@ -155,10 +155,15 @@ Result<std::string> EmitReduceKernel(const FusedKernel& kernel) {
   int64_t count = 1;
   for (int64_t d : reduced_dims) count *= operand.dim(d);
   const int64_t row = LaneRowLength(op);
-  const bool blocked = !kernel.launches.empty();
-  if (blocked && row < 2 * kFoldBlock) {
+  // Rows this long fold in blocks, in the two launches the planner gives
+  // the kernel (BlockedReduceThreads); a kernel planned otherwise would fold
+  // them in another order than the cpu plugin.
+  const bool blocked = row >= 2 * kFoldBlock;
+  if (blocked != (kernel.launches.size() == 2)) {
     return InvalidArgumentError("kernel '" + kernel.name +
-                                "': launches for a reduce whose rows do not fold in blocks");
+                                "': " + std::to_string(kernel.launches.size()) +
+                                " launches for a reduce whose rows " +
+                                (blocked ? "fold in blocks (2 needed)" : "do not fold in blocks"));
   }
   const int64_t blocks = blocked ? row / kFoldBlock : 1, rows = row > 0 ? count / row : 0;
   std::string result_index = "i";

@@ -6,6 +6,7 @@
 // cross_replica_and_partition, flattened_ids).
 #include <cstring>
 
+#include "berth/stablehlo/process_groups.hpp"
 #include "interpreter/collective_group.hpp"
 #include "interpreter/data_movement.hpp"
 #include "interpreter/element_types.hpp"
@@ -18,25 +19,9 @@ namespace {
 using stablehlo::OpKind;
 using stablehlo::Operation;
 
-enum class Strategy { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedIds };
-
-int64_t ChannelId(const Operation& op) {
-  std::optional<stablehlo::ChannelHandle> handle = op.channel_handle();
-  if (handle) return handle->handle;
-  return op.GetInt("channel_id").value_or(0);
-}
-
-// all_reduce, all_gather, reduce_scatter.
-Strategy ReplicaGroupStrategy(const Operation& op) {
-  int64_t channel = ChannelId(op);
-  bool global = op.GetBool("use_global_device_ids");
-  if (channel <= 0) return Strategy::kCrossReplica;
-  return global ? Strategy::kFlattenedIds : Strategy::kCrossReplicaAndPartition;
-}
-
-// all_to_all, collective_permute, collective_broadcast.
-Strategy ReplicaOrPartitionStrategy(const Operation& op) {
-  return ChannelId(op) > 0 ? Strategy::kCrossPartition : Strategy::kCrossReplica;
+// Where this instance runs in its launch's grid.
+stablehlo::GridPosition PositionOf(const DeviceContext& d) {
+  return {d.replica_id, d.partition_id, d.num_replicas, d.num_partitions};
 }
 
 // Logical instance id (replica * partitions + partition).
@@ -45,63 +30,15 @@ int64_t Logical(const DeviceContext& d, int64_t replica, int64_t partition) {
 }
 
 // The members (logical ids, in group order) of the process group holding
-// this instance.
-Result<std::vector<int64_t>> ProcessGroup(const DeviceContext& d, Strategy strategy,
-                                          std::vector<std::vector<int64_t>> groups) {
-  for (auto& group : groups) std::erase(group, -1);  // ragged rows are padded with -1
-  auto all = [](int64_t n) {
-    std::vector<int64_t> ids(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i;
-    return ids;
-  };
-  auto row_with = [&](int64_t id, int64_t total) -> Result<std::vector<int64_t>> {
-    if (groups.empty()) return all(total);
-    for (const auto& group : groups) {
-      if (std::find(group.begin(), group.end(), id) != group.end()) return group;
-    }
-    // NOT_FOUND: collective_broadcast gives such a process zeros; the other
-    // collectives report it as an error.
-    return NotFoundError("the replica groups do not contain id " + std::to_string(id));
-  };
-  std::vector<int64_t> members;
-  switch (strategy) {
-    case Strategy::kCrossReplica: {
-      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.replica_id, d.num_replicas));
-      for (int64_t r : row) members.push_back(Logical(d, r, d.partition_id));
-      break;
-    }
-    case Strategy::kCrossPartition: {
-      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.partition_id, d.num_partitions));
-      for (int64_t p : row) members.push_back(Logical(d, d.replica_id, p));
-      break;
-    }
-    case Strategy::kCrossReplicaAndPartition: {
-      BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> row, row_with(d.replica_id, d.num_replicas));
-      for (int64_t p = 0; p < d.num_partitions; ++p) {
-        for (int64_t r : row) members.push_back(Logical(d, r, p));
-      }
-      break;
-    }
-    case Strategy::kFlattenedIds: {
-      BERTH_ASSIGN_OR_RETURN(members, row_with(Logical(d, d.replica_id, d.partition_id),
-                                               d.num_replicas * d.num_partitions));
-      break;
-    }
-  }
-  const int64_t grid = d.num_replicas * d.num_partitions;
-  for (int64_t m : members) {
-    if (m < 0 || m >= grid) {
-      return InvalidArgumentError("process group member " + std::to_string(m) +
-                                  " is outside the " + std::to_string(d.num_replicas) + "x" +
-                                  std::to_string(d.num_partitions) + " grid");
-    }
-  }
-  return members;
+// this instance (berth/stablehlo/process_groups.hpp).
+Result<std::vector<int64_t>> ProcessGroup(const KernelCall& call) {
+  return stablehlo::ProcessGroupOf(call.op, PositionOf(call.ctx.device()));
 }
 
 // The meeting name of this op's next run: op, channel, sequence, group.
 std::string CollectiveKey(KernelCall& call, const std::vector<int64_t>& members) {
-  std::string kind = std::string(call.op.name()) + "#" + std::to_string(ChannelId(call.op));
+  std::string kind =
+      std::string(call.op.name()) + "#" + std::to_string(stablehlo::CollectiveChannelId(call.op));
   int64_t sequence = call.ctx.NextCollectiveSequence(kind);
   return kind + "#" + std::to_string(sequence) + "@" + std::to_string(members.front());
 }
@@ -221,8 +158,7 @@ struct GroupOperands {
 
 Result<GroupOperands> ExchangeOperandsInGroup(KernelCall& call) {
   GroupOperands group;
-  BERTH_ASSIGN_OR_RETURN(group.members, ProcessGroup(call.ctx.device(), ReplicaGroupStrategy(call.op),
-                                                     call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(group.members, ProcessGroup(call));
   BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, group.members,
                                             {call.operands.begin(), call.operands.end()}));
   group.parts.resize(call.operands.size());
@@ -265,8 +201,7 @@ Status AllReduceAcrossProcesses(KernelCall& call, const std::vector<int64_t>& me
 Status AllReduce(KernelCall& call) {
   const DeviceContext& d = call.ctx.device();
   if (d.collectives != nullptr) {
-    BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                           ProcessGroup(d, ReplicaGroupStrategy(call.op), call.op.replica_groups()));
+    BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members, ProcessGroup(call));
     const Reducer reducer = DetectReducer(call.op.region(0));
     if (reducer != Reducer::kNone && d.collectives->SpansProcesses(members)) {
       return AllReduceAcrossProcesses(call, members, reducer);
@@ -318,8 +253,7 @@ Status AllToAll(KernelCall& call) {
   int64_t split_dim = call.op.GetInt("split_dimension").value_or(0);
   int64_t concat_dim = call.op.GetInt("concat_dimension").value_or(0);
   int64_t split_count = call.op.GetInt("split_count").value_or(1);
-  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members,
-                         ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups()));
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> members, ProcessGroup(call));
   if (static_cast<int64_t>(members.size()) != split_count) {
     return InvalidArgumentError("split_count " + std::to_string(split_count) +
                                 " differs from the process group size " +
@@ -343,27 +277,16 @@ Status AllToAll(KernelCall& call) {
 }
 
 Status CollectivePermute(KernelCall& call) {
-  const DeviceContext& d = call.ctx.device();
-  Strategy strategy = ReplicaOrPartitionStrategy(call.op);
-  std::vector<std::pair<int64_t, int64_t>> pairs = call.op.GetPairs("source_target_pairs");
   // Every instance of the same replica (or partition) set takes part in one
   // exchange; each then picks the value of its source, if any.
-  const int64_t mine = strategy == Strategy::kCrossReplica ? d.replica_id : d.partition_id;
-  const int64_t count = strategy == Strategy::kCrossReplica ? d.num_replicas : d.num_partitions;
-  std::vector<int64_t> members;
-  for (int64_t i = 0; i < count; ++i) {
-    members.push_back(strategy == Strategy::kCrossReplica ? Logical(d, i, d.partition_id)
-                                                          : Logical(d, d.replica_id, i));
-  }
-  BERTH_ASSIGN_OR_RETURN(auto all, Exchange(call, members, {call.operands[0]}));
-  std::optional<int64_t> source;
-  for (const auto& [from, to] : pairs) {
-    if (to == mine) source = from;
-  }
+  const stablehlo::GridPosition at = PositionOf(call.ctx.device());
+  BERTH_ASSIGN_OR_RETURN(auto all,
+                         Exchange(call, stablehlo::PermuteSetOf(call.op, at), {call.operands[0]}));
+  const int64_t source = stablehlo::PermuteSourceOf(call.op, at);
   const Tensor& operand = call.operands[0];
   BERTH_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(operand.type(), operand.dims()));
-  if (source && *source >= 0 && *source < count) {
-    std::memcpy(out.bytes(), all[static_cast<size_t>(*source)].at(0).bytes(), out.byte_size());
+  if (source >= 0) {
+    std::memcpy(out.bytes(), all[static_cast<size_t>(source)].at(0).bytes(), out.byte_size());
   } else {
     std::memset(out.bytes(), 0, out.byte_size());
   }
@@ -376,13 +299,11 @@ Status CollectivePermute(KernelCall& call) {
 // operand (one root per data operand, or one for all) names. A process in no
 // group gets zeros.
 Status CollectiveBroadcast(KernelCall& call) {
-  const DeviceContext& d = call.ctx.device();
   const bool dynamic_root = call.op.attr("has_dynamic_root") != nullptr;
   const size_t num_data = call.operands.size() - (dynamic_root ? 1 : 0);
   std::vector<Tensor> data(call.operands.begin(),
                            call.operands.begin() + static_cast<std::ptrdiff_t>(num_data));
-  Result<std::vector<int64_t>> members =
-      ProcessGroup(d, ReplicaOrPartitionStrategy(call.op), call.op.replica_groups());
+  Result<std::vector<int64_t>> members = ProcessGroup(call);
   if (!members.ok()) {
     if (members.status().code() != StatusCode::kNotFound) return members.status();
     for (const Tensor& t : data) {

@@ -82,10 +82,12 @@ Status CudaExecutable::LoadSteps(const std::vector<PlanStep>& steps, OnDevice& o
     for (const BlockPlan& region : step.regions) {
       BERTH_RETURN_IF_ERROR(LoadSteps(region.steps, on, loaded, libraries));
     }
+    BERTH_RETURN_IF_ERROR(LoadSteps(step.meetings, on, loaded, libraries));
     if (step.kind == PlanStep::Kind::kConstant) {
       const stablehlo::DenseElementsAttr* value = step.op->GetDense("value");
-      if (value == nullptr) return UnimplementedError("a constant without dense elements");
-      const std::vector<uint8_t> bytes = value->ExpandedData();
+      if (value == nullptr && !step.literal)
+        return UnimplementedError("a constant without dense elements");
+      const std::vector<uint8_t> bytes = step.literal ? *step.literal : value->ExpandedData();
       BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
                              DeviceMemory::Allocate(device, bytes.size()));
       if (!bytes.empty()) {
@@ -97,7 +99,7 @@ Status CudaExecutable::LoadSteps(const std::vector<PlanStep>& steps, OnDevice& o
         BERTH_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(device.stream()),
                                          device.Name() + ": uploading a constant"));
       }
-      on.constants[step.op->result(0)] = std::move(memory);
+      on.constants[&step] = std::move(memory);
       continue;
     }
     if (step.kind != PlanStep::Kind::kFused) continue;
@@ -176,9 +178,9 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
   for (const auto& [value, memory] : root.values) {
     if (value->IsBlockArgument()) taken.push_back(memory.get());
   }
-  for (const auto& [value, memory] : on.constants) taken.push_back(memory.get());
+  for (const auto& [step, memory] : on.constants) taken.push_back(memory.get());
   for (const stablehlo::Value* result : block.terminator()->operands()) {
-    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, root, result));
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(root, result));
     if (std::find(taken.begin(), taken.end(), memory.get()) != taken.end()) {
       BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> copy,
                              DeviceMemory::Allocate(device, memory->size()));
@@ -200,13 +202,11 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
   return enqueued;
 }
 
-Result<std::shared_ptr<DeviceMemory>> CudaExecutable::MemoryOf(const OnDevice& on,
-                                                               const Frame& frame,
+Result<std::shared_ptr<DeviceMemory>> CudaExecutable::MemoryOf(const Frame& frame,
                                                                const stablehlo::Value* value) {
   for (const Frame* f = &frame; f != nullptr; f = f->parent) {
     if (auto it = f->values.find(value); it != f->values.end()) return it->second;
   }
-  if (auto it = on.constants.find(value); it != on.constants.end()) return it->second;
   return InternalError("the cuda executable reads a value no step has made (of type " +
                        value->type().ToString() + ")");
 }
@@ -214,7 +214,7 @@ Result<std::shared_ptr<DeviceMemory>> CudaExecutable::MemoryOf(const OnDevice& o
 Result<int64_t> CudaExecutable::ReadScalar(OnDevice& on, const Frame& frame,
                                            const stablehlo::Value* value) {
   CudaDevice& device = *on.device;
-  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, value));
+  BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(frame, value));
   BERTH_ASSIGN_OR_RETURN(
       std::shared_ptr<PinnedHostMemory> host,
       PinnedHostMemory::Allocate(memory->size(), device.Name() + ": a predicate"));
@@ -240,7 +240,7 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
     BERTH_RETURN_IF_ERROR(RunSteps(on, region.steps, inner, enqueued));
     std::vector<std::shared_ptr<DeviceMemory>> returned;
     for (const stablehlo::Value* value : region.block->terminator()->operands()) {
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, inner, value));
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(inner, value));
       returned.push_back(std::move(memory));
     }
     if (op.kind() == stablehlo::OpKind::kWhile && r == 0) {
@@ -254,7 +254,7 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
   std::vector<std::shared_ptr<DeviceMemory>> results;
   if (op.kind() == stablehlo::OpKind::kWhile) {
     for (const stablehlo::Value* operand : op.operands()) {
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, operand));
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(frame, operand));
       results.push_back(std::move(memory));
     }
     while (true) {
@@ -266,7 +266,7 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
              op.kind() == stablehlo::OpKind::kComposite) {
     std::vector<std::shared_ptr<DeviceMemory>> args;
     for (const stablehlo::Value* operand : op.operands()) {
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, operand));
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(frame, operand));
       args.push_back(std::move(memory));
     }
     BERTH_ASSIGN_OR_RETURN(results, run_region(0, args));
@@ -282,10 +282,16 @@ Status CudaExecutable::RunControlFlow(OnDevice& on, const PlanStep& step, Frame&
 
 Status CudaExecutable::RunSteps(OnDevice& on, const std::vector<PlanStep>& steps, Frame& frame,
                                 Enqueued& enqueued) {
+  for (const PlanStep& step : steps) BERTH_RETURN_IF_ERROR(RunStep(on, step, frame, enqueued));
+  return OkStatus();
+}
+
+Status CudaExecutable::RunStep(OnDevice& on, const PlanStep& step, Frame& frame,
+                               Enqueued& enqueued) {
   CudaDevice& device = *on.device;
   // A value copied to the host after the work enqueued so far.
   auto to_host = [&](const stablehlo::Value* value) -> Result<std::shared_ptr<PinnedHostMemory>> {
-    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, value));
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(frame, value));
     BERTH_ASSIGN_OR_RETURN(
         std::shared_ptr<PinnedHostMemory> host,
         PinnedHostMemory::Allocate(memory->size(), device.Name() + ": a checked value"));
@@ -296,12 +302,16 @@ Status CudaExecutable::RunSteps(OnDevice& on, const std::vector<PlanStep>& steps
     }
     return host;
   };
-  for (const PlanStep& step : steps) {
-    if (step.kind == PlanStep::Kind::kControlFlow) {
-      BERTH_RETURN_IF_ERROR(RunControlFlow(on, step, frame, enqueued));
-      continue;
-    }
-    if (step.kind == PlanStep::Kind::kCheck) {
+  switch (step.kind) {
+    case PlanStep::Kind::kConstant:
+      frame.values[step.op->result(0)] = on.constants.at(&step);
+      return OkStatus();
+    case PlanStep::Kind::kControlFlow: return RunControlFlow(on, step, frame, enqueued);
+    case PlanStep::Kind::kParallel: return RunParallel(on, step, frame, enqueued);
+    case PlanStep::Kind::kFused: return LaunchKernel(on, step, {&frame});
+    case PlanStep::Kind::kCollective:
+      return InternalError("a collective step runs only as part of its group's meeting");
+    case PlanStep::Kind::kCheck: {
       PendingCheck check;
       check.spec = step.check;
       const stablehlo::Type type = step.op->operand(0)->type();
@@ -314,50 +324,90 @@ Status CudaExecutable::RunSteps(OnDevice& on, const std::vector<PlanStep>& steps
         BERTH_ASSIGN_OR_RETURN(check.other, to_host(step.op->operand(1)));
       }
       enqueued.checks.push_back(std::move(check));
-      continue;
+      return OkStatus();
     }
-    if (step.kind != PlanStep::Kind::kFused) continue;
-    const FusedKernel& kernel = step.fused;
-    std::vector<void*> pointers;
-    for (const stablehlo::Value* input : kernel.inputs) {
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory, MemoryOf(on, frame, input));
-      pointers.push_back(memory->data());
+  }
+  return OkStatus();
+}
+
+Status CudaExecutable::LaunchKernel(OnDevice& on, const PlanStep& step,
+                                    const std::vector<Frame*>& frames) {
+  CudaDevice& device = *on.device;
+  const FusedKernel& kernel = step.fused;
+  auto frame_of = [&](size_t parameter) -> Frame& {
+    return step.instances.empty() ? *frames.front() : *frames.at(step.instances.at(parameter));
+  };
+  std::vector<void*> pointers;
+  for (const stablehlo::Value* input : kernel.inputs) {
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
+                           MemoryOf(frame_of(pointers.size()), input));
+    pointers.push_back(memory->data());
+  }
+  for (const stablehlo::Value* output : kernel.outputs) {
+    BERTH_ASSIGN_OR_RETURN(const size_t size,
+                           DenseByteSize(BufferTypeOf(output->type()), output->type().shape()));
+    BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
+                           DeviceMemory::Allocate(device, size));
+    Frame& frame = frame_of(pointers.size());
+    pointers.push_back(memory->data());
+    frame.values[output] = std::move(memory);
+  }
+  long long n = kernel.num_elements;
+  if (n == 0) return OkStatus();
+  // A kernel of several launches shares a scratch buffer among them (given
+  // back stream-ordered after the last one).
+  std::shared_ptr<DeviceMemory> scratch;
+  long long pass = 0;
+  if (!kernel.launches.empty()) {
+    BERTH_ASSIGN_OR_RETURN(
+        scratch, DeviceMemory::Allocate(
+                     device, static_cast<uint64_t>(std::max<int64_t>(1, kernel.scratch_bytes))));
+    pointers.push_back(scratch->data());
+  }
+  std::vector<void*> launch_args;
+  for (void*& pointer : pointers) launch_args.push_back(&pointer);
+  if (!kernel.launches.empty()) launch_args.push_back(&pass);
+  launch_args.push_back(&n);
+  const long long blocks =
+      std::min<long long>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
+                          static_cast<long long>(device.gpu().multiprocessors) * 32);
+  const std::vector<int64_t> once = {0};
+  for (const int64_t launch : kernel.launches.empty() ? once : kernel.launches) {
+    pass = launch;
+    BERTH_RETURN_IF_ERROR(
+        CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels.at(&step)),
+                                    dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
+                                    launch_args.data(), 0, device.stream()),
+                   device.Name() + ": launching " + kernel.name));
+  }
+  return OkStatus();
+}
+
+Status CudaExecutable::RunParallel(OnDevice& on, const PlanStep& step, Frame& frame,
+                                   Enqueued& enqueued) {
+  const stablehlo::Operation& op = *step.op;
+  std::vector<Frame> instances(step.regions.size());
+  std::vector<Frame*> frames;
+  size_t operand = 0;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    for (const stablehlo::Value* argument : step.regions[i].block->arguments()) {
+      BERTH_ASSIGN_OR_RETURN(instances[i].values[argument], MemoryOf(frame, op.operand(operand++)));
     }
-    for (const stablehlo::Value* output : kernel.outputs) {
-      BERTH_ASSIGN_OR_RETURN(const size_t size,
-                             DenseByteSize(BufferTypeOf(output->type()), output->type().shape()));
-      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceMemory> memory,
-                             DeviceMemory::Allocate(device, size));
-      pointers.push_back(memory->data());
-      frame.values[output] = std::move(memory);
+    frames.push_back(&instances[i]);
+  }
+  for (const PlanStep::Scheduled& scheduled : step.schedule) {
+    if (scheduled.meeting) {
+      BERTH_RETURN_IF_ERROR(LaunchKernel(on, step.meetings.at(scheduled.step), frames));
+    } else {
+      BERTH_RETURN_IF_ERROR(RunStep(on,
+                                    step.regions.at(scheduled.instance).steps.at(scheduled.step),
+                                    instances[scheduled.instance], enqueued));
     }
-    long long n = kernel.num_elements;
-    if (n == 0) continue;
-    // A kernel of several launches shares a scratch buffer among them (given
-    // back stream-ordered after the last one).
-    std::shared_ptr<DeviceMemory> scratch;
-    long long pass = 0;
-    if (!kernel.launches.empty()) {
-      BERTH_ASSIGN_OR_RETURN(
-          scratch, DeviceMemory::Allocate(
-                       device, static_cast<uint64_t>(std::max<int64_t>(1, kernel.scratch_bytes))));
-      pointers.push_back(scratch->data());
-    }
-    std::vector<void*> launch_args;
-    for (void*& pointer : pointers) launch_args.push_back(&pointer);
-    if (!kernel.launches.empty()) launch_args.push_back(&pass);
-    launch_args.push_back(&n);
-    const long long blocks =
-        std::min<long long>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
-                            static_cast<long long>(device.gpu().multiprocessors) * 32);
-    const std::vector<int64_t> once = {0};
-    for (const int64_t launch : kernel.launches.empty() ? once : kernel.launches) {
-      pass = launch;
-      BERTH_RETURN_IF_ERROR(
-          CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(on.kernels.at(&step)),
-                                      dim3(static_cast<unsigned>(blocks)), dim3(kThreadsPerBlock),
-                                      launch_args.data(), 0, device.stream()),
-                     device.Name() + ": launching " + kernel.name));
+  }
+  size_t result = 0;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    for (const stablehlo::Value* value : step.regions[i].block->terminator()->operands()) {
+      BERTH_ASSIGN_OR_RETURN(frame.values[op.result(result++)], MemoryOf(instances[i], value));
     }
   }
   return OkStatus();

@@ -40,7 +40,8 @@ class CudaExecutable final : public plugin::LoadedExecutable {
   struct OnDevice {
     CudaDevice* device = nullptr;
     std::unordered_map<const PlanStep*, cudaKernel_t> kernels;  // of the kFused steps
-    std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> constants;
+    // Of the kConstant steps: each bound to its value when its step runs.
+    std::unordered_map<const PlanStep*, std::shared_ptr<DeviceMemory>> constants;
   };
 
   // A check step's values on their way to the host, compared when the
@@ -61,17 +62,26 @@ class CudaExecutable final : public plugin::LoadedExecutable {
   // The first check that does not hold; OK when all do.
   static Status CompareChecks(const std::vector<PendingCheck>& checks);
   // The device memory of the values one block of an execution has (its
-  // arguments and what its steps computed); enclosing blocks' through
-  // `parent`, constants through OnDevice.
+  // arguments, its constants and what its steps computed); enclosing
+  // blocks' through `parent`.
   struct Frame {
     std::unordered_map<const stablehlo::Value*, std::shared_ptr<DeviceMemory>> values;
     const Frame* parent = nullptr;
   };
-  static Result<std::shared_ptr<DeviceMemory>> MemoryOf(const OnDevice& on, const Frame& frame,
+  static Result<std::shared_ptr<DeviceMemory>> MemoryOf(const Frame& frame,
                                                         const stablehlo::Value* value);
   // Enqueues `steps` on the device's stream, their values joining `frame`.
   static Status RunSteps(OnDevice& on, const std::vector<PlanStep>& steps, Frame& frame,
                          Enqueued& enqueued);
+  static Status RunStep(OnDevice& on, const PlanStep& step, Frame& frame, Enqueued& enqueued);
+  // Launches kFused `step`: its parameters' values in `frames[0]`, or - a
+  // meeting of run_parallel's instances - in the frame of the instance each
+  // names (PlanStep::instances); its outputs join the same frames.
+  static Status LaunchKernel(OnDevice& on, const PlanStep& step, const std::vector<Frame*>& frames);
+  // interpreter.run_parallel: a frame per instance, its arguments the op's
+  // operands in grid order; the schedule's steps and meetings in order; the
+  // instances' returned values the op's results.
+  static Status RunParallel(OnDevice& on, const PlanStep& step, Frame& frame, Enqueued& enqueued);
   // A while, if or case: reads its predicate or index on the host - waiting
   // for the stream, on the thread that executes - and runs the region it
   // names; a func.call runs the callee's body. The op's results join

@@ -1,5 +1,7 @@
 #include "cuda_plan.hpp"
 
+#include "parallel_schedule.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -109,10 +111,22 @@ Status CheckControlFlow(const Operation& op) {
 // the enclosing blocks (`parent`) are visible in it.
 class Planner {
  public:
-  // `function`: the function whose body the block is (NULL for an op's region).
+  // `function`: the function whose body the block is (NULL for an op's
+  // region). `instance`: where in interpreter.run_parallel's grid the block
+  // runs when it is an instance's body (NULL: inherited from `parent`, or a
+  // program running alone).
   Planner(const stablehlo::Module& module, CudaPlan& plan, std::vector<PlanStep>& steps,
-          const Planner* parent, const stablehlo::Function* function)
-      : module_(module), plan_(plan), steps_(steps), parent_(parent), function_(function) {}
+          const Planner* parent, const stablehlo::Function* function,
+          const stablehlo::GridPosition* instance = nullptr)
+      : module_(module),
+        plan_(plan),
+        steps_(steps),
+        parent_(parent),
+        function_(function),
+        position_(instance != nullptr ? instance
+                  : parent != nullptr ? parent->position_
+                                      : nullptr),
+        instance_body_(instance != nullptr) {}
 
   // Plans every op of `block` but its terminator, then Finish.
   Status PlanBlock(const stablehlo::Block& block) {
@@ -168,6 +182,20 @@ class Planner {
       Flush();
       WriteOutViews(op.operands());
       EmitOpKernel(op, FusedKernel::Family::kBitcast, BitcastThreads(op));
+      return OkStatus();
+    }
+    if (position_ != nullptr &&
+        (op.kind() == OpKind::kReplicaId || op.kind() == OpKind::kPartitionId)) {
+      // An instance's own id: a constant of its plan.
+      const uint32_t id = static_cast<uint32_t>(
+          op.kind() == OpKind::kReplicaId ? position_->replica : position_->partition);
+      std::vector<uint8_t> bytes(sizeof(id));
+      std::memcpy(bytes.data(), &id, sizeof(id));
+      PlanStep step;
+      step.kind = PlanStep::Kind::kConstant;
+      step.op = &op;
+      step.literal = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+      steps_.push_back(std::move(step));
       return OkStatus();
     }
     if (IsGeneratedElementwiseKind(op.kind())) {
@@ -305,6 +333,8 @@ class Planner {
       }
       return PlanRegions(op, {{&callee->entry_block(), callee}});
     }
+    if (IsCollectiveKind(op.kind())) return AddCollective(op);
+    if (op.kind() == OpKind::kInterpreterRunParallel) return PlanParallel(op);
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;
@@ -323,6 +353,114 @@ class Planner {
   }
 
  private:
+  std::string NextKernelName() { return "berth_fused_" + std::to_string(plan_.num_kernels++); }
+
+  // A collective: a kernel of its own when its process group is this
+  // instance alone (every collective of a program running alone, a 1 x 1
+  // grid); otherwise a step its group's meeting stands for (see
+  // ScheduleInstances), which only an instance's body itself may hold.
+  Status AddCollective(const Operation& op) {
+    const stablehlo::GridPosition alone;
+    BERTH_ASSIGN_OR_RETURN(Membership membership,
+                           MembershipOf(op, position_ != nullptr ? *position_ : alone));
+    WriteOutViews(op.operands());
+    if (membership.members.size() == 1) {
+      for (PlanStep& step :
+           MeetingSteps({&op}, {membership.source}, [this] { return NextKernelName(); })) {
+        steps_.push_back(std::move(step));
+      }
+      return OkStatus();
+    }
+    if (!instance_body_) {
+      return UnimplementedError("the cuda plugin cannot run " + std::string(op.name()) + " at " +
+                                op.location().ToString() + ": a collective over " +
+                                std::to_string(membership.members.size()) +
+                                " instances inside control flow or a call");
+    }
+    PlanStep step;
+    step.kind = PlanStep::Kind::kCollective;
+    step.op = &op;
+    steps_.push_back(std::move(step));
+    return OkStatus();
+  }
+
+  // interpreter.run_parallel: each instance of the `programs` grid planned
+  // for its place in it, the operands handed out in grid order to their
+  // parameters, then the order they run in on the device.
+  Status PlanParallel(const Operation& op) {
+    const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+    if (op.attr("infeed") != nullptr) {
+      return UnimplementedError("the cuda plugin cannot run " + where +
+                                ": infeed (the cuda plugin has no host transfers)");
+    }
+    const auto* programs = op.attr_as<stablehlo::ArrayAttr>("programs");
+    if (programs == nullptr || programs->size() == 0)
+      return InvalidArgumentError(where + " has no 'programs' grid");
+    std::vector<const stablehlo::Function*> functions;
+    std::vector<stablehlo::GridPosition> positions;
+    const int64_t replicas = static_cast<int64_t>(programs->size());
+    int64_t partitions = -1;
+    for (const stablehlo::Attribute* row : programs->elements()) {
+      const auto* cells = row->dyn_cast<stablehlo::ArrayAttr>();
+      if (cells == nullptr || cells->size() == 0 ||
+          (partitions >= 0 && static_cast<int64_t>(cells->size()) != partitions)) {
+        return InvalidArgumentError(where + ": 'programs' must be rows of one length");
+      }
+      partitions = static_cast<int64_t>(cells->size());
+      for (const stablehlo::Attribute* cell : cells->elements()) {
+        const auto* symbol = cell->dyn_cast<stablehlo::SymbolRefAttr>();
+        const stablehlo::Function* function =
+            symbol != nullptr ? module_.function(symbol->name()) : nullptr;
+        if (function == nullptr || function->is_declaration() ||
+            function->entry_block().terminator() == nullptr) {
+          return InvalidArgumentError(where + ": 'programs' names no function with a body");
+        }
+        functions.push_back(function);
+      }
+    }
+    for (size_t i = 0; i < functions.size(); ++i) {
+      const int64_t at = static_cast<int64_t>(i);
+      positions.push_back({at / partitions, at % partitions, replicas, partitions});
+    }
+    // Operands and results, handed out in grid order.
+    size_t operands = 0, results = 0;
+    for (const stablehlo::Function* function : functions) {
+      const stablehlo::Block& body = function->entry_block();
+      for (size_t a = 0; a < body.num_arguments(); ++a, ++operands) {
+        if (operands >= op.num_operands() ||
+            op.operand(operands)->type() != body.argument(a)->type()) {
+          return InvalidArgumentError(where + ": its operands do not match the parameters of " +
+                                      "the grid's functions");
+        }
+      }
+      for (const stablehlo::Value* value : body.terminator()->operands()) {
+        if (results >= op.num_results() || op.result(results)->type() != value->type()) {
+          return InvalidArgumentError(where + ": its results do not match what the grid's " +
+                                      "functions return");
+        }
+        ++results;
+      }
+    }
+    if (operands != op.num_operands() || results != op.num_results()) {
+      return InvalidArgumentError(where + ": its operands and results do not match the grid's " +
+                                  "functions");
+    }
+    WriteOutViews(op.operands());
+    PlanStep step;
+    step.kind = PlanStep::Kind::kParallel;
+    step.op = &op;
+    for (size_t i = 0; i < functions.size(); ++i) {
+      BlockPlan block;
+      block.block = &functions[i]->entry_block();
+      Planner inner(module_, plan_, block.steps, nullptr, functions[i], &positions[i]);
+      BERTH_RETURN_IF_ERROR(inner.PlanBlock(*block.block));
+      step.regions.push_back(std::move(block));
+    }
+    BERTH_RETURN_IF_ERROR(ScheduleInstances(step, positions, [this] { return NextKernelName(); }));
+    steps_.push_back(std::move(step));
+    return OkStatus();
+  }
+
   // A control flow step for `op` holding the plans of `blocks` (each with
   // the function whose body it is, or NULL); what it reads (a loop's initial
   // values, a predicate, an index, a call's operands) is read from memory.
@@ -454,7 +592,7 @@ class Planner {
   void Emit(FusedKernel kernel) {
     PlanStep step;
     step.kind = PlanStep::Kind::kFused;
-    kernel.name = "berth_fused_" + std::to_string(plan_.num_kernels++);
+    kernel.name = NextKernelName();
     step.fused = std::move(kernel);
     steps_.push_back(std::move(step));
   }
@@ -466,6 +604,8 @@ class Planner {
   std::unordered_map<const stablehlo::Value*, ViewRead> views_;
   std::unordered_set<const stablehlo::Value*> written_;
   const stablehlo::Function* function_;
+  const stablehlo::GridPosition* position_;
+  bool instance_body_;
   std::vector<const Operation*> chain_;
   std::unordered_set<const Operation*> inside_;
   int64_t chain_elements_ = 0;
@@ -475,6 +615,7 @@ class Planner {
 Status EmitKernels(std::vector<PlanStep>& steps) {
   for (PlanStep& step : steps) {
     for (BlockPlan& region : step.regions) BERTH_RETURN_IF_ERROR(EmitKernels(region.steps));
+    BERTH_RETURN_IF_ERROR(EmitKernels(step.meetings));
     if (step.kind != PlanStep::Kind::kFused) continue;
     BERTH_ASSIGN_OR_RETURN(step.source, EmitFusedKernel(step.fused));
   }

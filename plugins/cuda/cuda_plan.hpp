@@ -20,6 +20,10 @@
 // steps that copy the checked value to the host; the execution compares
 // it there once its work is done (berth/stablehlo/interpreter_check.hpp)
 // and fails with the first check that does not hold.
+// interpreter.run_parallel is a step holding each program instance's plan
+// and the order the instances and their collectives' meetings run in on the
+// one device (parallel_schedule.hpp); a collective of a program running
+// alone is a kernel of a group of one.
 // Every other op is UNIMPLEMENTED naming it and its location (the
 // library-backed kernels of issue 20 - cuBLASLt for GEMM-shaped dots, cuDNN,
 // cuFFT, CUB sort - are not written yet).
@@ -48,11 +52,18 @@ struct BlockPlan {
 };
 
 struct PlanStep {
-  enum class Kind { kConstant, kFused, kCheck, kControlFlow };
+  enum class Kind { kConstant, kFused, kCheck, kControlFlow, kParallel, kCollective };
   Kind kind = Kind::kConstant;
   const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
-  FusedKernel fused;                         // kFused
-  std::string source;                        // kFused: the kernel's CUDA C
+  // kConstant: when set, the value's bytes (replica_id and partition_id of
+  // a run_parallel instance); otherwise the constant op's dense value.
+  std::shared_ptr<const std::vector<uint8_t>> literal;
+  FusedKernel fused;   // kFused
+  std::string source;  // kFused: the kernel's CUDA C
+  // kFused, a collective of run_parallel's instances (a meeting): for each
+  // kernel parameter - inputs, then outputs - the instance whose value it
+  // is. Empty: every parameter is a value of the step's own block.
+  std::vector<size_t> instances;
   // kCheck: the comparison, and for the _const forms the expected literal
   // (dense, row-major; shared with executions that compare after the
   // executable is gone). The checked values are the op's operands.
@@ -63,7 +74,25 @@ struct PlanStep {
   // callee's body or decomposition, planned for this call site), each
   // region's block planned. The executable reads the predicate or index on
   // the host (waiting for the device) and runs the region it names.
+  //
+  // kParallel: `op` is an interpreter.run_parallel; `regions` holds each
+  // program instance's function body planned for its place in the grid
+  // (replica-major), each instance with values of its own. The instances
+  // run on the one device in the order `schedule` says: an instance's own
+  // step, or one of `meetings`, the kernels of a collective as every member
+  // of its process group meets it. Built at plan time (ScheduleInstances):
+  // collectives over several instances are steps of their function's body,
+  // not inside control flow.
+  // kCollective: a collective over several instances, in an instance's
+  // body: run as part of a meeting, never by itself.
   std::vector<BlockPlan> regions;
+  struct Scheduled {
+    bool meeting = false;  // meetings[step], else regions[instance].steps[step]
+    size_t instance = 0;
+    size_t step = 0;
+  };
+  std::vector<Scheduled> schedule;
+  std::vector<PlanStep> meetings;
 };
 
 struct CudaPlan {

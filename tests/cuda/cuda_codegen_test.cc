@@ -17,10 +17,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Compiles each kernel of `steps` and of their regions for sm_90; counts them.
+// Compiles each kernel of `steps`, of their regions and of run_parallel's
+// meetings for sm_90; counts them.
 void CompileAll(const std::vector<PlanStep>& steps, int& compiled) {
   for (const PlanStep& step : steps) {
     for (const BlockPlan& region : step.regions) CompileAll(region.steps, compiled);
+    CompileAll(step.meetings, compiled);
     if (step.kind != PlanStep::Kind::kFused) continue;
     Result<std::shared_ptr<const CompiledKernel>> kernel = CompileCudaSource(step.source, 9, 0);
     ASSERT_TRUE(kernel.ok()) << kernel.status().ToString() << "\n" << step.source;

@@ -41,74 +41,170 @@ const testing::HostKernel* FindHostKernel(const std::string& program, const std:
   return nullptr;
 }
 
-// What running a plan on the host gave: each value in memory (SSA values:
-// a loop's are those of its last iteration), and the verdict of its checks
-// (the first that failed, as the executable reports).
+// The values of one block's run on the host (SSA values: a loop's are those
+// of its last iteration; a run_parallel instance has its own).
+using HostMemory = std::unordered_map<const stablehlo::Value*, std::vector<std::byte>>;
+
+// What running a plan on the host gave: each value in memory, and the
+// verdict of its checks (the first that failed, as the executable reports).
 struct HostRun {
-  std::unordered_map<const stablehlo::Value*, std::vector<std::byte>> memory;
+  HostMemory memory;
   Status checks;
 };
+
+void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory, Status& checks);
 
 // Runs `steps` (of the program keyed `program` in host_kernels.hpp) on the
 // host as the cuda executable does on a GPU: constants expanded, kernels
 // called with their inputs' and outputs' memory, checks compared as
 // CudaExecutable::CompareChecks does, control flow reading its predicate or
-// index (ScalarIndex) and running the region it names.
-void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, HostRun& run) {
-  auto& memory = run.memory;
+// index (ScalarIndex) and running the region it names, run_parallel's
+// instances each with memory of its own, in the plan's schedule.
+void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, HostMemory& memory,
+              Status& checks) {
+  for (const PlanStep& step : steps) {
+    RunStep(step, program, memory, checks);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Calls kFused `step`'s host kernel: its parameters' values in
+// `memories[0]`, or - a run_parallel meeting - in the memory of the
+// instance each names; its outputs join the same memory.
+void InvokeKernel(const PlanStep& step, const std::string& program,
+                  const std::vector<HostMemory*>& memories) {
+  const FusedKernel& kernel = step.fused;
+  const std::string where = program + " at " + kernel.name;
+  auto memory_of = [&](size_t parameter) -> HostMemory& {
+    return step.instances.empty() ? *memories.front() : *memories.at(step.instances.at(parameter));
+  };
+  const testing::HostKernel* host = FindHostKernel(program, kernel.name);
+  ASSERT_NE(host, nullptr) << "no host kernel generated for " << program << " " << kernel.name;
+  std::vector<void*> addresses;
+  for (const stablehlo::Value* input : kernel.inputs) {
+    HostMemory& memory = memory_of(addresses.size());
+    ASSERT_TRUE(memory.contains(input)) << where << " reads a value not in memory";
+    addresses.push_back(memory[input].data());
+  }
+  std::vector<std::vector<std::byte>> outputs;
+  for (const stablehlo::Value* output : kernel.outputs) {
+    outputs.emplace_back(static_cast<size_t>(output->type().NumElements()) *
+                         testing::ElementBytes(output->type().element_type()));
+  }
+  for (std::vector<std::byte>& output : outputs) addresses.push_back(output.data());
+  // Launched as the executable launches it: once, or once per entry of
+  // `launches` with a scratch buffer they share.
+  std::vector<std::byte> scratch(static_cast<size_t>(std::max<int64_t>(1, kernel.scratch_bytes)));
+  long long pass = 0;
+  if (!kernel.launches.empty()) {
+    addresses.push_back(scratch.data());
+    addresses.push_back(&pass);
+  }
+  long long n = kernel.num_elements;
+  addresses.push_back(&n);
+  if (kernel.launches.empty()) {
+    host->invoke(addresses.data());
+  } else {
+    for (const int64_t launch : kernel.launches) {
+      pass = launch;
+      host->invoke(addresses.data());
+    }
+  }
+  for (size_t o = 0; o < outputs.size(); ++o)
+    memory_of(kernel.inputs.size() + o)[kernel.outputs[o]] = std::move(outputs[o]);
+}
+
+void RunControlFlow(const PlanStep& step, const std::string& program, HostMemory& memory,
+                    Status& checks) {
+  const stablehlo::Operation& op = *step.op;
+  const std::string where = program + " at " + op.location().ToString();
   auto values_of = [&](std::span<const stablehlo::Value* const> values) {
     std::vector<std::vector<std::byte>> copies;
     for (const stablehlo::Value* value : values) copies.push_back(memory.at(value));
     return copies;
   };
-  for (const PlanStep& step : steps) {
-    const std::string where =
-        program + " at " + (step.op ? step.op->location().ToString() : step.fused.name);
-    if (step.kind == PlanStep::Kind::kConstant) {
-      const std::vector<uint8_t> data = step.op->GetDense("value")->ExpandedData();
+  for (const stablehlo::Value* operand : op.operands()) {
+    ASSERT_TRUE(memory.contains(operand)) << where << " reads a value not in memory";
+  }
+  // Runs region r with `args` bound to its arguments; what it returns.
+  auto run_region = [&](size_t r, std::vector<std::vector<std::byte>> args) {
+    const BlockPlan& region = step.regions[r];
+    for (size_t a = 0; a < args.size(); ++a) memory[region.block->argument(a)] = std::move(args[a]);
+    RunSteps(region.steps, program, memory, checks);
+    return values_of(region.block->terminator()->operands());
+  };
+  std::vector<std::vector<std::byte>> results;
+  if (op.kind() == stablehlo::OpKind::kWhile) {
+    results = values_of(op.operands());
+    for (int iteration = 0;; ++iteration) {
+      ASSERT_LT(iteration, 1 << 20) << where << ": the loop does not end";
+      std::vector<std::vector<std::byte>> condition = run_region(0, results);
+      if (::testing::Test::HasFatalFailure()) return;
+      if (ScalarIndex(stablehlo::ElementType::kI1, condition[0].data()) == 0) break;
+      results = run_region(1, std::move(results));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  } else if (op.kind() == stablehlo::OpKind::kFuncCall ||
+             op.kind() == stablehlo::OpKind::kComposite) {
+    results = run_region(0, values_of(op.operands()));
+    if (::testing::Test::HasFatalFailure()) return;
+  } else {
+    const int64_t selector =
+        ScalarIndex(op.operand(0)->type().element_type(), memory[op.operand(0)].data());
+    results = run_region(BranchOf(op, selector), {});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (size_t j = 0; j < op.num_results(); ++j) memory[op.result(j)] = std::move(results[j]);
+}
+
+void RunParallel(const PlanStep& step, const std::string& program, HostMemory& memory,
+                 Status& checks) {
+  const stablehlo::Operation& op = *step.op;
+  std::vector<HostMemory> instances(step.regions.size());
+  std::vector<HostMemory*> memories;
+  size_t operand = 0;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    for (const stablehlo::Value* argument : step.regions[i].block->arguments()) {
+      ASSERT_TRUE(memory.contains(op.operand(operand))) << program << ": run_parallel's operand";
+      instances[i][argument] = memory[op.operand(operand++)];
+    }
+    memories.push_back(&instances[i]);
+  }
+  for (const PlanStep::Scheduled& scheduled : step.schedule) {
+    if (scheduled.meeting) {
+      InvokeKernel(step.meetings.at(scheduled.step), program, memories);
+    } else {
+      RunStep(step.regions.at(scheduled.instance).steps.at(scheduled.step), program,
+              instances[scheduled.instance], checks);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  size_t result = 0;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    for (const stablehlo::Value* value : step.regions[i].block->terminator()->operands()) {
+      ASSERT_TRUE(instances[i].contains(value)) << program << ": an instance's result";
+      memory[op.result(result++)] = instances[i][value];
+    }
+  }
+}
+
+void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory, Status& checks) {
+  const std::string where =
+      program + " at " + (step.op ? step.op->location().ToString() : step.fused.name);
+  switch (step.kind) {
+    case PlanStep::Kind::kConstant: {
+      const std::vector<uint8_t> data =
+          step.literal ? *step.literal : step.op->GetDense("value")->ExpandedData();
       std::vector<std::byte>& bytes = memory[step.op->result(0)];
       bytes.resize(data.size());
       if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size());
-      continue;
+      return;
     }
-    if (step.kind == PlanStep::Kind::kControlFlow) {
-      const stablehlo::Operation& op = *step.op;
-      for (const stablehlo::Value* operand : op.operands()) {
-        ASSERT_TRUE(memory.contains(operand)) << where << " reads a value not in memory";
-      }
-      // Runs region r with `args` bound to its arguments; what it returns.
-      auto run_region = [&](size_t r, std::vector<std::vector<std::byte>> args) {
-        const BlockPlan& region = step.regions[r];
-        for (size_t a = 0; a < args.size(); ++a)
-          memory[region.block->argument(a)] = std::move(args[a]);
-        RunSteps(region.steps, program, run);
-        return values_of(region.block->terminator()->operands());
-      };
-      std::vector<std::vector<std::byte>> results;
-      if (op.kind() == stablehlo::OpKind::kWhile) {
-        results = values_of(op.operands());
-        for (int iteration = 0;; ++iteration) {
-          ASSERT_LT(iteration, 1 << 20) << where << ": the loop does not end";
-          std::vector<std::vector<std::byte>> condition = run_region(0, results);
-          if (::testing::Test::HasFatalFailure()) return;
-          if (ScalarIndex(stablehlo::ElementType::kI1, condition[0].data()) == 0) break;
-          results = run_region(1, std::move(results));
-          if (::testing::Test::HasFatalFailure()) return;
-        }
-      } else if (op.kind() == stablehlo::OpKind::kFuncCall ||
-                 op.kind() == stablehlo::OpKind::kComposite) {
-        results = run_region(0, values_of(op.operands()));
-        if (::testing::Test::HasFatalFailure()) return;
-      } else {
-        const int64_t selector =
-            ScalarIndex(op.operand(0)->type().element_type(), memory[op.operand(0)].data());
-        results = run_region(BranchOf(op, selector), {});
-        if (::testing::Test::HasFatalFailure()) return;
-      }
-      for (size_t j = 0; j < op.num_results(); ++j) memory[op.result(j)] = std::move(results[j]);
-      continue;
-    }
-    if (step.kind == PlanStep::Kind::kCheck) {
+    case PlanStep::Kind::kControlFlow: return RunControlFlow(step, program, memory, checks);
+    case PlanStep::Kind::kParallel: return RunParallel(step, program, memory, checks);
+    case PlanStep::Kind::kFused: return InvokeKernel(step, program, {&memory});
+    case PlanStep::Kind::kCollective: FAIL() << where << ": a collective step run by itself";
+    case PlanStep::Kind::kCheck: {
       const stablehlo::Value* checked = step.op->operand(0);
       ASSERT_TRUE(memory.contains(checked)) << where << " checks a value not in memory";
       const void* expected = nullptr;
@@ -118,46 +214,12 @@ void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, Ho
         ASSERT_TRUE(memory.contains(step.op->operand(1))) << where;
         expected = memory[step.op->operand(1)].data();
       }
-      if (run.checks.ok()) {
-        run.checks =
-            stablehlo::CompareForCheck(checked->type().element_type(), checked->type().shape(),
-                                       memory[checked].data(), expected, step.check);
+      if (checks.ok()) {
+        checks = stablehlo::CompareForCheck(checked->type().element_type(), checked->type().shape(),
+                                            memory[checked].data(), expected, step.check);
       }
-      continue;
+      return;
     }
-    const FusedKernel& kernel = step.fused;
-    const testing::HostKernel* host = FindHostKernel(program, kernel.name);
-    ASSERT_NE(host, nullptr) << "no host kernel generated for " << program << " " << kernel.name;
-    std::vector<void*> addresses;
-    for (const stablehlo::Value* input : kernel.inputs) {
-      ASSERT_TRUE(memory.contains(input)) << where << " reads a value not in memory";
-      addresses.push_back(memory[input].data());
-    }
-    std::vector<std::vector<std::byte>> outputs;
-    for (const stablehlo::Value* output : kernel.outputs) {
-      outputs.emplace_back(static_cast<size_t>(output->type().NumElements()) *
-                           testing::ElementBytes(output->type().element_type()));
-    }
-    for (std::vector<std::byte>& output : outputs) addresses.push_back(output.data());
-    // Launched as the executable launches it: once, or once per entry of
-    // `launches` with a scratch buffer they share.
-    std::vector<std::byte> scratch(static_cast<size_t>(std::max<int64_t>(1, kernel.scratch_bytes)));
-    long long pass = 0;
-    if (!kernel.launches.empty()) {
-      addresses.push_back(scratch.data());
-      addresses.push_back(&pass);
-    }
-    long long n = kernel.num_elements;
-    addresses.push_back(&n);
-    if (kernel.launches.empty()) {
-      host->invoke(addresses.data());
-    } else {
-      for (const int64_t launch : kernel.launches) {
-        pass = launch;
-        host->invoke(addresses.data());
-      }
-    }
-    for (size_t o = 0; o < outputs.size(); ++o) memory[kernel.outputs[o]] = std::move(outputs[o]);
   }
 }
 
@@ -166,7 +228,7 @@ void RunOnHost(const CudaPlan& plan, const std::string& program,
                const std::vector<berth::testing::Literal>& args, HostRun& run) {
   const stablehlo::Block& block = plan.entry->entry_block();
   for (size_t a = 0; a < args.size(); ++a) run.memory[block.argument(a)] = args[a].bytes;
-  RunSteps(plan.steps, program, run);
+  RunSteps(plan.steps, program, run.memory, run.checks);
 }
 
 // A family's program and its plan (moving the module keeps the plan's

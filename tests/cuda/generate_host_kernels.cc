@@ -26,6 +26,7 @@ void AppendKernels(const std::vector<berth::cuda::PlanStep>& steps, const std::s
     for (const berth::cuda::BlockPlan& region : step.regions) {
       AppendKernels(region.steps, key, prefix, prelude, out, table);
     }
+    AppendKernels(step.meetings, key, prefix, prelude, out, table);
     if (step.kind != berth::cuda::PlanStep::Kind::kFused) continue;
     const std::string name = prefix + "_" + step.fused.name;
     std::string kernel = step.source.substr(prelude.size());

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "collective_families.hpp"
 #include "elementwise_families.hpp"
 #include "program_builder.hpp"
 
@@ -939,6 +940,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
     }
     families.push_back({"random_bits", program, 0, 0, false});
   }
+  AddCollectiveFamilies(families);
   return families;
 }
 

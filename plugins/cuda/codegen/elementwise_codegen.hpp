@@ -75,6 +75,18 @@ struct FusedKernel {
   //     of `launches` (SortLaunches), one thread per element.
   //   kTopK: chlo.top_k (CheckTopK); each thread keeps the k largest of one
   //     row, in order, in the results (TopKThreads).
+  //   kCollective: a collective op (CheckCollective: all_reduce,
+  //     all_gather, reduce_scatter, all_to_all, collective_permute,
+  //     collective_broadcast, collective_reduce) as the `members` program
+  //     instances of a process group meet it on one device (interpreter.
+  //     run_parallel; a program running alone is a group of one). Inputs:
+  //     operand `collective_operand` of each member, in group order (then,
+  //     for a dynamic-root collective_broadcast, each member's root
+  //     operand); outputs: that result of each member. Each thread one
+  //     element of one member's result (num_elements = members x result
+  //     elements); `member_sources`: for collective_permute and a static
+  //     collective_broadcast, the member each one takes its value from (-1:
+  //     zeros).
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
   //     other widths, halves, i1, narrow types); each thread writes one
   //     byte (or one i1 or narrow integer element) of the result from the
@@ -91,7 +103,8 @@ struct FusedKernel {
     kRandomBits,
     kSort,
     kBitcast,
-    kTopK
+    kTopK,
+    kCollective
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -101,6 +114,10 @@ struct FusedKernel {
   // share (parameters after the outputs: `char* scratch, berth_s64 pass`).
   std::vector<int64_t> launches;
   int64_t scratch_bytes = 0;
+  // kCollective (see above).
+  int64_t members = 1;
+  size_t collective_operand = 0;
+  std::vector<int64_t> member_sources;
 };
 
 // The buffer element types the generated kernels hold and compute on (the
@@ -228,6 +245,23 @@ Status CheckTopK(const stablehlo::Operation& op);
 
 // The threads a top_k kernel runs: one per row (the last dimension).
 int64_t TopKThreads(const stablehlo::Operation& op);
+
+// Whether `kind` is a collective op the code generator runs as a
+// kCollective kernel.
+bool IsCollectiveKind(stablehlo::OpKind kind);
+
+// OK when `op` is a collective the code generator can run for a group of
+// `members` instances (see FusedKernel::Family::kCollective): static shapes
+// of supported types, a reduction body of elementwise ops on two elements,
+// dimensions fitting the group (all_gather's result `members` times its
+// operand along all_gather_dim, reduce_scatter's operand `members` times
+// its result, all_to_all's split_count `members`). UNIMPLEMENTED naming
+// what is missing; INVALID_ARGUMENT for dimensions that do not fit.
+Status CheckCollective(const stablehlo::Operation& op, int64_t members);
+
+// The data operands of collective `op` (a dynamic-root collective_broadcast's
+// last operand is its root).
+size_t CollectiveDataOperands(const stablehlo::Operation& op);
 
 // OK when `op` is a bitcast_convert the code generator can run as a kernel
 // of its own: supported types holding the same bits, narrow types only of

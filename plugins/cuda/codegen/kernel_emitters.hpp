@@ -170,6 +170,7 @@ Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel);        // sort_codegen.cc
+Result<std::string> EmitCollectiveKernel(const FusedKernel& kernel);  // collective_codegen.cc
 
 }  // namespace berth::cuda::codegen
 

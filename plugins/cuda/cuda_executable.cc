@@ -127,6 +127,7 @@ Status CudaExecutable::LoadSteps(const std::vector<PlanStep>& steps, OnDevice& o
 
 Status CudaExecutable::CompareChecks(const std::vector<PendingCheck>& checks) {
   for (const PendingCheck& check : checks) {
+    if (!check.failure.empty()) return FailedPreconditionError(check.failure);
     const void* expected = check.expected ? check.expected->data() : check.other->data();
     BERTH_RETURN_IF_ERROR(stablehlo::CompareForCheck(check.type, check.dims, check.actual->data(),
                                                      expected, check.spec));
@@ -311,6 +312,13 @@ Status CudaExecutable::RunStep(OnDevice& on, const PlanStep& step, Frame& frame,
     case PlanStep::Kind::kFused: return LaunchKernel(on, step, {&frame});
     case PlanStep::Kind::kCollective:
       return InternalError("a collective step runs only as part of its group's meeting");
+    case PlanStep::Kind::kProbe: {
+      ProbedValue probed;
+      probed.type = step.op->operand(0)->type();
+      BERTH_ASSIGN_OR_RETURN(probed.host, to_host(step.op->operand(0)));
+      enqueued.probes[step.probe_scope + step.probe_id].push_back(std::move(probed));
+      return OkStatus();
+    }
     case PlanStep::Kind::kCheck: {
       PendingCheck check;
       check.spec = step.check;
@@ -318,7 +326,19 @@ Status CudaExecutable::RunStep(OnDevice& on, const PlanStep& step, Frame& frame,
       check.type = type.element_type();
       check.dims.assign(type.shape().begin(), type.shape().end());
       BERTH_ASSIGN_OR_RETURN(check.actual, to_host(step.op->operand(0)));
-      if (step.expected) {
+      if (step.op->kind() == stablehlo::OpKind::kCheckExpectSerializedEq) {
+        // The value probed so far (as the cpu plugin, which looks when the
+        // check runs).
+        const ProbedValue* probed = nullptr;
+        auto it = enqueued.probes.find(step.probe_scope + step.probe_id);
+        if (it != enqueued.probes.end() && step.probe_iteration >= 0 &&
+            static_cast<size_t>(step.probe_iteration) < it->second.size()) {
+          probed = &it->second[static_cast<size_t>(step.probe_iteration)];
+          check.other = probed->host;
+        }
+        check.failure = stablehlo::SerializedCheckFailure(step.probe_id, step.probe_iteration,
+                                                          probed ? &probed->type : nullptr, type);
+      } else if (step.expected) {
         check.expected = step.expected;
       } else {
         BERTH_ASSIGN_OR_RETURN(check.other, to_host(step.op->operand(1)));

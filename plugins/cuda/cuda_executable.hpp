@@ -53,11 +53,22 @@ class CudaExecutable final : public plugin::LoadedExecutable {
     std::shared_ptr<PinnedHostMemory> actual;
     std::shared_ptr<PinnedHostMemory> other;               // check.expect_eq and the like
     std::shared_ptr<const std::vector<uint8_t>> expected;  // the _const forms
+    // check.expect_serialized_eq: the probed value compared with (in
+    // `other`), or why it fails whatever the values (none was probed; of
+    // another type).
+    std::string failure;
+  };
+  // A value interpreter.probe copied to the host.
+  struct ProbedValue {
+    stablehlo::Type type;
+    std::shared_ptr<PinnedHostMemory> host;
   };
   // What one device's execution gave: its outputs, and its checks in order.
   struct Enqueued {
     std::vector<std::unique_ptr<plugin::Buffer>> outputs;
     std::vector<PendingCheck> checks;
+    // By probe scope and id, in the order they were probed.
+    std::map<std::string, std::vector<ProbedValue>> probes;
   };
   // The first check that does not hold; OK when all do.
   static Status CompareChecks(const std::vector<PendingCheck>& checks);

@@ -272,6 +272,17 @@ class Planner {
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());
       return OkStatus();
     }
+    if (op.kind() == OpKind::kFft) {
+      BERTH_RETURN_IF_ERROR(CheckFft(op));
+      WriteOutViews(op.operands());  // its lines are read from memory
+      int64_t scratch_bytes = 0;
+      EmitOpKernel(op, Family::kFft, FftThreads(op, scratch_bytes));
+      FusedKernel& kernel = steps_.back().fused;
+      kernel.scratch_bytes = scratch_bytes;
+      for (size_t pass = 0; pass < op.GetI64Array("fft_length").size(); ++pass)
+        kernel.launches.push_back(static_cast<int64_t>(pass));
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kConvolution) {
       BERTH_RETURN_IF_ERROR(CheckConvolution(op));
       EmitOpKernel(op, Family::kConvolution, op.result(0)->type().NumElements());
@@ -292,6 +303,9 @@ class Planner {
       BERTH_RETURN_IF_ERROR(CheckMove(op));
       EmitOpKernel(op, Family::kMove, op.result(0)->type().NumElements());
       return OkStatus();
+    }
+    if (op.kind() == OpKind::kInterpreterProbe || op.kind() == OpKind::kCheckExpectSerializedEq) {
+      return AddProbeOrItsCheck(op);
     }
     if (stablehlo::IsComparingCheck(op)) {
       BERTH_RETURN_IF_ERROR(CheckCheck(op));
@@ -353,6 +367,39 @@ class Planner {
   }
 
  private:
+  // interpreter.probe: a step copying its operand to the host, its result
+  // a view of the operand; check.expect_serialized_eq: a check step
+  // comparing its operand with a probed value.
+  Status AddProbeOrItsCheck(const Operation& op) {
+    const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+    if (op.num_operands() != 1 || op.num_results() != (op.kind() == OpKind::kInterpreterProbe))
+      return InvalidArgumentError(where + ": not one operand");
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.operand(0)->type()));
+    WriteOutViews(op.operands());
+    PlanStep step;
+    step.op = &op;
+    step.probe_id = std::string(op.GetString("probe_id"));
+    if (position_ != nullptr) {
+      step.probe_scope = "(" + std::to_string(position_->replica) + ", " +
+                         std::to_string(position_->partition) + ")";
+    }
+    if (op.kind() == OpKind::kInterpreterProbe) {
+      step.kind = PlanStep::Kind::kProbe;
+      steps_.push_back(std::move(step));
+      ViewRead view;
+      view.value = op.result(0);
+      view.source = op.operand(0);
+      views_[view.value] = std::move(view);
+      return OkStatus();
+    }
+    step.kind = PlanStep::Kind::kCheck;
+    step.check.kind = stablehlo::CheckSpec::kEqual;
+    step.check.name = "check.expect_serialized_eq '" + step.probe_id + "'";
+    step.probe_iteration = op.GetInt("iter").value_or(0);
+    steps_.push_back(std::move(step));
+    return OkStatus();
+  }
+
   std::string NextKernelName() { return "berth_fused_" + std::to_string(plan_.num_kernels++); }
 
   // A collective: a kernel of its own when its process group is this

@@ -11,7 +11,8 @@
 // dynamic_slice, dynamic_update_slice, gather and dot_general are kernels of
 // their own (one output element per thread), as is triangular_solve (one
 // solved column or row per thread), scatter and select_and_scatter (one
-// thread applying the updates in order).
+// thread applying the updates in order); fft is a kernel of a launch per
+// transformed dimension.
 // while, if, case and func.call are steps holding their regions' plans (a
 // call's region is the callee's body, planned per call site; a region's
 // operands and returned views written out); a value defined outside a
@@ -19,7 +20,8 @@
 // The test harness's comparing check ops (check.expect_eq, ..._const) are
 // steps that copy the checked value to the host; the execution compares
 // it there once its work is done (berth/stablehlo/interpreter_check.hpp)
-// and fails with the first check that does not hold.
+// and fails with the first check that does not hold. interpreter.probe
+// copies its operand to the host too, for check.expect_serialized_eq.
 // interpreter.run_parallel is a step holding each program instance's plan
 // and the order the instances and their collectives' meetings run in on the
 // one device (parallel_schedule.hpp); a collective of a program running
@@ -52,7 +54,7 @@ struct BlockPlan {
 };
 
 struct PlanStep {
-  enum class Kind { kConstant, kFused, kCheck, kControlFlow, kParallel, kCollective };
+  enum class Kind { kConstant, kFused, kCheck, kControlFlow, kParallel, kCollective, kProbe };
   Kind kind = Kind::kConstant;
   const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
   // kConstant: when set, the value's bytes (replica_id and partition_id of
@@ -69,6 +71,15 @@ struct PlanStep {
   // executable is gone). The checked values are the op's operands.
   stablehlo::CheckSpec check;
   std::shared_ptr<const std::vector<uint8_t>> expected;
+  // kProbe: `op` is an interpreter.probe, whose operand is copied to the
+  // host and kept as the next iteration of `probe_id` (its result reads as
+  // its operand). kCheck of a check.expect_serialized_eq: its operand is
+  // compared with iteration `probe_iteration` of `probe_id`, as probed
+  // before it. `probe_scope` names the run_parallel instance whose probes
+  // they are ("" outside run_parallel): each instance has its own.
+  std::string probe_id;
+  std::string probe_scope;
+  int64_t probe_iteration = 0;
   // kControlFlow: `op` is a while (regions: condition, body), if (true and
   // false branch), case (the branches) or func.call or composite (the
   // callee's body or decomposition, planned for this call site), each

@@ -9,6 +9,7 @@
 #include "berth/berth.hpp"
 #include "berth/stablehlo/parser.hpp"
 #include "family_check.hpp"
+#include "fft_check.hpp"
 #include "kernel_families.hpp"
 
 namespace berth::cuda {
@@ -72,7 +73,8 @@ class CudaExecuteTest : public ::testing::Test {
 
 TEST_F(CudaExecuteTest, EveryKernelFamilyGivesTheCpuPluginsResults) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (family.solves) continue;  // TriangularSolveKernelsSolveTheirSystems
+    // TriangularSolveKernelsSolveTheirSystems, FftKernelsGiveTheTransformsOfTheirOperands
+    if (family.solves || family.transforms) continue;
     // The GPU's math functions are within a few ulps of the C library's.
     ExpectSameAsCpu(*client_, family.name, family.program.Text(),
                     family.ulps > 0 ? 2 * family.ulps : 0, family.half_ulps, 20261207,
@@ -106,6 +108,25 @@ TEST_F(CudaExecuteTest, TriangularSolveKernelsSolveTheirSystems) {
     std::vector<std::vector<std::byte>> results;
     for (const berth::testing::Literal& literal : got->at(0)) results.push_back(literal.bytes);
     EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
+  }
+}
+
+// As the host test of the same name: each result against the transform
+// computed in long double.
+TEST_F(CudaExecuteTest, FftKernelsGiveTheTransformsOfTheirOperands) {
+  for (const testing::KernelFamily& family : testing::KernelFamilies()) {
+    if (!family.transforms) continue;
+    const std::string text = family.program.Text();
+    Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    const stablehlo::Block& block = module->entry_function()->entry_block();
+    std::vector<berth::testing::Literal> args = testing::TransformArguments(block, 20261208);
+    Result<std::vector<std::vector<berth::testing::Literal>>> got =
+        berth::testing::RunOnClient(*client_, text, {args});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<std::vector<std::byte>> results;
+    for (const berth::testing::Literal& literal : got->at(0)) results.push_back(literal.bytes);
+    EXPECT_EQ(testing::CheckTransforms(family.name, block, args, results), 0);
   }
 }
 

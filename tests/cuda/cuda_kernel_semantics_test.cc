@@ -15,12 +15,14 @@
 #include "conformance_cases.hpp"
 #include "cuda_plan.hpp"
 #include "family_check.hpp"
+#include "fft_check.hpp"
 
 #include <bit>
 #include <complex>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <span>
@@ -45,14 +47,22 @@ const testing::HostKernel* FindHostKernel(const std::string& program, const std:
 // of its last iteration; a run_parallel instance has its own).
 using HostMemory = std::unordered_map<const stablehlo::Value*, std::vector<std::byte>>;
 
-// What running a plan on the host gave: each value in memory, and the
-// verdict of its checks (the first that failed, as the executable reports).
-struct HostRun {
-  HostMemory memory;
+// The verdict of a run's checks (the first that failed, as the executable
+// reports) and the values it probed (by probe scope and id, in order).
+struct HostVerdict {
   Status checks;
+  std::map<std::string, std::vector<std::pair<stablehlo::Type, std::vector<std::byte>>>> probes;
 };
 
-void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory, Status& checks);
+// What running a plan on the host gave: each value in memory, and its
+// checks' verdict.
+struct HostRun {
+  HostMemory memory;
+  HostVerdict verdict;
+};
+
+void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory,
+             HostVerdict& verdict);
 
 // Runs `steps` (of the program keyed `program` in host_kernels.hpp) on the
 // host as the cuda executable does on a GPU: constants expanded, kernels
@@ -61,9 +71,9 @@ void RunStep(const PlanStep& step, const std::string& program, HostMemory& memor
 // index (ScalarIndex) and running the region it names, run_parallel's
 // instances each with memory of its own, in the plan's schedule.
 void RunSteps(const std::vector<PlanStep>& steps, const std::string& program, HostMemory& memory,
-              Status& checks) {
+              HostVerdict& verdict) {
   for (const PlanStep& step : steps) {
-    RunStep(step, program, memory, checks);
+    RunStep(step, program, memory, verdict);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -115,7 +125,7 @@ void InvokeKernel(const PlanStep& step, const std::string& program,
 }
 
 void RunControlFlow(const PlanStep& step, const std::string& program, HostMemory& memory,
-                    Status& checks) {
+                    HostVerdict& verdict) {
   const stablehlo::Operation& op = *step.op;
   const std::string where = program + " at " + op.location().ToString();
   auto values_of = [&](std::span<const stablehlo::Value* const> values) {
@@ -130,7 +140,7 @@ void RunControlFlow(const PlanStep& step, const std::string& program, HostMemory
   auto run_region = [&](size_t r, std::vector<std::vector<std::byte>> args) {
     const BlockPlan& region = step.regions[r];
     for (size_t a = 0; a < args.size(); ++a) memory[region.block->argument(a)] = std::move(args[a]);
-    RunSteps(region.steps, program, memory, checks);
+    RunSteps(region.steps, program, memory, verdict);
     return values_of(region.block->terminator()->operands());
   };
   std::vector<std::vector<std::byte>> results;
@@ -158,7 +168,7 @@ void RunControlFlow(const PlanStep& step, const std::string& program, HostMemory
 }
 
 void RunParallel(const PlanStep& step, const std::string& program, HostMemory& memory,
-                 Status& checks) {
+                 HostVerdict& verdict) {
   const stablehlo::Operation& op = *step.op;
   std::vector<HostMemory> instances(step.regions.size());
   std::vector<HostMemory*> memories;
@@ -175,7 +185,7 @@ void RunParallel(const PlanStep& step, const std::string& program, HostMemory& m
       InvokeKernel(step.meetings.at(scheduled.step), program, memories);
     } else {
       RunStep(step.regions.at(scheduled.instance).steps.at(scheduled.step), program,
-              instances[scheduled.instance], checks);
+              instances[scheduled.instance], verdict);
     }
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -188,7 +198,8 @@ void RunParallel(const PlanStep& step, const std::string& program, HostMemory& m
   }
 }
 
-void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory, Status& checks) {
+void RunStep(const PlanStep& step, const std::string& program, HostMemory& memory,
+             HostVerdict& verdict) {
   const std::string where =
       program + " at " + (step.op ? step.op->location().ToString() : step.fused.name);
   switch (step.kind) {
@@ -200,23 +211,42 @@ void RunStep(const PlanStep& step, const std::string& program, HostMemory& memor
       if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size());
       return;
     }
-    case PlanStep::Kind::kControlFlow: return RunControlFlow(step, program, memory, checks);
-    case PlanStep::Kind::kParallel: return RunParallel(step, program, memory, checks);
+    case PlanStep::Kind::kControlFlow: return RunControlFlow(step, program, memory, verdict);
+    case PlanStep::Kind::kParallel: return RunParallel(step, program, memory, verdict);
     case PlanStep::Kind::kFused: return InvokeKernel(step, program, {&memory});
     case PlanStep::Kind::kCollective: FAIL() << where << ": a collective step run by itself";
+    case PlanStep::Kind::kProbe:
+      ASSERT_TRUE(memory.contains(step.op->operand(0))) << where << " probes a value not in memory";
+      verdict.probes[step.probe_scope + step.probe_id].emplace_back(step.op->operand(0)->type(),
+                                                                    memory[step.op->operand(0)]);
+      return;
     case PlanStep::Kind::kCheck: {
       const stablehlo::Value* checked = step.op->operand(0);
       ASSERT_TRUE(memory.contains(checked)) << where << " checks a value not in memory";
       const void* expected = nullptr;
-      if (step.expected) {
+      if (step.op->kind() == stablehlo::OpKind::kCheckExpectSerializedEq) {
+        const auto it = verdict.probes.find(step.probe_scope + step.probe_id);
+        const bool probed = it != verdict.probes.end() && step.probe_iteration >= 0 &&
+                            static_cast<size_t>(step.probe_iteration) < it->second.size();
+        const auto* value =
+            probed ? &it->second[static_cast<size_t>(step.probe_iteration)] : nullptr;
+        const std::string failure = stablehlo::SerializedCheckFailure(
+            step.probe_id, step.probe_iteration, value ? &value->first : nullptr, checked->type());
+        if (!failure.empty()) {
+          if (verdict.checks.ok()) verdict.checks = FailedPreconditionError(failure);
+          return;
+        }
+        expected = value->second.data();
+      } else if (step.expected) {
         expected = step.expected->data();
       } else {
         ASSERT_TRUE(memory.contains(step.op->operand(1))) << where;
         expected = memory[step.op->operand(1)].data();
       }
-      if (checks.ok()) {
-        checks = stablehlo::CompareForCheck(checked->type().element_type(), checked->type().shape(),
-                                            memory[checked].data(), expected, step.check);
+      if (verdict.checks.ok()) {
+        verdict.checks =
+            stablehlo::CompareForCheck(checked->type().element_type(), checked->type().shape(),
+                                       memory[checked].data(), expected, step.check);
       }
       return;
     }
@@ -228,7 +258,7 @@ void RunOnHost(const CudaPlan& plan, const std::string& program,
                const std::vector<berth::testing::Literal>& args, HostRun& run) {
   const stablehlo::Block& block = plan.entry->entry_block();
   for (size_t a = 0; a < args.size(); ++a) run.memory[block.argument(a)] = args[a].bytes;
-  RunSteps(plan.steps, program, run.memory, run.checks);
+  RunSteps(plan.steps, program, run.memory, run.verdict);
 }
 
 // A family's program and its plan (moving the module keeps the plan's
@@ -301,7 +331,7 @@ TEST_P(CudaKernelSemanticsTest, GeneratedKernelMatchesTheCpuPlugin) {
 std::vector<std::string> FamilyNames() {
   std::vector<std::string> names;
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (!family.solves) names.push_back(family.name);
+    if (!family.solves && !family.transforms) names.push_back(family.name);
   }
   return names;
 }
@@ -332,6 +362,30 @@ TEST(CudaKernelSemanticsTest, TriangularSolveKernelsSolveTheirSystems) {
         results.push_back(run.memory[returned]);
       }
       EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
+    }
+  }
+}
+
+// The fft kernels (FFT, IFFT, RFFT, IRFFT; lengths 1, odd, even, prime; 1 to
+// 3 dimensions; batched) on seeded values in [-1, 1]: each result against
+// the transform computed in long double.
+TEST(CudaKernelSemanticsTest, FftKernelsGiveTheTransformsOfTheirOperands) {
+  for (const testing::KernelFamily& family : testing::KernelFamilies()) {
+    if (!family.transforms) continue;
+    std::optional<PlannedFamily> planned;
+    ASSERT_NO_FATAL_FAILURE(PlanFamily(family, planned));
+    const CudaPlan* plan = &planned->plan;
+    const stablehlo::Block& block = plan->entry->entry_block();
+    for (uint64_t seed : {20261208u, 7u, 99u}) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      std::vector<berth::testing::Literal> args = testing::TransformArguments(block, seed);
+      HostRun run;
+      ASSERT_NO_FATAL_FAILURE(RunOnHost(*plan, family.name, args, run));
+      std::vector<std::vector<std::byte>> results;
+      for (const stablehlo::Value* returned : block.terminator()->operands()) {
+        results.push_back(run.memory[returned]);
+      }
+      EXPECT_EQ(testing::CheckTransforms(family.name, block, args, results), 0);
     }
   }
 }
@@ -413,6 +467,49 @@ TEST(CudaKernelSemanticsTest, ComplexFunctionsMatchTheCLibraryBitForBit) {
   ExpectComplexFunctionsMatchTheCLibrary<double>(7, berth::testing::SanitizerScaled(200000, 20000));
 }
 
+// check.expect_serialized_eq compares with the value interpreter.probe
+// kept at that iteration before it, and fails as on the cpu plugin - a
+// differing element, an iteration never probed, an id never probed, a
+// probe after the check - in programs of constants (no kernels to
+// generate).
+TEST(CudaKernelSemanticsTest, SerializedChecksCompareWithWhatWasProbedBeforeThemAsTheCpuPlugin) {
+  const std::string probe = "  %c = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>\n"
+                            "  %p = interpreter.probe %c, probe_id = \"x\" : tensor<3xi32>\n"
+                            "  %q = interpreter.probe %c, probe_id = \"x\" : tensor<3xi32>\n";
+  const std::string same = "  %d = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>\n";
+  const std::string other = "  %d = stablehlo.constant dense<[1, 2, 4]> : tensor<3xi32>\n";
+  auto check = [](const char* id, int iter) {
+    return "  check.expect_serialized_eq %d, probe_id = \"" + std::string(id) +
+           "\", iter = " + std::to_string(iter) + " : tensor<3xi32>\n";
+  };
+  const std::string late = "  %c = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>\n" + same +
+                           check("x", 0) +
+                           "  %p = interpreter.probe %c, probe_id = \"x\" : tensor<3xi32>\n";
+  int failed = 0;
+  for (const std::string& body :
+       {probe + same + check("x", 1), probe + other + check("x", 0), probe + same + check("x", 2),
+        probe + same + check("y", 0), late}) {
+    const std::string text = "func.func @main() {\n" + body + "  func.return\n}\n";
+    SCOPED_TRACE(text);
+    Result<stablehlo::Module> module = stablehlo::ParseModule(text, "probe.mlir");
+    ASSERT_TRUE(module.ok()) << module.status().ToString();
+    Result<CudaPlan> plan = PlanCudaProgram(*module, "");
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    HostRun run;
+    ASSERT_NO_FATAL_FAILURE(RunOnHost(*plan, "probe", {}, run));
+    Result<std::vector<berth::testing::Literal>> cpu =
+        berth::testing::CpuRunner::Get().Run(text, {});
+    if (cpu.ok()) {
+      EXPECT_TRUE(run.verdict.checks.ok()) << run.verdict.checks.ToString();
+    } else {
+      EXPECT_EQ(run.verdict.checks.code(), cpu.status().code()) << run.verdict.checks.ToString();
+      EXPECT_THAT(cpu.status().message(), ::testing::HasSubstr(run.verdict.checks.message()));
+      ++failed;
+    }
+  }
+  EXPECT_EQ(failed, 4);  // all but the first
+}
+
 // Every case of the interpreter suite that the planner plans, run on the
 // host through its generated kernels: its checks (check.expect_*) give the
 // cpu plugin's verdict - the case passes on both, or fails on both with the
@@ -433,15 +530,16 @@ TEST(CudaConformanceOnHostTest, EveryPlannedCaseGivesTheCpuPluginsVerdict) {
     Result<std::vector<berth::testing::Literal>> cpu =
         berth::testing::CpuRunner::Get().Run(c.text, {}, options);
     if (cpu.ok()) {
-      EXPECT_TRUE(run.checks.ok())
-          << "the cpu plugin passes it; on the host: " << run.checks.ToString();
-      passed += run.checks.ok();
+      EXPECT_TRUE(run.verdict.checks.ok())
+          << "the cpu plugin passes it; on the host: " << run.verdict.checks.ToString();
+      passed += run.verdict.checks.ok();
     } else {
       // The cpu plugin's message may add where the check ran.
-      const bool alike = !run.checks.ok() && run.checks.code() == cpu.status().code() &&
-                         cpu.status().message().find(run.checks.message()) != std::string::npos;
+      const bool alike =
+          !run.verdict.checks.ok() && run.verdict.checks.code() == cpu.status().code() &&
+          cpu.status().message().find(run.verdict.checks.message()) != std::string::npos;
       EXPECT_TRUE(alike) << "on the cpu plugin: " << cpu.status().ToString()
-                         << "\non the host: " << run.checks.ToString();
+                         << "\non the host: " << run.verdict.checks.ToString();
       failed_alike += alike;
     }
   });

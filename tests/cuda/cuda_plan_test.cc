@@ -385,6 +385,29 @@ TEST(CudaPlanTest, ChecksAreStepsAfterTheKernelsThatMakeTheirValues) {
   EXPECT_EQ(plan->steps[5].op, ops[6]);
 }
 
+TEST(CudaPlanTest, ProbesCopyTheirOperandAfterItsKernelAndPassItOn) {
+  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<4xf32>
+  %1 = interpreter.probe %0, probe_id = "neg" : tensor<4xf32>
+  %2 = stablehlo.abs %1 : tensor<4xf32>
+  check.expect_serialized_eq %0, probe_id = "neg", iter = 0 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+})");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  // negate's kernel, the probe, abs's kernel reading negate's output (the
+  // probe's result is its operand), the check.
+  ASSERT_EQ(plan->steps.size(), 4u);
+  EXPECT_EQ(plan->steps[0].kind, PlanStep::Kind::kFused);
+  EXPECT_EQ(plan->steps[1].kind, PlanStep::Kind::kProbe);
+  EXPECT_EQ(plan->steps[1].probe_id, "neg");
+  EXPECT_EQ(plan->steps[2].kind, PlanStep::Kind::kFused);
+  EXPECT_EQ(plan->steps[2].fused.inputs.at(0), plan->steps[0].fused.outputs.at(0));
+  EXPECT_EQ(plan->steps[3].kind, PlanStep::Kind::kCheck);
+  EXPECT_EQ(plan->steps[3].probe_id, "neg");
+  EXPECT_EQ(plan->steps[3].probe_iteration, 0);
+}
+
 TEST(CudaPlanTest, ChecksOfTypesTheGeneratorLacksAreUnimplemented) {
   stablehlo::Module module =
       Parse(R"(func.func @main(%a: tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>) {

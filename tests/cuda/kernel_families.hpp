@@ -940,6 +940,47 @@ inline std::vector<KernelFamily> KernelFamilies() {
     }
     families.push_back({"random_bits", program, 0, 0, false});
   }
+  {
+    // Transforms of every type and direction: lengths 1, odd, even, prime
+    // and composite; batched; 1 to 3 dimensions.
+    ProgramBuilder program("");
+    struct Fft {
+      const char* type;
+      const char* length;
+      const char* in;
+      const char* out;
+    };
+    const Fft ffts[] = {
+        {"FFT", "[1]", "tensor<1xcomplex<f32>>", "tensor<1xcomplex<f32>>"},
+        {"FFT", "[37]", "tensor<3x37xcomplex<f32>>", "tensor<3x37xcomplex<f32>>"},
+        {"FFT", "[16]", "tensor<16xcomplex<f64>>", "tensor<16xcomplex<f64>>"},
+        {"FFT", "[6, 10]", "tensor<2x6x10xcomplex<f32>>", "tensor<2x6x10xcomplex<f32>>"},
+        {"FFT", "[2, 3, 4]", "tensor<2x3x4xcomplex<f64>>", "tensor<2x3x4xcomplex<f64>>"},
+        {"IFFT", "[33]", "tensor<2x33xcomplex<f64>>", "tensor<2x33xcomplex<f64>>"},
+        {"IFFT", "[4, 8]", "tensor<4x8xcomplex<f32>>", "tensor<4x8xcomplex<f32>>"},
+        {"RFFT", "[1]", "tensor<3x1xf32>", "tensor<3x1xcomplex<f32>>"},
+        {"RFFT", "[8]", "tensor<8xf32>", "tensor<5xcomplex<f32>>"},
+        {"RFFT", "[9]", "tensor<2x9xf64>", "tensor<2x5xcomplex<f64>>"},
+        {"RFFT", "[5, 12]", "tensor<5x12xf32>", "tensor<5x7xcomplex<f32>>"},
+        {"RFFT", "[3, 4, 6]", "tensor<3x4x6xf64>", "tensor<3x4x4xcomplex<f64>>"},
+        {"IRFFT", "[10]", "tensor<2x6xcomplex<f32>>", "tensor<2x10xf32>"},
+        {"IRFFT", "[7]", "tensor<4xcomplex<f64>>", "tensor<7xf64>"},
+        {"IRFFT", "[4, 9]", "tensor<4x5xcomplex<f32>>", "tensor<4x9xf32>"},
+        {"IRFFT", "[2, 3, 8]", "tensor<2x3x5xcomplex<f64>>", "tensor<2x3x8xf64>"},
+    };
+    int index = 0;
+    for (const Fft& fft : ffts) {
+      const std::string arg = "%x" + std::to_string(index), result = "%f" + std::to_string(index);
+      ++index;
+      program.NamedArg(arg, fft.in);
+      program.Returned("  " + result + " = stablehlo.fft " + arg + ", type = " + fft.type +
+                           ", length = " + fft.length + " : (" + fft.in + ") -> " + fft.out + "\n",
+                       result, fft.out);
+    }
+    KernelFamily family{"fft", program, 0, 0, false};
+    family.transforms = true;
+    families.push_back(family);
+  }
   AddCollectiveFamilies(families);
   return families;
 }

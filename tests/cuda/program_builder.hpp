@@ -142,6 +142,11 @@ struct KernelFamily {
   // a solve in long double on well-conditioned arguments (family_check.hpp:
   // SolveArguments, CheckSolutions).
   bool solves = false;
+  // fft ops, each of an argument: not compared with the cpu plugin (whose
+  // kissfft sums in another order) but checked against the transforms
+  // computed in long double (fft_check.hpp: TransformArguments,
+  // CheckTransforms).
+  bool transforms = false;
 };
 
 }  // namespace berth::cuda::testing

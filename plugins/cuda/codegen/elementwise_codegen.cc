@@ -176,6 +176,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kBitcast: return EmitBitcastKernel(kernel);
     case Family::kTopK: return EmitTopKKernel(kernel);
     case Family::kCollective: return EmitCollectiveKernel(kernel);
+    case Family::kFft: return EmitFftKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -87,6 +87,9 @@ struct FusedKernel {
   //     elements); `member_sources`: for collective_permute and a static
   //     collective_broadcast, the member each one takes its value from (-1:
   //     zeros).
+  //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
+  //     dimension, each a direct transform along it, one output element
+  //     per thread (FftThreads), through two buffers in the scratch.
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
   //     other widths, halves, i1, narrow types); each thread writes one
   //     byte (or one i1 or narrow integer element) of the result from the
@@ -104,7 +107,8 @@ struct FusedKernel {
     kSort,
     kBitcast,
     kTopK,
-    kCollective
+    kCollective,
+    kFft
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -245,6 +249,17 @@ Status CheckTopK(const stablehlo::Operation& op);
 
 // The threads a top_k kernel runs: one per row (the last dimension).
 int64_t TopKThreads(const stablehlo::Operation& op);
+
+// OK when `op` is an fft the code generator can run: FFT and IFFT of
+// complex numbers, RFFT of f32/f64 to the half spectrum, IRFFT back, over
+// 1 to rank trailing dimensions whose lengths fit the operand and result.
+// Otherwise UNIMPLEMENTED naming what does not fit.
+Status CheckFft(const stablehlo::Operation& op);
+
+// The threads each launch of an fft kernel runs (the larger of the complex
+// working shape's and the result's elements) and, in `scratch_bytes`, its
+// two buffers of the working shape.
+int64_t FftThreads(const stablehlo::Operation& op, int64_t& scratch_bytes);
 
 // Whether `kind` is a collective op the code generator runs as a
 // kCollective kernel.

@@ -171,6 +171,7 @@ Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitCollectiveKernel(const FusedKernel& kernel);  // collective_codegen.cc
+Result<std::string> EmitFftKernel(const FusedKernel& kernel);         // fft_codegen.cc
 
 }  // namespace berth::cuda::codegen
 

@@ -185,4 +185,18 @@ Status CompareForCheck(ElementType type, std::span<const int64_t> dims, const vo
                                  " elements differ)");
 }
 
+std::string SerializedCheckFailure(std::string_view id, int64_t iteration, const Type* probed,
+                                   const Type& actual) {
+  const std::string name = "check failed: check.expect_serialized_eq: ";
+  if (probed == nullptr) {
+    return name + "no value was probed as '" + std::string(id) + "' at iteration " +
+           std::to_string(iteration);
+  }
+  if (*probed != actual) {
+    return name + "'" + std::string(id) + "' was " + probed->ToString() + ", the value is " +
+           actual.ToString();
+  }
+  return "";
+}
+
 }  // namespace berth::stablehlo

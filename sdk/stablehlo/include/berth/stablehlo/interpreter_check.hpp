@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "berth/stablehlo/ir.hpp"
 #include "berth/status.hpp"
@@ -53,6 +54,16 @@ bool IsCheckableType(ElementType type);
 // IsCheckableType refuses.
 Status CompareForCheck(ElementType type, std::span<const int64_t> dims, const void* actual,
                        const void* expected, const CheckSpec& spec);
+
+// check.expect_serialized_eq of a value of `actual` against iteration
+// `iteration` of probe `id`, whose value (interpreter.probe's, as probed
+// before the check) is of `probed` - NULL when none was probed as `id` at
+// that iteration: empty when the two can be compared (CompareForCheck with
+// an exact spec then decides), else why the check fails ("check failed:
+// check.expect_serialized_eq: no value was probed as 'ID' at iteration N",
+// or "... 'ID' was T, the value is U").
+std::string SerializedCheckFailure(std::string_view id, int64_t iteration, const Type* probed,
+                                   const Type& actual);
 
 }  // namespace berth::stablehlo
 

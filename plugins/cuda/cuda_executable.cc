@@ -205,6 +205,7 @@ Result<CudaExecutable::Enqueued> CudaExecutable::Enqueue(OnDevice& on,
 
 Result<std::shared_ptr<DeviceMemory>> CudaExecutable::MemoryOf(const Frame& frame,
                                                                const stablehlo::Value* value) {
+  if (value->type().IsToken()) return std::shared_ptr<DeviceMemory>();  // tokens hold nothing
   for (const Frame* f = &frame; f != nullptr; f = f->parent) {
     if (auto it = f->values.find(value); it != f->values.end()) return it->second;
   }

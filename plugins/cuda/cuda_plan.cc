@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -144,7 +145,7 @@ class Planner {
       ViewRead view;
       view.value = op.result(0);
       view.chain.push_back(&op);
-      if (op.kind() != OpKind::kIota) {
+      if (op.kind() != OpKind::kIota && op.kind() != OpKind::kDynamicIota) {
         const stablehlo::Value* operand = op.operand(0);
         if (const ViewRead* seen = FindView(operand)) {
           view.source = seen->source;
@@ -176,6 +177,30 @@ class Planner {
       }
       return OkStatus();
     }
+    if (op.kind() == OpKind::kGetDimensionSize) {
+      // A static dimension: a constant of the plan.
+      const std::optional<int64_t> dimension = op.GetInt("dimension");
+      const stablehlo::Type operand = op.operand(0)->type();
+      if (!dimension || *dimension < 0 || *dimension >= operand.rank() ||
+          !operand.HasStaticShape() ||
+          op.result(0)->type().element_type() != stablehlo::ElementType::kSI32) {
+        return UnimplementedError("the cuda plugin cannot run " + std::string(op.name()) + " at " +
+                                  op.location().ToString() +
+                                  ": a static dimension of its operand, as tensor<i32>");
+      }
+      const int32_t size = static_cast<int32_t>(operand.dim(*dimension));
+      AddLiteral(op, &size, sizeof(size));
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kAfterAll || op.kind() == OpKind::kCreateToken) {
+      return OkStatus();  // tokens hold nothing
+    }
+    if (op.kind() == OpKind::kTuple) {
+      tuples_[op.result(0)] =
+          std::vector<const stablehlo::Value*>(op.operands().begin(), op.operands().end());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kGetTupleElement) return AddTupleElement(op);
     if (op.kind() == OpKind::kBitcastConvert && !CheckFusible(op).ok()) {
       // Not a same-width reinterpretation of values: the stored bytes move.
       BERTH_RETURN_IF_ERROR(CheckBitcast(op));
@@ -189,13 +214,7 @@ class Planner {
       // An instance's own id: a constant of its plan.
       const uint32_t id = static_cast<uint32_t>(
           op.kind() == OpKind::kReplicaId ? position_->replica : position_->partition);
-      std::vector<uint8_t> bytes(sizeof(id));
-      std::memcpy(bytes.data(), &id, sizeof(id));
-      PlanStep step;
-      step.kind = PlanStep::Kind::kConstant;
-      step.op = &op;
-      step.literal = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-      steps_.push_back(std::move(step));
+      AddLiteral(op, &id, sizeof(id));
       return OkStatus();
     }
     if (IsGeneratedElementwiseKind(op.kind())) {
@@ -270,6 +289,18 @@ class Planner {
     if (op.kind() == OpKind::kDotGeneral) {
       BERTH_RETURN_IF_ERROR(CheckDot(op));
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kChloScan) {
+      BERTH_RETURN_IF_ERROR(CheckScan(op));
+      WriteOutViews(op.operands());  // read along the scanned dimension
+      const int64_t inputs = op.GetI64Array("operandSegmentSizes")[0];
+      const stablehlo::Type full = inputs > 0 ? op.operand(0)->type() : op.result(0)->type();
+      int64_t slices = 1;
+      for (int64_t d = 0; d < full.rank(); ++d) {
+        if (d != *op.GetInt("dimension")) slices *= full.dim(d);
+      }
+      EmitOpKernel(op, Family::kScan, slices);
       return OkStatus();
     }
     if (op.kind() == OpKind::kFft) {
@@ -348,6 +379,7 @@ class Planner {
       return PlanRegions(op, {{&callee->entry_block(), callee}});
     }
     if (IsCollectiveKind(op.kind())) return AddCollective(op);
+    if (op.kind() == OpKind::kSend || op.kind() == OpKind::kRecv) return AddTransfer(op);
     if (op.kind() == OpKind::kInterpreterRunParallel) return PlanParallel(op);
     if (op.kind() == OpKind::kConstant) {
       PlanStep step;
@@ -367,6 +399,80 @@ class Planner {
   }
 
  private:
+  // A constant step: `op`'s result holds the `size` bytes at `data`.
+  void AddLiteral(const Operation& op, const void* data, size_t size) {
+    std::vector<uint8_t> bytes(size);
+    std::memcpy(bytes.data(), data, size);
+    PlanStep step;
+    step.kind = PlanStep::Kind::kConstant;
+    step.op = &op;
+    step.literal = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    steps_.push_back(std::move(step));
+  }
+
+  // The elements of tuple `value` (made by stablehlo.tuple in this block or
+  // an enclosing one), or NULL.
+  const std::vector<const stablehlo::Value*>* FindTuple(const stablehlo::Value* value) const {
+    for (const Planner* planner = this; planner != nullptr; planner = planner->parent_) {
+      if (auto it = planner->tuples_.find(value); it != planner->tuples_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  // get_tuple_element: its result reads as the element does (a tuple, a
+  // token, or a value in memory or through its view); tuples are never
+  // held in memory.
+  Status AddTupleElement(const Operation& op) {
+    const std::vector<const stablehlo::Value*>* elements = FindTuple(op.operand(0));
+    const std::optional<int64_t> index = op.GetInt("index");
+    if (elements == nullptr || !index || *index < 0 ||
+        *index >= static_cast<int64_t>(elements->size())) {
+      return UnimplementedError("the cuda plugin cannot run " + std::string(op.name()) + " at " +
+                                op.location().ToString() +
+                                ": tuples are held only where stablehlo.tuple makes them");
+    }
+    const stablehlo::Value* element = (*elements)[static_cast<size_t>(*index)];
+    if (const std::vector<const stablehlo::Value*>* inner = FindTuple(element)) {
+      tuples_[op.result(0)] = *inner;
+    } else if (!element->type().IsToken()) {
+      ViewRead view;
+      view.value = op.result(0);
+      if (const ViewRead* seen = FindView(element)) {
+        view.source = seen->source;
+        view.chain = seen->chain;
+      } else {
+        view.source = element;
+      }
+      views_[view.value] = std::move(view);
+    }
+    return OkStatus();
+  }
+
+  // send and recv between run_parallel's instances: steps whose transfers
+  // the schedule pairs (ScheduleInstances), in an instance's body itself.
+  Status AddTransfer(const Operation& op) {
+    const std::string where = std::string(op.name()) + " at " + op.location().ToString();
+    if (!instance_body_) {
+      return UnimplementedError("the cuda plugin cannot run " + where +
+                                ": send and recv run only between the instances of "
+                                "interpreter.run_parallel, in their functions' bodies");
+    }
+    const bool send = op.kind() == OpKind::kSend;
+    const auto values = send ? op.operands() : op.results();
+    if (values.empty() || !values.back()->type().IsToken())
+      return InvalidArgumentError(where + ": its last " + (send ? "operand" : "result") +
+                                  " must be a token");
+    for (size_t j = 0; j + 1 < values.size(); ++j)
+      BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, values[j]->type()));
+    if (!op.channel_handle()) return InvalidArgumentError(where + " has no channel_handle");
+    WriteOutViews(op.operands());
+    PlanStep step;
+    step.kind = PlanStep::Kind::kCollective;
+    step.op = &op;
+    steps_.push_back(std::move(step));
+    return OkStatus();
+  }
+
   // interpreter.probe: a step copying its operand to the host, its result
   // a view of the operand; check.expect_serialized_eq: a check step
   // comparing its operand with a probed value.
@@ -649,6 +755,7 @@ class Planner {
   std::vector<PlanStep>& steps_;
   const Planner* parent_;
   std::unordered_map<const stablehlo::Value*, ViewRead> views_;
+  std::unordered_map<const stablehlo::Value*, std::vector<const stablehlo::Value*>> tuples_;
   std::unordered_set<const stablehlo::Value*> written_;
   const stablehlo::Function* function_;
   const stablehlo::GridPosition* position_;

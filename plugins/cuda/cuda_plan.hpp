@@ -94,8 +94,9 @@ struct PlanStep {
   // of its process group meets it. Built at plan time (ScheduleInstances):
   // collectives over several instances are steps of their function's body,
   // not inside control flow.
-  // kCollective: a collective over several instances, in an instance's
-  // body: run as part of a meeting, never by itself.
+  // kCollective: a collective over several instances, a send or a recv,
+  // in an instance's body: run as part of a meeting (a send: of the recv
+  // that takes its values), never by itself.
   std::vector<BlockPlan> regions;
   struct Scheduled {
     bool meeting = false;  // meetings[step], else regions[instance].steps[step]

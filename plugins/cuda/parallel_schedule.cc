@@ -1,6 +1,7 @@
 #include "parallel_schedule.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -85,6 +86,38 @@ std::vector<PlanStep> MeetingSteps(const std::vector<const Operation*>& ops,
   return steps;
 }
 
+Result<std::vector<PlanStep>> TransferSteps(const Operation& send, const Operation& recv,
+                                            const std::function<std::string()>& next_name) {
+  const size_t values = send.num_operands() - 1;
+  if (recv.num_results() - 1 != values) {
+    return InvalidArgumentError(Where(recv) + " expects " + std::to_string(recv.num_results() - 1) +
+                                " values from " + Where(send) + ", which sends " +
+                                std::to_string(values));
+  }
+  std::vector<PlanStep> steps;
+  for (size_t d = 0; d < values; ++d) {
+    if (send.operand(d)->type() != recv.result(d)->type()) {
+      return InvalidArgumentError(Where(recv) + ": result #" + std::to_string(d) + " is " +
+                                  recv.result(d)->type().ToString() + ", " + Where(send) +
+                                  " sends " + send.operand(d)->type().ToString());
+    }
+    PlanStep step;
+    step.kind = PlanStep::Kind::kFused;
+    step.op = &recv;
+    FusedKernel& kernel = step.fused;
+    kernel.family = FusedKernel::Family::kCollective;
+    kernel.root = &recv;
+    kernel.collective_operand = d;
+    kernel.member_sources = {0};
+    kernel.num_elements = recv.result(d)->type().NumElements();
+    kernel.inputs = {send.operand(d)};
+    kernel.outputs = {recv.result(d)};
+    kernel.name = next_name();
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 Status ScheduleInstances(PlanStep& step, const std::vector<stablehlo::GridPosition>& positions,
                          const std::function<std::string()>& next_name) {
   const size_t count = step.regions.size();
@@ -96,18 +129,51 @@ Status ScheduleInstances(PlanStep& step, const std::vector<stablehlo::GridPositi
     const std::vector<PlanStep>& steps = step.regions[i].steps;
     return cursors[i].next < steps.size() ? steps[cursors[i].next].op : nullptr;
   };
+  // Values sent and not yet received, by channel, oldest first.
+  std::map<int64_t, std::deque<std::pair<size_t, const Operation*>>> channels;
   while (true) {
-    // Every instance runs up to its next collective.
+    // Every instance runs up to its next collective, or a recv with nothing
+    // sent on its channel, until none can go on.
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (size_t i = 0; i < count; ++i) {
+        const std::vector<PlanStep>& steps = step.regions[i].steps;
+        Cursor& cursor = cursors[i];
+        while (cursor.next < steps.size()) {
+          const PlanStep& next = steps[cursor.next];
+          if (next.kind != PlanStep::Kind::kCollective) {
+            step.schedule.push_back({false, i, cursor.next++});
+          } else if (next.op->kind() == OpKind::kSend) {
+            channels[next.op->channel_handle()->handle].emplace_back(i, next.op);
+            ++cursor.next;
+          } else if (next.op->kind() == OpKind::kRecv) {
+            auto& sent = channels[next.op->channel_handle()->handle];
+            if (sent.empty()) break;
+            const auto [from, send] = sent.front();
+            sent.pop_front();
+            BERTH_ASSIGN_OR_RETURN(std::vector<PlanStep> copies,
+                                   TransferSteps(*send, *next.op, next_name));
+            for (PlanStep& copy : copies) {
+              copy.instances = {from, i};
+              step.schedule.push_back({true, 0, step.meetings.size()});
+              step.meetings.push_back(std::move(copy));
+            }
+            ++cursor.next;
+          } else {
+            break;
+          }
+          progress = true;
+        }
+      }
+    }
     bool any_waits = false;
     for (size_t i = 0; i < count; ++i) {
       const std::vector<PlanStep>& steps = step.regions[i].steps;
       Cursor& cursor = cursors[i];
-      while (cursor.next < steps.size() && steps[cursor.next].kind != PlanStep::Kind::kCollective) {
-        step.schedule.push_back({false, i, cursor.next++});
-      }
       if (cursor.next == steps.size()) continue;
       any_waits = true;
       const Operation& op = *steps[cursor.next].op;
+      if (op.kind() == OpKind::kRecv) continue;  // waits for a send
       const std::string kind =
           std::string(op.name()) + "#" + std::to_string(stablehlo::CollectiveChannelId(op));
       cursor.key = kind + "#" + std::to_string(cursor.met[kind]);
@@ -117,11 +183,12 @@ Status ScheduleInstances(PlanStep& step, const std::vector<stablehlo::GridPositi
     // The first group whose members all wait at the same collective meets.
     std::optional<size_t> ready;
     for (size_t i = 0; i < count && !ready; ++i) {
-      if (waiting_op(i) == nullptr) continue;
+      if (waiting_op(i) == nullptr || waiting_op(i)->kind() == OpKind::kRecv) continue;
       bool all = true;
       for (int64_t id : cursors[i].membership.members) {
         auto it = instance_of.find(id);
         if (it == instance_of.end() || waiting_op(it->second) == nullptr ||
+            waiting_op(it->second)->kind() == OpKind::kRecv ||
             cursors[it->second].key != cursors[i].key ||
             cursors[it->second].membership.members != cursors[i].membership.members) {
           all = false;
@@ -138,7 +205,9 @@ Status ScheduleInstances(PlanStep& step, const std::vector<stablehlo::GridPositi
       }
       return InvalidArgumentError("interpreter.run_parallel at " + step.op->location().ToString() +
                                   ": no process group can meet (every member of a group must " +
-                                  "reach the same collective)" + waits);
+                                  "reach the same collective; a recv needs a send on its "
+                                  "channel)" +
+                                  waits);
     }
     std::vector<const Operation*> ops;
     std::vector<int64_t> sources;

@@ -39,9 +39,19 @@ std::vector<PlanStep> MeetingSteps(const std::vector<const stablehlo::Operation*
                                    const std::vector<int64_t>& sources,
                                    const std::function<std::string()>& next_name);
 
+// The kernels carrying what `send` sent to `recv` (one copy per value,
+// `recv` the root of each; their `instances` left empty); INVALID_ARGUMENT
+// when the values do not match recv's results.
+Result<std::vector<PlanStep>> TransferSteps(const stablehlo::Operation& send,
+                                            const stablehlo::Operation& recv,
+                                            const std::function<std::string()>& next_name);
+
 // Fills `step` (a kParallel step whose `regions` hold the instances'
 // bodies, planned for `positions`) with its schedule: each instance runs
-// its steps until its next kCollective step; once every instance waits or
+// its steps until its next collective - a send queues its values on its
+// channel and goes on; a recv takes the oldest values sent on its channel
+// (TransferSteps join `meetings`), or waits for them - and the instances
+// go on in turn while any can; once every instance waits or
 // is done, the first group whose every member waits at the same collective
 // (op name, channel, and the count of such collectives the instance met
 // before, as the cpu plugin keys its meetings) meets - its kernels join

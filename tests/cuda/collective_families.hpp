@@ -5,7 +5,8 @@
 // several groups, channels (cross_replica_and_partition, cross_partition),
 // flattened ids, a dynamic root, non-commutative reductions, different
 // functions per partition, the instances' ids and a group of one inside a
-// call. Part of KernelFamilies (kernel_families.hpp).
+// call; and send and recv between instances. Part of KernelFamilies
+// (kernel_families.hpp).
 #ifndef BERTH_TESTS_CUDA_COLLECTIVE_FAMILIES_HPP_
 #define BERTH_TESTS_CUDA_COLLECTIVE_FAMILIES_HPP_
 
@@ -194,6 +195,58 @@ inline void AddCollectiveFamilies(std::vector<KernelFamily>& families) {
     family.finite_values = true;
     families.push_back(family);
   }
+}
+
+// Appends the families of send and recv between run_parallel's instances.
+inline void AddTransferFamilies(std::vector<KernelFamily>& families) {
+  // Replica 0 sends two values on channel 1 (one sent twice) and waits for
+  // replica 1's answer on channel 2, which replica 1 sends after taking the
+  // first two: the instances take turns, values arrive oldest first,
+  // tuples and tokens carry nothing to the device.
+  const std::string x = "tensor<3x5xf32>", c = "tensor<7xcomplex<f64>>", t = "!stablehlo.token";
+  auto send = [&](const std::string& name, const std::string& values, const std::string& types,
+                  int channel) {
+    return "  " + name + " = \"stablehlo.send\"(" + values +
+           ") {channel_handle = #stablehlo.channel_handle<handle = " + std::to_string(channel) +
+           ", type = 1>} : (" + types + ") -> " + t + "\n";
+  };
+  auto recv = [&](const std::string& names, const std::string& token, const std::string& types,
+                  int channel) {
+    return "  " + names + " = \"stablehlo.recv\"(" + token +
+           ") {channel_handle = #stablehlo.channel_handle<handle = " + std::to_string(channel) +
+           ", type = 1>} : (" + t + ") -> (" + types + ")\n";
+  };
+  ProgramBuilder program("");
+  program.Function("func.func @first(%x: " + x + ", %c: " + c + ", %t: " + t + ") -> (" + x + ", " +
+                   c + ") {\n" + "  %n = stablehlo.negate %x : " + x + "\n" +
+                   send("%s0", "%n, %c, %t", x + ", " + c + ", " + t, 1) +
+                   send("%s1", "%x, %c, %s0", x + ", " + c + ", " + t, 1) +
+                   recv("%r:3", "%s1", x + ", " + c + ", " + t, 2) +
+                   "  %pair = stablehlo.tuple %r#0, %r#1 : tuple<" + x + ", " + c +
+                   ">\n"
+                   "  %a = stablehlo.get_tuple_element %pair[0] : (tuple<" +
+                   x + ", " + c + ">) -> " + x +
+                   "\n  %b = stablehlo.get_tuple_element %pair[1] : (tuple<" + x + ", " + c +
+                   ">) -> " + c + "\n  return %a, %b : " + x + ", " + c + "\n}\n");
+  program.Function("func.func @second(%x: " + x + ", %c: " + c + ", %t: " + t + ") -> (" + x +
+                   ", " + c + ") {\n" + recv("%r:3", "%t", x + ", " + c + ", " + t, 1) +
+                   recv("%q:3", "%r#2", x + ", " + c + ", " + t, 1) +
+                   "  %sum = stablehlo.add %r#0, %q#0 : " + x + "\n" +
+                   send("%s", "%sum, %x, %c, %q#2", x + ", " + x + ", " + c + ", " + t, 3) +
+                   send("%s2", "%sum, %q#1, %s", x + ", " + c + ", " + t, 2) +
+                   "  return %q#0, %r#1 : " + x + ", " + c + "\n}\n");
+  // The values sent on channel 3 are never taken: they stay queued.
+  program.NamedArg("%x0", x);
+  program.NamedArg("%c0", c);
+  program.NamedArg("%x1", x);
+  program.NamedArg("%c1", c);
+  program.Lines("  %tok = stablehlo.after_all : " + t + "\n" +
+                "  %all:4 = \"interpreter.run_parallel\"(%x0, %c0, %tok, %x1, %c1, %tok) "
+                "{programs = [[@first], [@second]]} : (" +
+                x + ", " + c + ", " + t + ", " + x + ", " + c + ", " + t + ") -> (" + x + ", " + c +
+                ", " + x + ", " + c + ")\n");
+  for (int j = 0; j < 4; ++j) program.Returned("", "%all#" + std::to_string(j), j % 2 == 0 ? x : c);
+  families.push_back({"transfers", program, 0, 0, false});
 }
 
 }  // namespace berth::cuda::testing

@@ -429,6 +429,43 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     }
     families.push_back({"reduce_precision", program});
   }
+  {
+    // stablehlo.map inlined into the chain around it: computations of
+    // several ops (f16 rounding after each), of two operand types, a
+    // compare and select, one map reading another's result.
+    ProgramBuilder program;
+    const std::string f = program.Tensor("f32"), h = program.Tensor("f16"),
+                      i = program.Tensor("i32");
+    const std::string fa = program.Arg("f32"), fb = program.Arg("f32", "b"),
+                      ha = program.Arg("f16"), ia = program.Arg("i32");
+    auto map = [&](const std::string& name, const std::string& operands, const std::string& params,
+                   const std::string& ops, const std::string& result, const std::string& types,
+                   const std::string& out) {
+      program.Returned("  " + name + " = \"stablehlo.map\"(" + operands + ") ({\n  ^bb0(" + params +
+                           "):\n" + ops + "    stablehlo.return " + result +
+                           "\n  }) {dimensions = "
+                           "array<i64: 0>} : (" +
+                           types + ") -> " + out + "\n",
+                       name, out);
+    };
+    program.Lines("  %fn = stablehlo.negate " + fa + " : " + f + "\n");
+    map("%m0", "%fn, " + fb, "%x: tensor<f32>, %y: tensor<f32>",
+        "    %p = stablehlo.multiply %x, %y : tensor<f32>\n    %s = stablehlo.sine %x : "
+        "tensor<f32>\n"
+        "    %r = stablehlo.add %p, %s : tensor<f32>\n",
+        "%r : tensor<f32>", f + ", " + f, f);
+    map("%m1", ha + ", " + ha, "%x: tensor<f16>, %y: tensor<f16>",
+        "    %p = stablehlo.multiply %x, %y : tensor<f16>\n    %r = stablehlo.add %p, %x : "
+        "tensor<f16>\n",
+        "%r : tensor<f16>", h + ", " + h, h);
+    map("%m2", "%m0, " + ia, "%x: tensor<f32>, %k: tensor<i32>",
+        "    %c = stablehlo.convert %k : (tensor<i32>) -> tensor<f32>\n"
+        "    %g = stablehlo.compare GT, %x, %c : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %r = stablehlo.select %g, %x, %c : tensor<i1>, tensor<f32>\n",
+        "%r : tensor<f32>", f + ", " + i, f);
+    program.Op("abs", {"%m2"}, {f}, f);
+    families.push_back({"map", program, 4, 1});
+  }
 }
 
 }  // namespace berth::cuda::testing

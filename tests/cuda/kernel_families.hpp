@@ -981,7 +981,63 @@ inline std::vector<KernelFamily> KernelFamilies() {
     family.transforms = true;
     families.push_back(family);
   }
+  {
+    // chlo.scan: prefix sums in order along either dimension (floats, so
+    // the order shows in the bits), from the end, over a view, a running
+    // maximum with its index, two carries that swap, and a scan of carries
+    // alone.
+    ProgramBuilder program("");
+    auto scan = [&](const std::string& name, const std::string& inputs, const std::string& inits,
+                    const std::string& attrs, const std::string& body, const std::string& types) {
+      program.Lines("  " + name + " = chlo.scan(" + inputs + ") inits(" + inits + ") " + attrs +
+                    " {\n" + body + "  } : " + types + "\n");
+    };
+    program.NamedArg("%f", "tensor<4x7xf32>");
+    program.NamedArg("%f0", "tensor<4xf32>");
+    program.NamedArg("%h", "tensor<5x3xf16>");
+    program.NamedArg("%h0", "tensor<3xf16>");
+    program.NamedArg("%i", "tensor<9xi32>");
+    program.NamedArg("%i0", "tensor<i32>");
+    scan("%s0:2", "%f", "%f0", "dimension=1",
+         "  ^bb0(%x: tensor<4xf32>, %c: tensor<4xf32>):\n"
+         "    %a = stablehlo.add %c, %x : tensor<4xf32>\n"
+         "    stablehlo.return %a, %a : tensor<4xf32>, tensor<4xf32>\n",
+         "(tensor<4x7xf32>, tensor<4xf32>) -> (tensor<4x7xf32>, tensor<4xf32>)");
+    program.Lines(
+        "  %ht = stablehlo.transpose %h, dims = [1, 0] : (tensor<5x3xf16>) -> tensor<3x5xf16>\n");
+    scan("%s1:2", "%ht", "%h0", "dimension=1 attributes {is_reverse = true}",
+         "  ^bb0(%x: tensor<3xf16>, %c: tensor<3xf16>):\n"
+         "    %m = stablehlo.multiply %x, %c : tensor<3xf16>\n"
+         "    %a = stablehlo.add %m, %x : tensor<3xf16>\n"
+         "    stablehlo.return %a, %a : tensor<3xf16>, tensor<3xf16>\n",
+         "(tensor<3x5xf16>, tensor<3xf16>) -> (tensor<3x5xf16>, tensor<3xf16>)");
+    program.Lines("  %where = stablehlo.iota dim = 0 : tensor<9xi32>\n");
+    scan("%s2:4", "%i, %where", "%i0, %i0", "dimension=0",
+         "  ^bb0(%v: tensor<i32>, %k: tensor<i32>, %rv: tensor<i32>, %rk: tensor<i32>):\n"
+         "    %nv = stablehlo.maximum %rv, %v : tensor<i32>\n"
+         "    %gt = stablehlo.compare GT, %rv, %v : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+         "    %nk = stablehlo.select %gt, %rk, %k : tensor<i1>, tensor<i32>\n"
+         "    stablehlo.return %nv, %nk, %nv, %nk : tensor<i32>, tensor<i32>, tensor<i32>, "
+         "tensor<i32>\n",
+         "(tensor<9xi32>, tensor<9xi32>, tensor<i32>, tensor<i32>) -> (tensor<9xi32>, "
+         "tensor<9xi32>, "
+         "tensor<i32>, tensor<i32>)");
+    // Fibonacci-like: the carries swap, the output is one of them.
+    scan("%s3:3", "", "%f0, %f0", "dimension=0",
+         "  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):\n"
+         "    %n = stablehlo.add %a, %b : tensor<4xf32>\n"
+         "    stablehlo.return %a, %b, %n : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>\n",
+         "(tensor<4xf32>, tensor<4xf32>) -> (tensor<6x4xf32>, tensor<4xf32>, tensor<4xf32>)");
+    const std::pair<const char*, const char*> returned[] = {
+        {"%s0#0", "tensor<4x7xf32>"}, {"%s0#1", "tensor<4xf32>"}, {"%s1#0", "tensor<3x5xf16>"},
+        {"%s1#1", "tensor<3xf16>"},   {"%s2#0", "tensor<9xi32>"}, {"%s2#1", "tensor<9xi32>"},
+        {"%s2#2", "tensor<i32>"},     {"%s2#3", "tensor<i32>"},   {"%s3#0", "tensor<6x4xf32>"},
+        {"%s3#1", "tensor<4xf32>"},   {"%s3#2", "tensor<4xf32>"}};
+    for (const auto& [name, type] : returned) program.Returned("", name, type);
+    families.push_back({"scan", program, 0, 0, false});
+  }
   AddCollectiveFamilies(families);
+  AddTransferFamilies(families);
   return families;
 }
 

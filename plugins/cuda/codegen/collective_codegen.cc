@@ -163,6 +163,13 @@ Status CheckCollective(const Operation& op, int64_t members) {
 
 Result<std::string> codegen::EmitCollectiveKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
+  if (op.kind() == OpKind::kRecv) {
+    // A value sent to a recv: copied as stored.
+    if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1)
+      return InvalidArgumentError("kernel '" + kernel.name + "' of " + Where(op) +
+                                  ": not one value");
+    return WrapKernel(kernel.name, KernelParams(kernel), "    out0[i] = in0[i];\n");
+  }
   const int64_t g = kernel.members;
   const size_t k = kernel.collective_operand;
   const bool dynamic_root = HasDynamicRoot(op);

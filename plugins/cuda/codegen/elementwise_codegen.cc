@@ -1,6 +1,7 @@
 #include "codegen/elementwise_codegen.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "codegen/kernel_emitters.hpp"
@@ -21,6 +22,7 @@ std::vector<berth::ElementType> GeneratedBufferTypes() {
 bool IsGeneratedElementwiseKind(OpKind kind) {
   if (FloatFunctionOf(kind) != nullptr) return true;
   switch (kind) {
+    case OpKind::kMap:
     case OpKind::kComplex:
     case OpKind::kReal:
     case OpKind::kImag:
@@ -89,7 +91,10 @@ bool IsViewKind(OpKind kind) {
     case OpKind::kReshape:
     case OpKind::kSlice:
     case OpKind::kReverse:
-    case OpKind::kIota: return true;
+    case OpKind::kIota:
+    case OpKind::kDynamicIota:
+    case OpKind::kDynamicReshape:
+    case OpKind::kDynamicBroadcastInDim: return true;
     default: return false;
   }
 }
@@ -100,6 +105,44 @@ Status CheckGeneratedType(const Operation& op, stablehlo::Type type) {
   }
   if (type.IsQuantized() || StorageType(type.element_type()) == nullptr) {
     return Unsupported(op, "element type " + type.ToString() + " is not generated yet");
+  }
+  return OkStatus();
+}
+
+// OK when operand `index` of dynamic_iota, dynamic_reshape or
+// dynamic_broadcast_in_dim - the result's shape - is a constant holding
+// the result type's static dimensions: then the op is its static form.
+// INVALID_ARGUMENT (the cpu plugin's words) when it holds others;
+// UNIMPLEMENTED when it is computed (a shape known only when the program
+// runs).
+Status CheckStaticShapeOperand(const Operation& op, size_t index) {
+  const stablehlo::Value* shape = op.operand(index);
+  const stablehlo::Type result = op.result(0)->type();
+  const Operation* producer = shape->defining_op();
+  const stablehlo::DenseElementsAttr* value =
+      producer != nullptr && producer->kind() == OpKind::kConstant ? producer->GetDense("value")
+                                                                   : nullptr;
+  if (value == nullptr || !stablehlo::IsInteger(shape->type().element_type()))
+    return Unsupported(op,
+                       "its shape operand is not a constant (dynamic shapes are not generated)");
+  const stablehlo::ElementType type = shape->type().element_type();
+  const std::vector<uint8_t> bytes = value->ExpandedData();
+  const size_t size = stablehlo::StorageBytes(type);
+  if (shape->type().rank() != 1 || shape->type().NumElements() != result.rank()) {
+    return InvalidArgumentError(Where(op) + ": its shape " + shape->type().ToString() +
+                                " must hold one size per dimension of " + result.ToString());
+  }
+  for (int64_t d = 0; d < result.rank(); ++d) {
+    int64_t size_d = 0;
+    std::memcpy(&size_d, bytes.data() + static_cast<size_t>(d) * size, size);
+    if (stablehlo::IsSignedInteger(type) && size < 8) {
+      const int unused = 64 - 8 * static_cast<int>(size);
+      size_d = static_cast<int64_t>(static_cast<uint64_t>(size_d) << unused) >> unused;
+    }
+    if (size_d != result.dim(d)) {
+      return InvalidArgumentError(Where(op) + ": its shape[" + std::to_string(d) + "] = " +
+                                  std::to_string(size_d) + " does not fit " + result.ToString());
+    }
   }
   return OkStatus();
 }
@@ -122,7 +165,14 @@ Status CheckView(const Operation& op) {
   switch (op.kind()) {
     case OpKind::kTranspose: return needs("permutation", operand_rank);
     case OpKind::kBroadcastInDim: return needs("broadcast_dimensions", operand_rank);
+    case OpKind::kDynamicBroadcastInDim:
+      BERTH_RETURN_IF_ERROR(CheckStaticShapeOperand(op, 1));
+      return needs("broadcast_dimensions", operand_rank);
+    case OpKind::kDynamicReshape: return CheckStaticShapeOperand(op, 1);
     case OpKind::kSlice: return needs("start_indices", operand_rank);
+    case OpKind::kDynamicIota:
+      BERTH_RETURN_IF_ERROR(CheckStaticShapeOperand(op, 0));
+      [[fallthrough]];
     case OpKind::kIota: {
       std::optional<int64_t> dimension = op.GetInt("iota_dimension");
       if (!dimension || *dimension < 0 || *dimension >= result.rank()) {
@@ -134,10 +184,42 @@ Status CheckView(const Operation& op) {
   }
 }
 
+// stablehlo.map: over every dimension in order, its computation taking one
+// rank-0 element of each operand and returning one of the result, by
+// elementwise ops (EmitOps inlines it).
+Status CheckMap(const Operation& op) {
+  const stablehlo::Type result = op.result(0)->type();
+  const std::span<const int64_t> dimensions = op.GetI64Array("dimensions");
+  for (int64_t d = 0; d < result.rank(); ++d) {
+    if (static_cast<int64_t>(dimensions.size()) != result.rank() ||
+        dimensions[static_cast<size_t>(d)] != d) {
+      return Unsupported(op, "its dimensions must be every dimension in order");
+    }
+  }
+  if (op.num_regions() != 1 || op.region(0).blocks().size() != 1)
+    return Unsupported(op, "its computation must be one block");
+  const stablehlo::Block& block = op.region(0).entry_block();
+  if (block.num_arguments() != op.num_operands() || block.terminator() == nullptr ||
+      block.terminator()->num_operands() != 1 ||
+      block.terminator()->operand(0)->type().element_type() != result.element_type()) {
+    return Unsupported(op, "its computation must take an element of each operand and return one");
+  }
+  for (size_t a = 0; a < op.num_operands(); ++a) {
+    const stablehlo::Type arg = block.argument(a)->type();
+    if (!IsRankZeroOf(arg) || arg.element_type() != op.operand(a)->type().element_type())
+      return Unsupported(op, "its computation must take rank-0 elements of its operands' types");
+  }
+  for (const Operation* inner : block.operations()) {
+    if (inner == block.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in the computation of " + Where(op)));
+  }
+  return OkStatus();
+}
+
 Status CheckFusible(const Operation& op) {
   if (!IsGeneratedElementwiseKind(op.kind()))
     return Unsupported(op, "not an elementwise op the code generator knows");
-  if (op.num_results() != 1 || op.num_regions() != 0)
+  if (op.num_results() != 1 || (op.num_regions() != 0 && op.kind() != OpKind::kMap))
     return Unsupported(op, "not one result without regions");
   const stablehlo::Type result = op.result(0)->type();
   BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, result));
@@ -148,6 +230,7 @@ Status CheckFusible(const Operation& op) {
                                  result.ToString());
     }
   }
+  if (op.kind() == OpKind::kMap) return CheckMap(op);
   if (op.kind() == OpKind::kConvert || op.kind() == OpKind::kCompare ||
       op.kind() == OpKind::kIsFinite)
     return OkStatus();
@@ -177,6 +260,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kTopK: return EmitTopKKernel(kernel);
     case Family::kCollective: return EmitCollectiveKernel(kernel);
     case Family::kFft: return EmitFftKernel(kernel);
+    case Family::kScan: return EmitScanKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -90,6 +90,8 @@ struct FusedKernel {
   //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
   //     dimension, each a direct transform along it, one output element
   //     per thread (FftThreads), through two buffers in the scratch.
+  //   kScan: chlo.scan (CheckScan); each thread one element of the slices,
+  //     scanning its positions along the dimension in order.
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
   //     other widths, halves, i1, narrow types); each thread writes one
   //     byte (or one i1 or narrow integer element) of the result from the
@@ -108,7 +110,8 @@ struct FusedKernel {
     kBitcast,
     kTopK,
     kCollective,
-    kFft
+    kFft,
+    kScan
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -165,7 +168,8 @@ Status CheckReduce(const stablehlo::Operation& op);
 Status CheckMove(const stablehlo::Operation& op);
 
 // OK when `op` is a dot_general the code generator can run: static shapes
-// of supported real types, dimension numbers, no dot algorithm. Otherwise
+// of supported types, dimension numbers (a dot algorithm and the
+// precision config are ignored, as on the cpu plugin). Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckDot(const stablehlo::Operation& op);
 
@@ -249,6 +253,12 @@ Status CheckTopK(const stablehlo::Operation& op);
 
 // The threads a top_k kernel runs: one per row (the last dimension).
 int64_t TopKThreads(const stablehlo::Operation& op);
+
+// OK when `op` is a chlo.scan the code generator can run: inputs and
+// outputs of one shape, carries and every value of its body of the slices'
+// shape (that shape without `dimension`), a body of elementwise ops - so
+// each element of the slices scans alone. Otherwise UNIMPLEMENTED.
+Status CheckScan(const stablehlo::Operation& op);
 
 // OK when `op` is an fft the code generator can run: FFT and IFFT of
 // complex numbers, RFFT of f32/f64 to the half spectrum, IRFFT back, over

@@ -629,7 +629,7 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
   int step = 0;
   for (const Operation* op : view.chain) {
     ++step;
-    if (op->kind() == OpKind::kIota) {
+    if (op->kind() == OpKind::kIota || op->kind() == OpKind::kDynamicIota) {
       iota = current[static_cast<size_t>(*op->GetInt("iota_dimension"))];
       return code;
     }
@@ -644,7 +644,8 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
           exprs[static_cast<size_t>(permutation[d])] = current[d];
         break;
       }
-      case OpKind::kBroadcastInDim: {
+      case OpKind::kBroadcastInDim:
+      case OpKind::kDynamicBroadcastInDim: {
         std::span<const int64_t> dims = op->GetI64Array("broadcast_dimensions");
         for (size_t k = 0; k < dims.size(); ++k) {
           exprs[k] = operand.dim(static_cast<int64_t>(k)) == 1
@@ -653,7 +654,8 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
         }
         break;
       }
-      case OpKind::kReshape: {
+      case OpKind::kReshape:
+      case OpKind::kDynamicReshape: {
         const std::string linear = LinearIndex(current, type.shape());
         const std::string flat = prefix + std::to_string(step) + "_flat";
         code += "    const berth_s64 " + flat + " = " + linear + ";\n";
@@ -741,6 +743,14 @@ Status EmitOps(const std::string& kernel, std::span<const Operation* const> ops,
             " reads a value that is neither an input nor computed before it");
       }
       args.push_back(it->second);
+    }
+    if (op->kind() == OpKind::kMap) {
+      // Its computation inlined, on the operands' elements.
+      const stablehlo::Block& block = op->region(0).entry_block();
+      for (size_t a = 0; a < args.size(); ++a) names[block.argument(a)] = args[a];
+      BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel, block, indent, names, next, body));
+      names[op->result(0)] = names.at(block.terminator()->operand(0));
+      continue;
     }
     BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(*op, args));
     const ElementType type = op->result(0)->type().element_type();

@@ -160,6 +160,7 @@ Status CheckWindowAttributes(const Operation& op, int64_t rank,
 // FusedKernel): reduction_codegen.cc, movement_codegen.cc, linalg_codegen.cc.
 Result<std::string> EmitReduceKernel(const FusedKernel& kernel);
 Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel);
+Result<std::string> EmitScanKernel(const FusedKernel& kernel);
 Result<std::string> EmitMoveKernel(const FusedKernel& kernel);
 Result<std::string> EmitBitcastKernel(const FusedKernel& kernel);
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel);

@@ -360,6 +360,139 @@ Result<std::string> EmitReduceWindowKernel(const FusedKernel& kernel) {
   return WrapKernel(kernel.name, params, body);
 }
 
+// chlo.scan: each thread one element of the slices (every position but
+// along `dimension`), its carries starting at the inits' element, then the
+// body's ops on that element of each input's slice and the carries, one
+// position after the other (from the end when is_reverse): the outputs'
+// elements at each position, the carries' at the end.
+Result<std::string> EmitScanKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckScan(op));
+  const std::span<const int64_t> segments = op.GetI64Array("operandSegmentSizes");
+  const size_t inputs = static_cast<size_t>(segments[0]), inits = static_cast<size_t>(segments[1]);
+  const size_t outputs = op.num_results() - inits;
+  const int64_t dim = *op.GetInt("dimension");
+  const bool reverse = op.GetBool("is_reverse", false);
+  // The full shape (an input's or output's) and the slices' (the carries').
+  const stablehlo::Type full = inputs > 0 ? op.operand(0)->type() : op.result(0)->type();
+  const int64_t length = full.dim(dim);
+  std::vector<int64_t> slice_dims;
+  for (int64_t d = 0; d < full.rank(); ++d) {
+    if (d != dim) slice_dims.push_back(d);
+  }
+  std::string body;
+  std::vector<std::string> index(static_cast<size_t>(full.rank()));
+  EmitDecompose("i", slice_dims, full.shape(), "s", "    ", body, index);
+  index[static_cast<size_t>(dim)] = "0";
+  body += "    const berth_s64 base = " + LinearIndex(index, full.shape()) + ";\n";
+  const std::string stride =
+      std::to_string(RowMajorStrides(full.shape())[static_cast<size_t>(dim)]);
+  const stablehlo::Block& block = op.region(0).entry_block();
+  std::unordered_map<const stablehlo::Value*, std::string> names;
+  for (size_t j = 0; j < inits; ++j) {
+    const stablehlo::Value* init = op.operand(inputs + j);
+    BERTH_ASSIGN_OR_RETURN(const std::string param, InputParam(kernel, init));
+    const ElementType type = init->type().element_type();
+    body += "    " + std::string(ComputeType(type)) + " carry" + std::to_string(j) + " = " +
+            Load(type, param + "[i]") + ";\n";
+    names[block.argument(inputs + j)] = "carry" + std::to_string(j);
+  }
+  body += "    for (berth_s64 step = 0; step < " + std::to_string(length) + "LL; ++step) {\n";
+  body += "      const berth_s64 at = base + (" +
+          (reverse ? std::to_string(length - 1) + "LL - step" : std::string("step")) + ") * " +
+          stride + "LL;\n";
+  for (size_t j = 0; j < inputs; ++j) {
+    BERTH_ASSIGN_OR_RETURN(const std::string param, InputParam(kernel, op.operand(j)));
+    const ElementType type = op.operand(j)->type().element_type();
+    body += "      const " + std::string(ComputeType(type)) + " x" + std::to_string(j) + " = " +
+            Load(type, param + "[at]") + ";\n";
+    names[block.argument(j)] = "x" + std::to_string(j);
+  }
+  int next = 0;
+  BERTH_RETURN_IF_ERROR(EmitBlockOps(kernel.name, block, "      ", names, next, body));
+  const Operation& terminator = *block.terminator();
+  for (size_t j = 0; j < outputs; ++j) {
+    body += "      out" + std::to_string(j) + "[at] = " +
+            Store(op.result(j)->type().element_type(), names.at(terminator.operand(j))) + ";\n";
+  }
+  // All new carries first: a body may swap them.
+  for (size_t j = 0; j < inits; ++j) {
+    body += "      const " +
+            std::string(ComputeType(op.result(outputs + j)->type().element_type())) + " next" +
+            std::to_string(j) + " = " + names.at(terminator.operand(outputs + j)) + ";\n";
+  }
+  for (size_t j = 0; j < inits; ++j)
+    body += "      carry" + std::to_string(j) + " = next" + std::to_string(j) + ";\n";
+  body += "    }\n";
+  for (size_t j = 0; j < inits; ++j) {
+    body += "    out" + std::to_string(outputs + j) + "[i] = " +
+            Store(op.result(outputs + j)->type().element_type(), "carry" + std::to_string(j)) +
+            ";\n";
+  }
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
+}
+
 }  // namespace codegen
+
+Status CheckScan(const Operation& op) {
+  const std::span<const int64_t> segments = op.GetI64Array("operandSegmentSizes");
+  const std::optional<int64_t> dim = op.GetInt("dimension");
+  if (op.kind() != OpKind::kChloScan || segments.size() != 2 || !dim || op.num_regions() != 1 ||
+      op.region(0).blocks().size() != 1) {
+    return Unsupported(op, "not inputs, inits, a dimension and a body");
+  }
+  const size_t inputs = static_cast<size_t>(segments[0]), inits = static_cast<size_t>(segments[1]);
+  if (inputs + inits != op.num_operands() || op.num_results() < inits ||
+      op.num_results() - inits + inputs == 0) {
+    return Unsupported(op, "its operands and results do not fit operandSegmentSizes");
+  }
+  const size_t outputs = op.num_results() - inits;
+  const stablehlo::Type full = inputs > 0 ? op.operand(0)->type() : op.result(0)->type();
+  if (*dim < 0 || *dim >= full.rank())
+    return Unsupported(op, "dimension is not one of its inputs'");
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  for (const stablehlo::Value* value : op.results())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  // Every input and output of the full shape; every carry, and every value
+  // of the body, of the slices' elements: the body is then elementwise on
+  // them, each slice element scanning alone.
+  std::vector<int64_t> slice;
+  for (int64_t d = 0; d < full.rank(); ++d) {
+    if (d != *dim) slice.push_back(full.dim(d));
+  }
+  auto is_slice = [&](stablehlo::Type type) {
+    return std::equal(type.shape().begin(), type.shape().end(), slice.begin(), slice.end());
+  };
+  auto is_full = [&](stablehlo::Type type) {
+    return std::ranges::equal(type.shape(), full.shape());
+  };
+  for (size_t j = 0; j < inputs; ++j) {
+    if (!is_full(op.operand(j)->type())) return Unsupported(op, "its inputs differ in shape");
+  }
+  for (size_t j = 0; j < outputs; ++j) {
+    if (!is_full(op.result(j)->type()))
+      return Unsupported(op, "its outputs are not of its inputs' shape");
+  }
+  for (size_t j = 0; j < inits; ++j) {
+    if (!is_slice(op.operand(inputs + j)->type()) || !is_slice(op.result(outputs + j)->type()))
+      return Unsupported(op, "its carries are not of the slices' shape");
+  }
+  const stablehlo::Block& block = op.region(0).entry_block();
+  if (block.num_arguments() != inputs + inits || block.terminator() == nullptr ||
+      block.terminator()->num_operands() != op.num_results()) {
+    return Unsupported(op, "its body must take a slice of each input and the carries");
+  }
+  for (const stablehlo::Value* argument : block.arguments()) {
+    if (!is_slice(argument->type())) return Unsupported(op, "its body takes other than slices");
+  }
+  for (const Operation* inner : block.operations()) {
+    if (inner == block.terminator()) continue;
+    BERTH_RETURN_IF_ERROR(CheckFusible(*inner).WithContext("in the body of " + Where(op)));
+    if (!is_slice(inner->result(0)->type()))
+      return Unsupported(op, "its body computes other than slices (only elementwise bodies)");
+  }
+  return OkStatus();
+}
 
 }  // namespace berth::cuda

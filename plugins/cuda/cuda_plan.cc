@@ -314,7 +314,12 @@ class Planner {
         kernel.launches.push_back(static_cast<int64_t>(pass));
       return OkStatus();
     }
-    if (op.kind() == OpKind::kConvolution) {
+    if (op.kind() == OpKind::kChloRaggedDot) {
+      BERTH_RETURN_IF_ERROR(CheckRaggedDot(op));
+      EmitOpKernel(op, Family::kRaggedDot, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kConvolution || op.kind() == OpKind::kDynamicConv) {
       BERTH_RETURN_IF_ERROR(CheckConvolution(op));
       EmitOpKernel(op, Family::kConvolution, op.result(0)->type().NumElements());
       return OkStatus();
@@ -330,7 +335,8 @@ class Planner {
     }
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
         op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice ||
-        op.kind() == OpKind::kGather) {
+        op.kind() == OpKind::kGather || op.kind() == OpKind::kDynamicGather ||
+        op.kind() == OpKind::kDynamicPad) {
       BERTH_RETURN_IF_ERROR(CheckMove(op));
       EmitOpKernel(op, Family::kMove, op.result(0)->type().NumElements());
       return OkStatus();

@@ -1,7 +1,6 @@
 // The cuda plugin's plan of interpreter.run_parallel: each program instance
 // planned for its place in the grid, the order its steps, its groups'
-// meetings and its transfers run in on one device, and what it refuses
-// (with tokens, tuples and the shape operands of dynamic ops).
+// meetings and its transfers run in on one device, and what it refuses.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -216,35 +215,6 @@ func.func @take(%t: !stablehlo.token) -> tensor<2xi32> {
   Result<CudaPlan> alone = PlanCudaProgram(module, "take");
   ASSERT_EQ(alone.status().code(), StatusCode::kUnimplemented) << alone.status().ToString();
   EXPECT_THAT(alone.status().message(), HasSubstr("only between the instances of"));
-}
-
-TEST(CudaParallelPlanTest, DynamicShapesMustBeConstantsHoldingTheStaticShape) {
-  auto plan_of = [](const std::string& shape) {
-    stablehlo::Module module =
-        Parse("func.func @main(%n: tensor<2xi64>) -> tensor<2x3xi64> {\n" + shape +
-                  "  %r = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x3xi64>\n"
-                  "  return %r : tensor<2x3xi64>\n}\n",
-              /*verify=*/false);
-    return PlanCudaProgram(module, "").status();
-  };
-  EXPECT_TRUE(plan_of("  %s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n").ok());
-  const Status other = plan_of("  %s = stablehlo.constant dense<[2, 4]> : tensor<2xi64>\n");
-  EXPECT_EQ(other.code(), StatusCode::kInvalidArgument) << other.ToString();
-  EXPECT_THAT(other.message(), HasSubstr("shape[1] = 4 does not fit tensor<2x3xi64>"));
-  const Status computed = plan_of("  %s = stablehlo.abs %n : tensor<2xi64>\n");
-  EXPECT_EQ(computed.code(), StatusCode::kUnimplemented) << computed.ToString();
-  EXPECT_THAT(computed.message(), HasSubstr("its shape operand is not a constant"));
-}
-
-TEST(CudaParallelPlanTest, TuplesAreHeldOnlyWhereTupleMakesThem) {
-  stablehlo::Module module = Parse(R"(func.func @main(%p: tuple<tensor<2xf32>>) -> tensor<2xf32> {
-  %e = stablehlo.get_tuple_element %p[0] : (tuple<tensor<2xf32>>) -> tensor<2xf32>
-  return %e : tensor<2xf32>
-}
-)");
-  Result<CudaPlan> plan = PlanCudaProgram(module, "");
-  ASSERT_EQ(plan.status().code(), StatusCode::kUnimplemented) << plan.status().ToString();
-  EXPECT_THAT(plan.status().message(), HasSubstr("tuples are held only where stablehlo.tuple"));
 }
 
 TEST(CudaParallelPlanTest, InfeedIsUnimplemented) {

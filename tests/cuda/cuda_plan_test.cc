@@ -564,6 +564,71 @@ TEST(CudaPlanTest, PlansEveryConformanceCaseOrSaysWhatIsMissing) {
   EXPECT_GT(cases, 400);
 }
 
+TEST(CudaPlanTest, DynamicShapesMustBeConstantsHoldingTheStaticShape) {
+  auto plan_of = [](const std::string& shape) {
+    stablehlo::Module module =
+        Parse(("func.func @main(%n: tensor<2xi64>) -> tensor<2x3xi64> {\n" + shape +
+               "  %r = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x3xi64>\n"
+               "  return %r : tensor<2x3xi64>\n}\n")
+                  .c_str(),
+              /*verify=*/false);
+    return Plan(module).status();
+  };
+  EXPECT_TRUE(plan_of("  %s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n").ok());
+  const Status other = plan_of("  %s = stablehlo.constant dense<[2, 4]> : tensor<2xi64>\n");
+  EXPECT_EQ(other.code(), StatusCode::kInvalidArgument) << other.ToString();
+  EXPECT_THAT(other.message(), HasSubstr("shape[1] = 4 does not fit tensor<2x3xi64>"));
+  const Status computed = plan_of("  %s = stablehlo.abs %n : tensor<2xi64>\n");
+  EXPECT_EQ(computed.code(), StatusCode::kUnimplemented) << computed.ToString();
+  EXPECT_THAT(computed.message(), HasSubstr("its shape operand is not a constant"));
+}
+
+TEST(CudaPlanTest, TuplesAreHeldOnlyWhereTupleMakesThem) {
+  stablehlo::Module module = Parse(R"(func.func @main(%p: tuple<tensor<2xf32>>) -> tensor<2xf32> {
+  %e = stablehlo.get_tuple_element %p[0] : (tuple<tensor<2xf32>>) -> tensor<2xf32>
+  return %e : tensor<2xf32>
+}
+)");
+  Result<CudaPlan> plan = Plan(module);
+  ASSERT_EQ(plan.status().code(), StatusCode::kUnimplemented) << plan.status().ToString();
+  EXPECT_THAT(plan.status().message(), HasSubstr("tuples are held only where stablehlo.tuple"));
+}
+
+TEST(CudaPlanTest, DynamicPadGatherAndConvNeedConstantAmountsThatFitTheirResults) {
+  auto plan_of = [](const std::string& padding) {
+    stablehlo::Module module =
+        Parse(("func.func @main(%a: tensor<3xf32>, %v: tensor<f32>, %n: tensor<1xi32>) -> "
+               "tensor<7xf32> {\n" +
+               padding +
+               "  %h = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+               "  %i = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+               "  %r = stablehlo.dynamic_pad %a, %v, %l, %h, %i : (tensor<3xf32>, tensor<f32>, "
+               "tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<7xf32>\n"
+               "  return %r : tensor<7xf32>\n}\n")
+                  .c_str(),
+              /*verify=*/false);
+    return Plan(module).status();
+  };
+  // 2 + 3 + 2 x 1 interior + 1 = 8, not 7; 1 + 3 + 2 + 1 = 7.
+  EXPECT_TRUE(plan_of("  %l = stablehlo.constant dense<[1]> : tensor<1xi32>\n").ok());
+  const Status other = plan_of("  %l = stablehlo.constant dense<[2]> : tensor<1xi32>\n");
+  EXPECT_EQ(other.code(), StatusCode::kInvalidArgument) << other.ToString();
+  EXPECT_THAT(other.message(), HasSubstr("its padding does not give its result's dimension 0"));
+  const Status computed = plan_of("  %l = stablehlo.abs %n : tensor<1xi32>\n");
+  EXPECT_EQ(computed.code(), StatusCode::kUnimplemented) << computed.ToString();
+  EXPECT_THAT(computed.message(), HasSubstr("edge_padding_low is not a constant"));
+
+  stablehlo::Module conv = Parse(
+      R"(func.func @main(%x: tensor<1x4x4x1xf32>, %k: tensor<3x3x1x1xf32>, %p: tensor<2x2xi64>) -> tensor<1x4x4x1xf32> {
+  %r = "stablehlo.dynamic_conv"(%x, %k, %p) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>, tensor<2x2xi64>) -> tensor<1x4x4x1xf32>
+  return %r : tensor<1x4x4x1xf32>
+})",
+      /*verify=*/false);
+  const Status padding = Plan(conv).status();
+  EXPECT_EQ(padding.code(), StatusCode::kUnimplemented) << padding.ToString();
+  EXPECT_THAT(padding.message(), HasSubstr("its padding is not a constant"));
+}
+
 TEST(CudaPlanTest, EntryIsMainOrTheNamedFunction) {
   stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.abs %a : tensor<2xf32>

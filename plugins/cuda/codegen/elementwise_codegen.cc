@@ -118,30 +118,19 @@ Status CheckGeneratedType(const Operation& op, stablehlo::Type type) {
 Status CheckStaticShapeOperand(const Operation& op, size_t index) {
   const stablehlo::Value* shape = op.operand(index);
   const stablehlo::Type result = op.result(0)->type();
-  const Operation* producer = shape->defining_op();
-  const stablehlo::DenseElementsAttr* value =
-      producer != nullptr && producer->kind() == OpKind::kConstant ? producer->GetDense("value")
-                                                                   : nullptr;
-  if (value == nullptr || !stablehlo::IsInteger(shape->type().element_type()))
+  const std::optional<std::vector<int64_t>> sizes = ConstantIntegers(shape);
+  if (!sizes)
     return Unsupported(op,
                        "its shape operand is not a constant (dynamic shapes are not generated)");
-  const stablehlo::ElementType type = shape->type().element_type();
-  const std::vector<uint8_t> bytes = value->ExpandedData();
-  const size_t size = stablehlo::StorageBytes(type);
   if (shape->type().rank() != 1 || shape->type().NumElements() != result.rank()) {
     return InvalidArgumentError(Where(op) + ": its shape " + shape->type().ToString() +
                                 " must hold one size per dimension of " + result.ToString());
   }
   for (int64_t d = 0; d < result.rank(); ++d) {
-    int64_t size_d = 0;
-    std::memcpy(&size_d, bytes.data() + static_cast<size_t>(d) * size, size);
-    if (stablehlo::IsSignedInteger(type) && size < 8) {
-      const int unused = 64 - 8 * static_cast<int>(size);
-      size_d = static_cast<int64_t>(static_cast<uint64_t>(size_d) << unused) >> unused;
-    }
-    if (size_d != result.dim(d)) {
-      return InvalidArgumentError(Where(op) + ": its shape[" + std::to_string(d) + "] = " +
-                                  std::to_string(size_d) + " does not fit " + result.ToString());
+    if ((*sizes)[static_cast<size_t>(d)] != result.dim(d)) {
+      return InvalidArgumentError(Where(op) + ": its shape[" + std::to_string(d) +
+                                  "] = " + std::to_string((*sizes)[static_cast<size_t>(d)]) +
+                                  " does not fit " + result.ToString());
     }
   }
   return OkStatus();
@@ -261,6 +250,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kCollective: return EmitCollectiveKernel(kernel);
     case Family::kFft: return EmitFftKernel(kernel);
     case Family::kScan: return EmitScanKernel(kernel);
+    case Family::kRaggedDot: return EmitRaggedDotKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -90,6 +90,8 @@ struct FusedKernel {
   //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
   //     dimension, each a direct transform along it, one output element
   //     per thread (FftThreads), through two buffers in the scratch.
+  //   kRaggedDot: chlo.ragged_dot (CheckRaggedDot); each thread one
+  //     output element, its group found from the group sizes.
   //   kScan: chlo.scan (CheckScan); each thread one element of the slices,
   //     scanning its positions along the dimension in order.
   //   kBitcast: a bitcast_convert that is not elementwise (CheckBitcast:
@@ -111,7 +113,8 @@ struct FusedKernel {
     kTopK,
     kCollective,
     kFft,
-    kScan
+    kScan,
+    kRaggedDot
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -172,6 +175,12 @@ Status CheckMove(const stablehlo::Operation& op);
 // precision config are ignored, as on the cpu plugin). Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckDot(const stablehlo::Operation& op);
+
+// OK when `op` is a chlo.ragged_dot the code generator can run: real or
+// integer operands, integer group sizes, one lhs ragged dimension with an
+// rhs group dimension exactly when it is a free one. Otherwise
+// UNIMPLEMENTED (INVALID_ARGUMENT for group sizes that do not fit).
+Status CheckRaggedDot(const stablehlo::Operation& op);
 
 // OK when `op` is a stablehlo.convolution the code generator can run:
 // static shapes of supported types, dimension numbers naming each dimension

@@ -1,6 +1,7 @@
 #include "codegen/kernel_emitters.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "codegen/kernel_prelude.hpp"
 
@@ -837,6 +838,59 @@ Result<std::string> InputParam(const FusedKernel& kernel, const stablehlo::Value
                                 "': a value it reads is not an input in memory");
   }
   return "in" + std::to_string(it - kernel.inputs.begin());
+}
+
+std::optional<std::vector<int64_t>> ConstantIntegers(const stablehlo::Value* value) {
+  const Operation* producer = value->defining_op();
+  const stablehlo::DenseElementsAttr* dense =
+      producer != nullptr && producer->kind() == OpKind::kConstant ? producer->GetDense("value")
+                                                                   : nullptr;
+  const ElementType type = value->type().element_type();
+  if (dense == nullptr || !stablehlo::IsInteger(type)) return std::nullopt;
+  const std::vector<uint8_t> bytes = dense->ExpandedData();
+  const size_t size = stablehlo::StorageBytes(type);
+  std::vector<int64_t> values(static_cast<size_t>(value->type().NumElements()));
+  for (size_t e = 0; e < values.size() && (e + 1) * size <= bytes.size(); ++e) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes.data() + e * size, size);
+    const int unused = 64 - 8 * static_cast<int>(size);
+    values[e] = stablehlo::IsSignedInteger(type) ? static_cast<int64_t>(raw << unused) >> unused
+                                                 : static_cast<int64_t>(raw);
+  }
+  return values;
+}
+
+std::optional<std::vector<int64_t>> StaticArray(const Operation& op, std::string_view name) {
+  size_t operand = 0;
+  if (op.kind() == OpKind::kDynamicGather && name == "slice_sizes") operand = 2;
+  if (op.kind() == OpKind::kDynamicConv && name == "padding") operand = 2;
+  if (op.kind() == OpKind::kDynamicPad) {
+    if (name == "edge_padding_low") operand = 2;
+    if (name == "edge_padding_high") operand = 3;
+    if (name == "interior_padding") operand = 4;
+  }
+  if (operand == 0) {
+    const std::span<const int64_t> values = op.GetI64Array(name);
+    if (name == "padding" && op.has_attr("padding")) {
+      std::vector<int64_t> flat;
+      for (const auto& [low, high] : op.GetPairs("padding")) {
+        flat.push_back(low);
+        flat.push_back(high);
+      }
+      return flat;
+    }
+    return std::vector<int64_t>(values.begin(), values.end());
+  }
+  if (operand >= op.num_operands()) return std::nullopt;
+  return ConstantIntegers(op.operand(operand));
+}
+
+std::vector<std::pair<int64_t, int64_t>> StaticPadding(const Operation& op) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  const std::optional<std::vector<int64_t>> flat = StaticArray(op, "padding");
+  if (!flat) return pairs;
+  for (size_t k = 0; k + 1 < flat->size(); k += 2) pairs.emplace_back((*flat)[k], (*flat)[k + 1]);
+  return pairs;
 }
 
 Status CheckWindowAttributes(const Operation& op, int64_t rank,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -150,6 +151,21 @@ Status EmitElementLoad(const FusedKernel& kernel, const stablehlo::Value* value,
 // in memory).
 Result<std::string> InputParam(const FusedKernel& kernel, const stablehlo::Value* value);
 
+// The integers of `value` when a stablehlo.constant of an integer type
+// makes it (row-major, sign- or zero-extended); nullopt otherwise.
+std::optional<std::vector<int64_t>> ConstantIntegers(const stablehlo::Value* value);
+
+// `op`'s integer array attribute `name`, or - for the dynamic forms of
+// gather, pad and convolution - the constant operand standing for it:
+// dynamic_gather's slice_sizes (operand 2), dynamic_pad's
+// edge_padding_low, edge_padding_high and interior_padding (operands 2 to
+// 4), dynamic_conv's padding (operand 2, its pairs flattened). nullopt when
+// that operand is not a constant.
+std::optional<std::vector<int64_t>> StaticArray(const Operation& op, std::string_view name);
+
+// StaticArray of "padding" as (low, high) pairs; empty when absent.
+std::vector<std::pair<int64_t, int64_t>> StaticPadding(const Operation& op);
+
 // OK when `op`'s window_dimensions, and those of `optional` it has, hold one
 // positive value per dimension of `rank`, and its padding (if any) one pair
 // per dimension. Otherwise UNIMPLEMENTED naming the attribute.
@@ -166,6 +182,7 @@ Result<std::string> EmitBitcastKernel(const FusedKernel& kernel);
 Result<std::string> EmitScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitDotKernel(const FusedKernel& kernel);
+Result<std::string> EmitRaggedDotKernel(const FusedKernel& kernel);
 Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel);
 Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc

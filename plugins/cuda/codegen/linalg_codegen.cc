@@ -25,12 +25,23 @@ Status CheckDot(const Operation& op) {
 }
 
 Status CheckConvolution(const Operation& op) {
-  if (op.kind() != OpKind::kConvolution || op.num_operands() != 2)
-    return Unsupported(op,
-                       "not a convolution (a dynamic_conv's padding operand is not generated yet)");
+  const bool dynamic = op.kind() == OpKind::kDynamicConv;
+  if ((op.kind() != OpKind::kConvolution || op.num_operands() != 2) &&
+      (!dynamic || op.num_operands() != 3))
+    return Unsupported(op, "not a convolution");
   for (stablehlo::Type type :
        {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
     BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+  }
+  if (dynamic) {
+    // Its padding: a constant [spatial dims, 2], as convolution's attribute.
+    const stablehlo::Type padding = op.operand(2)->type();
+    if (!codegen::ConstantIntegers(op.operand(2)))
+      return Unsupported(op, "its padding is not a constant (dynamic shapes are not generated)");
+    if (padding.rank() != 2 || padding.dim(1) != 2 ||
+        padding.dim(0) != op.operand(0)->type().rank() - 2) {
+      return Unsupported(op, "its padding must hold a (low, high) pair per spatial dimension");
+    }
   }
   const stablehlo::ConvDimensionNumbers* numbers = op.conv_dimension_numbers();
   if (numbers == nullptr) return Unsupported(op, "no dimension_numbers");
@@ -80,6 +91,47 @@ Status CheckTriangularSolve(const Operation& op) {
       a.dim(rank - 1) != a.dim(rank - 2) ||
       (op.GetBool("left_side") ? b.dim(rank - 2) : b.dim(rank - 1)) != a.dim(rank - 1)) {
     return Unsupported(op, "a must be a batch of square matrices matching b");
+  }
+  return OkStatus();
+}
+
+Status CheckRaggedDot(const Operation& op) {
+  const stablehlo::RaggedDotDimensionNumbers* numbers = op.ragged_dot_dimension_numbers();
+  if (op.kind() != OpKind::kChloRaggedDot || op.num_operands() != 3 || numbers == nullptr ||
+      numbers->lhs_ragged_dimensions.size() != 1) {
+    return Unsupported(op, "not an lhs, an rhs and group sizes with one lhs ragged dimension");
+  }
+  for (const stablehlo::Value* value : op.operands())
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, value->type()));
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.result(0)->type()));
+  for (const stablehlo::Value* value : {op.operand(0), op.operand(1), op.result(0)}) {
+    if (ClassOf(value->type().element_type()) == Class::kComplex)
+      return Unsupported(op,
+                         "complex ragged products are not generated (nor run by the cpu plugin)");
+  }
+  if (!stablehlo::IsInteger(op.operand(2)->type().element_type()))
+    return Unsupported(op, "its group sizes must be integers");
+  const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type();
+  const stablehlo::DotDimensionNumbers& d = numbers->dot;
+  const int64_t lr = numbers->lhs_ragged_dimensions[0];
+  const bool contracting =
+      std::count(d.lhs_contracting_dimensions.begin(), d.lhs_contracting_dimensions.end(), lr) > 0;
+  const bool batching =
+      std::count(d.lhs_batching_dimensions.begin(), d.lhs_batching_dimensions.end(), lr) > 0;
+  if (lr < 0 || lr >= lhs.rank() ||
+      d.lhs_batching_dimensions.size() != d.rhs_batching_dimensions.size() ||
+      d.lhs_contracting_dimensions.size() != d.rhs_contracting_dimensions.size() ||
+      (numbers->rhs_group_dimensions.size() == 1) == (contracting || batching) ||
+      numbers->rhs_group_dimensions.size() > 1) {
+    return Unsupported(op, "its ragged dimension numbers do not fit its operands");
+  }
+  for (int64_t g : numbers->rhs_group_dimensions) {
+    if (g < 0 || g >= rhs.rank())
+      return Unsupported(op, "its rhs group dimension is not one of rhs's");
+    const stablehlo::Type sizes = op.operand(2)->type();
+    if (sizes.rank() == 0 || sizes.dim(sizes.rank() - 1) != rhs.dim(g))
+      return InvalidArgumentError(Where(op) + ": group_sizes " + sizes.ToString() +
+                                  " must have one entry per rhs group");
   }
   return OkStatus();
 }
@@ -210,6 +262,135 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   return WrapKernel(kernel.name, params, body);
 }
 
+// chlo.ragged_dot, one output element per thread in the cpu plugin's
+// arithmetic (kernels_ragged_dot.cc): both operands converted to f64 (an
+// f64 lhs), f32 (another float lhs) or i64, one fma chain (integers
+// wrapping) over the contracting elements in order - mode 2 (a ragged
+// contracting dimension) only over its group's part, the ragged dimension
+// outermost - then converted to the result type. The group of a row (mode
+// 1) or of the result (mode 2, its first dimension) is found from the
+// group sizes read per thread: consecutive parts of the ragged dimension,
+// negative sizes as 0, clipped to it (per batch element when group_sizes
+// is [batch..., g]); rows past the groups, and batch elements past them
+// (mode 3), are 0.
+Result<std::string> EmitRaggedDotKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckRaggedDot(op));
+  const stablehlo::RaggedDotDimensionNumbers& numbers = *op.ragged_dot_dimension_numbers();
+  const stablehlo::DotDimensionNumbers& d = numbers.dot;
+  const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
+                        sizes = op.operand(2)->type(), result = op.result(0)->type();
+  const int64_t lr = numbers.lhs_ragged_dimensions[0];
+  auto is_in = [](const std::vector<int64_t>& list, int64_t x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
+  const int mode = is_in(d.lhs_batching_dimensions, lr)      ? 3
+                   : is_in(d.lhs_contracting_dimensions, lr) ? 2
+                                                             : 1;
+  std::string body;
+  const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
+  std::vector<std::string> lhs_index(static_cast<size_t>(lhs.rank())),
+      rhs_index(static_cast<size_t>(rhs.rank()));
+  size_t next = mode == 2 ? 1 : 0;
+  for (size_t b = 0; b < d.lhs_batching_dimensions.size(); ++b, ++next) {
+    lhs_index[static_cast<size_t>(d.lhs_batching_dimensions[b])] = r[next];
+    rhs_index[static_cast<size_t>(d.rhs_batching_dimensions[b])] = r[next];
+  }
+  for (int64_t x = 0; x < lhs.rank(); ++x) {
+    if (!is_in(d.lhs_batching_dimensions, x) && !is_in(d.lhs_contracting_dimensions, x))
+      lhs_index[static_cast<size_t>(x)] = r[next++];
+  }
+  for (int64_t x = 0; x < rhs.rank(); ++x) {
+    if (!is_in(d.rhs_batching_dimensions, x) && !is_in(d.rhs_contracting_dimensions, x) &&
+        !is_in(numbers.rhs_group_dimensions, x))
+      rhs_index[static_cast<size_t>(x)] = r[next++];
+  }
+  // The flattened batch element (row-major over the lhs batching dims) and
+  // the group sizes' row of it.
+  std::string batch = "0LL";
+  for (int64_t x : d.lhs_batching_dimensions)
+    batch = "(" + batch + ") * " + std::to_string(lhs.dim(x)) + "LL + " +
+            lhs_index[static_cast<size_t>(x)];
+  const int64_t groups = sizes.rank() == 0 ? 0 : sizes.dim(sizes.rank() - 1);
+  const std::string row =
+      sizes.rank() > 1 && mode != 3 ? "(" + batch + ") * " + std::to_string(groups) + "LL" : "0LL";
+  const int64_t ragged = lhs.dim(lr);
+  BERTH_ASSIGN_OR_RETURN(const std::string group_sizes, InputParam(kernel, op.operand(2)));
+  const ElementType size_type = sizes.element_type();
+  // start/end of group g: the walk over the groups before it.
+  body += "    berth_s64 start = 0, end = 0, group = -1;\n";
+  body += "    for (berth_s64 g = 0; g < " + std::to_string(groups) + "LL; ++g) {\n";
+  body += "      berth_s64 size = (berth_s64)(" +
+          Load(size_type, group_sizes + "[" + row + " + g]") + ");\n";
+  body += "      if (size < 0) size = 0;\n";
+  body += "      start = end;\n";
+  body += "      end = start + size < " + std::to_string(ragged) +
+          "LL ? start + size : " + std::to_string(ragged) + "LL;\n";
+  if (mode == 1) {
+    body += "      if (" + lhs_index[static_cast<size_t>(lr)] + " >= start && " +
+            lhs_index[static_cast<size_t>(lr)] + " < end) { group = g; break; }\n";
+  } else if (mode == 2) {
+    body += "      if (g == " + r[0] + ") { group = g; break; }\n";
+  }
+  body += "    }\n";
+  const ElementType lhs_type = lhs.element_type(), rhs_type = rhs.element_type();
+  const ElementType compute = lhs_type == ElementType::kF64        ? ElementType::kF64
+                              : ClassOf(lhs_type) == Class::kFloat ? ElementType::kF32
+                                                                   : ElementType::kSI64;
+  const std::string t = ComputeType(compute);
+  body += "    " + t + " acc = (" + t + ")0;\n";
+  if (mode == 3) {
+    body += "    if (" + lhs_index[static_cast<size_t>(lr)] + " < end) {\n";
+  } else {
+    body += "    if (group >= 0) {\n";
+  }
+  if (mode == 1) rhs_index[static_cast<size_t>(numbers.rhs_group_dimensions[0])] = "group";
+  // The contracting elements, in the cpu plugin's order.
+  std::vector<int64_t> lc = d.lhs_contracting_dimensions, rc = d.rhs_contracting_dimensions;
+  std::string from = "0LL", count;
+  int64_t rest = 1;
+  if (mode == 2) {
+    const size_t at = static_cast<size_t>(std::find(lc.begin(), lc.end(), lr) - lc.begin());
+    const int64_t rr = rc[at];
+    lc.erase(lc.begin() + static_cast<std::ptrdiff_t>(at));
+    rc.erase(rc.begin() + static_cast<std::ptrdiff_t>(at));
+    lc.insert(lc.begin(), lr);
+    rc.insert(rc.begin(), rr);
+    for (size_t k = 1; k < lc.size(); ++k) rest *= lhs.dim(lc[k]);
+    from = "start * " + std::to_string(rest) + "LL";
+    count = "end * " + std::to_string(rest) + "LL";
+  } else {
+    for (int64_t x : lc) rest *= lhs.dim(x);
+    count = std::to_string(rest) + "LL";
+  }
+  body += "      for (berth_s64 k = " + from + "; k < " + count + "; ++k) {\n";
+  std::vector<std::string> contracted(static_cast<size_t>(lhs.rank()));
+  EmitDecompose("k", lc, lhs.shape(), "c", "        ", body, contracted);
+  for (size_t k = 0; k < lc.size(); ++k) {
+    lhs_index[static_cast<size_t>(lc[k])] = contracted[static_cast<size_t>(lc[k])];
+    rhs_index[static_cast<size_t>(rc[k])] = contracted[static_cast<size_t>(lc[k])];
+  }
+  int reads = 0;
+  body += "        " + std::string(ComputeType(lhs_type)) + " a;\n";
+  body += "        " + std::string(ComputeType(rhs_type)) + " b;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "        ", reads, body));
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "        ", reads, body));
+  const std::string x = ConvertExpression(lhs_type, compute, "a"),
+                    y = ConvertExpression(rhs_type, compute, "b");
+  if (compute == ElementType::kSI64) {
+    body += "        acc = (berth_s64)((berth_u64)acc + (berth_u64)(" + x + ") * (berth_u64)(" + y +
+            "));\n";
+  } else {
+    body += "        acc = fma(" + x + ", " + y + ", acc);\n";
+  }
+  body += "      }\n    }\n";
+  const ElementType type = result.element_type();
+  body += "    out0[i] = " + Store(type, ConvertExpression(compute, type, "acc")) + ";\n";
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
+}
+
 // One output element per thread, in the cpu plugin's arithmetic
 // (kernels_convolution.cc): the sum over window positions, in row-major
 // order of the kernel's spatial dimensions (in the dimension numbers'
@@ -244,7 +425,7 @@ Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel) {
     reversal.assign(given.begin(), given.end());
   }
   std::vector<std::pair<int64_t, int64_t>> padding(spatial, {0, 0});
-  if (op.has_attr("padding")) padding = op.GetPairs("padding");
+  if (op.has_attr("padding") || op.kind() == OpKind::kDynamicConv) padding = StaticPadding(op);
   if (strides.size() != spatial || lhs_dilation.size() != spatial ||
       rhs_dilation.size() != spatial || reversal.size() != spatial || padding.size() != spatial) {
     return Unsupported(op, "window attributes without one entry per spatial dimension");

@@ -55,14 +55,17 @@ Status CheckDynamicSlice(const Operation& op) {
 
 Status CheckGather(const Operation& op) {
   const stablehlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
-  if (numbers == nullptr || op.num_operands() != 2) {
+  if (numbers == nullptr || op.num_operands() != (op.kind() == OpKind::kDynamicGather ? 3u : 2u)) {
     return Unsupported(op, "it needs an operand, start indices and dimension numbers");
   }
   const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type(),
                         result = op.result(0)->type();
   if (!stablehlo::IsInteger(indices.element_type()))
     return Unsupported(op, "start indices must be integers");
-  const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+  const std::optional<std::vector<int64_t>> static_sizes = StaticArray(op, "slice_sizes");
+  if (!static_sizes)
+    return Unsupported(op, "its slice sizes are not a constant (dynamic shapes are not generated)");
+  const std::vector<int64_t>& sizes = *static_sizes;
   const int64_t r = operand.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
   if (static_cast<int64_t>(sizes.size()) != r || ivd < 0 || ivd > s) {
     return Unsupported(op, "slice_sizes or index_vector_dim do not fit the operands");
@@ -96,7 +99,8 @@ Status CheckGather(const Operation& op) {
 Status CheckMove(const Operation& op) {
   const OpKind kind = op.kind();
   if (kind != OpKind::kConcatenate && kind != OpKind::kPad && kind != OpKind::kDynamicSlice &&
-      kind != OpKind::kDynamicUpdateSlice && kind != OpKind::kGather) {
+      kind != OpKind::kDynamicUpdateSlice && kind != OpKind::kGather &&
+      kind != OpKind::kDynamicGather && kind != OpKind::kDynamicPad) {
     return Unsupported(op, "not data movement the code generator writes as a kernel");
   }
   std::vector<stablehlo::Type> types = {op.result(0)->type()};
@@ -105,7 +109,7 @@ Status CheckMove(const Operation& op) {
   if (op.num_operands() == 0) return Unsupported(op, "it has no operands");
   if (kind == OpKind::kDynamicSlice || kind == OpKind::kDynamicUpdateSlice)
     return CheckDynamicSlice(op);
-  if (kind == OpKind::kGather) return CheckGather(op);
+  if (kind == OpKind::kGather || kind == OpKind::kDynamicGather) return CheckGather(op);
   const int64_t rank = op.result(0)->type().rank();
   if (op.kind() == OpKind::kConcatenate) {
     std::optional<int64_t> dimension = op.GetInt("dimension");
@@ -114,13 +118,31 @@ Status CheckMove(const Operation& op) {
     }
     return OkStatus();
   }
-  if (op.num_operands() != 2 || op.operand(1)->type().rank() != 0) {
+  if (op.num_operands() != (kind == OpKind::kDynamicPad ? 5u : 2u) ||
+      op.operand(1)->type().rank() != 0) {
     return Unsupported(op, "the padding value must be rank 0");
   }
+  // The amounts (dynamic_pad: constant operands) fit the result.
+  const stablehlo::Type operand = op.operand(0)->type();
+  std::vector<std::vector<int64_t>> amounts;
   for (const char* name : {"edge_padding_low", "edge_padding_high", "interior_padding"}) {
-    if (static_cast<int64_t>(op.GetI64Array(name).size()) != rank) {
-      return Unsupported(op,
-                         std::string("attribute ") + name + " must hold one value per dimension");
+    std::optional<std::vector<int64_t>> values = StaticArray(op, name);
+    if (!values)
+      return Unsupported(op, std::string(name) +
+                                 " is not a constant (dynamic shapes are not generated)");
+    if (static_cast<int64_t>(values->size()) != rank) {
+      return Unsupported(op, std::string(name) + " must hold one value per dimension");
+    }
+    amounts.push_back(std::move(*values));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    const size_t k = static_cast<size_t>(d);
+    const int64_t n = operand.dim(d);
+    if (amounts[2][k] < 0 ||
+        amounts[0][k] + amounts[1][k] + n + std::max<int64_t>(n - 1, 0) * amounts[2][k] !=
+            op.result(0)->type().dim(d)) {
+      return InvalidArgumentError(
+          Where(op) + ": its padding does not give its result's dimension " + std::to_string(d));
     }
   }
   return OkStatus();
@@ -383,13 +405,13 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
       BERTH_RETURN_IF_ERROR(load(0, m, "      "));
       body += "    }\n";
     }
-  } else if (op.kind() == OpKind::kGather) {
+  } else if (op.kind() == OpKind::kGather || op.kind() == OpKind::kDynamicGather) {
     // The result's batch dimensions index start_indices (all of its
     // dimensions but index_vector_dim, in order), its offset dimensions the
     // operand's window dimensions (neither collapsed nor batching).
     const stablehlo::GatherDimensionNumbers& numbers = *op.gather_dimension_numbers();
     const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type();
-    const std::span<const int64_t> sizes = op.GetI64Array("slice_sizes");
+    const std::vector<int64_t> sizes = StaticArray(op, "slice_sizes").value();
     const int64_t s = indices.rank(), ivd = numbers.index_vector_dim;
     auto contains = [](const std::vector<int64_t>& list, int64_t d) {
       return std::find(list.begin(), list.end(), d) != list.end();
@@ -439,8 +461,8 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
     }
     body += "\n";
   } else {
-    const std::span<const int64_t> low = op.GetI64Array("edge_padding_low");
-    const std::span<const int64_t> interior = op.GetI64Array("interior_padding");
+    const std::vector<int64_t> low = StaticArray(op, "edge_padding_low").value();
+    const std::vector<int64_t> interior = StaticArray(op, "interior_padding").value();
     const stablehlo::Type operand = op.operand(0)->type();
     std::vector<std::string> index(m.size());
     body += "    bool inside = true;\n";

@@ -286,7 +286,7 @@ class Planner {
       EmitOpKernel(op, Family::kTopK, TopKThreads(op));
       return OkStatus();
     }
-    if (op.kind() == OpKind::kDotGeneral) {
+    if (op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kDot) {
       BERTH_RETURN_IF_ERROR(CheckDot(op));
       EmitOpKernel(op, Family::kDot, op.result(0)->type().NumElements());
       return OkStatus();
@@ -322,6 +322,14 @@ class Planner {
     if (op.kind() == OpKind::kConvolution || op.kind() == OpKind::kDynamicConv) {
       BERTH_RETURN_IF_ERROR(CheckConvolution(op));
       EmitOpKernel(op, Family::kConvolution, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kCholesky) {
+      BERTH_RETURN_IF_ERROR(CheckCholesky(op));
+      int64_t scratch_bytes = 0;
+      EmitOpKernel(op, Family::kCholesky, CholeskyThreads(op, scratch_bytes));
+      steps_.back().fused.launches = {0};
+      steps_.back().fused.scratch_bytes = scratch_bytes;
       return OkStatus();
     }
     if (op.kind() == OpKind::kTriangularSolve) {
@@ -387,7 +395,8 @@ class Planner {
     if (IsCollectiveKind(op.kind())) return AddCollective(op);
     if (op.kind() == OpKind::kSend || op.kind() == OpKind::kRecv) return AddTransfer(op);
     if (op.kind() == OpKind::kInterpreterRunParallel) return PlanParallel(op);
-    if (op.kind() == OpKind::kConstant) {
+    if (op.kind() == OpKind::kChloConstantLike) return AddConstantLike(op);
+    if (op.kind() == OpKind::kConstant || op.kind() == OpKind::kChloConstant) {
       PlanStep step;
       step.kind = PlanStep::Kind::kConstant;
       step.op = &op;
@@ -405,6 +414,47 @@ class Planner {
   }
 
  private:
+  // chlo.constant_like: its value (a splat of the result type, a number or
+  // a boolean, converted as the cpu plugin converts it for the types whose
+  // bits the plan can make) in every element of the result.
+  Status AddConstantLike(const Operation& op) {
+    const stablehlo::Type type = op.result(0)->type();
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
+    const stablehlo::ElementType element = type.element_type();
+    const size_t size = stablehlo::StorageBytes(element);
+    std::vector<uint8_t> one(size);
+    const stablehlo::Attribute* value = op.attr("value");
+    const auto* dense = value ? value->dyn_cast<stablehlo::DenseElementsAttr>() : nullptr;
+    const auto* number = value ? value->dyn_cast<stablehlo::FloatAttr>() : nullptr;
+    const auto* integer = value ? value->dyn_cast<stablehlo::IntegerAttr>() : nullptr;
+    const auto* boolean = value ? value->dyn_cast<stablehlo::BoolAttr>() : nullptr;
+    const bool is_float = stablehlo::IsFloat(element);
+    uint64_t bits = 0;
+    if (dense != nullptr && dense->is_splat() && dense->element_type() == element &&
+        dense->CopyTo(one.data(), size)) {
+      // copied
+    } else if (number != nullptr && is_float) {
+      bits = stablehlo::EncodeFloat(element, number->value());
+    } else if (integer != nullptr && is_float) {
+      bits = stablehlo::EncodeFloat(element, stablehlo::IsUnsignedInteger(integer->type())
+                                                 ? static_cast<double>(integer->unsigned_value())
+                                                 : static_cast<double>(integer->value()));
+    } else if (integer != nullptr && stablehlo::IsInteger(element)) {
+      bits = integer->unsigned_value();  // wraps to the width, as a convert of integers
+    } else if (boolean != nullptr && element == stablehlo::ElementType::kI1) {
+      bits = boolean->value() ? 1 : 0;
+    } else {
+      return UnimplementedError("the cuda plugin cannot run " + std::string(op.name()) + " at " +
+                                op.location().ToString() + ": its value as " +
+                                std::string(stablehlo::ElementTypeName(element)));
+    }
+    if (dense == nullptr) std::memcpy(one.data(), &bits, size);
+    std::vector<uint8_t> all;
+    for (int64_t e = 0; e < type.NumElements(); ++e) all.insert(all.end(), one.begin(), one.end());
+    AddLiteral(op, all.data(), all.size());
+    return OkStatus();
+  }
+
   // A constant step: `op`'s result holds the `size` bytes at `data`.
   void AddLiteral(const Operation& op, const void* data, size_t size) {
     std::vector<uint8_t> bytes(size);
@@ -472,11 +522,16 @@ class Planner {
       BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, values[j]->type()));
     if (!op.channel_handle()) return InvalidArgumentError(where + " has no channel_handle");
     WriteOutViews(op.operands());
+    AddCollectiveStep(op);
+    return OkStatus();
+  }
+
+  // A step its meeting (or, a send, the recv taking its values) stands for.
+  void AddCollectiveStep(const Operation& op) {
     PlanStep step;
     step.kind = PlanStep::Kind::kCollective;
     step.op = &op;
     steps_.push_back(std::move(step));
-    return OkStatus();
   }
 
   // interpreter.probe: a step copying its operand to the host, its result
@@ -536,10 +591,7 @@ class Planner {
                                 std::to_string(membership.members.size()) +
                                 " instances inside control flow or a call");
     }
-    PlanStep step;
-    step.kind = PlanStep::Kind::kCollective;
-    step.op = &op;
-    steps_.push_back(std::move(step));
+    AddCollectiveStep(op);
     return OkStatus();
   }
 

@@ -21,6 +21,19 @@ std::string PositionName(const stablehlo::GridPosition& at) {
 
 // Where each instance stands in the simulation: the step it runs next and,
 // when that is a collective, whom it waits for.
+// A step of a kCollective kernel of `root` for its value `operand` (inputs
+// and outputs, and what differs between collectives, for the caller).
+PlanStep CollectiveKernelStep(const Operation& root, size_t operand, std::string name) {
+  PlanStep step;
+  step.kind = PlanStep::Kind::kFused;
+  step.op = &root;
+  step.fused.family = FusedKernel::Family::kCollective;
+  step.fused.root = &root;
+  step.fused.collective_operand = operand;
+  step.fused.name = std::move(name);
+  return step;
+}
+
 struct Cursor {
   size_t next = 0;
   std::map<std::string, int64_t> met;  // collectives met, by "op#channel"
@@ -65,14 +78,9 @@ std::vector<PlanStep> MeetingSteps(const std::vector<const Operation*>& ops,
   const size_t data = CollectiveDataOperands(root);
   std::vector<PlanStep> steps;
   for (size_t k = 0; k < data; ++k) {
-    PlanStep step;
-    step.kind = PlanStep::Kind::kFused;
-    step.op = &root;
+    PlanStep step = CollectiveKernelStep(root, k, next_name());
     FusedKernel& kernel = step.fused;
-    kernel.family = FusedKernel::Family::kCollective;
-    kernel.root = &root;
     kernel.members = static_cast<int64_t>(ops.size());
-    kernel.collective_operand = k;
     kernel.member_sources = sources;
     kernel.num_elements = kernel.members * root.result(k)->type().NumElements();
     for (const Operation* op : ops) kernel.inputs.push_back(op->operand(k));
@@ -80,7 +88,6 @@ std::vector<PlanStep> MeetingSteps(const std::vector<const Operation*>& ops,
       for (const Operation* op : ops) kernel.inputs.push_back(op->operand(data));
     }
     for (const Operation* op : ops) kernel.outputs.push_back(op->result(k));
-    kernel.name = next_name();
     steps.push_back(std::move(step));
   }
   return steps;
@@ -101,18 +108,12 @@ Result<std::vector<PlanStep>> TransferSteps(const Operation& send, const Operati
                                   recv.result(d)->type().ToString() + ", " + Where(send) +
                                   " sends " + send.operand(d)->type().ToString());
     }
-    PlanStep step;
-    step.kind = PlanStep::Kind::kFused;
-    step.op = &recv;
+    PlanStep step = CollectiveKernelStep(recv, d, next_name());
     FusedKernel& kernel = step.fused;
-    kernel.family = FusedKernel::Family::kCollective;
-    kernel.root = &recv;
-    kernel.collective_operand = d;
     kernel.member_sources = {0};
     kernel.num_elements = recv.result(d)->type().NumElements();
     kernel.inputs = {send.operand(d)};
     kernel.outputs = {recv.result(d)};
-    kernel.name = next_name();
     steps.push_back(std::move(step));
   }
   return steps;

@@ -92,42 +92,42 @@ constexpr const char* kChainWithConstant =
   return %2, %3 : tensor<1048579xf32>, tensor<1048579xi1>
 })";
 
-// As the host test of the same name: each solution against the system
-// solved again in long double.
-TEST_F(CudaExecuteTest, TriangularSolveKernelsSolveTheirSystems) {
+// Runs each family `selected` picks on the GPU with the arguments
+// `arguments(block, 20261208)` makes and checks what it returns with
+// `check(name, block, args, results)` (a count of mismatches).
+template <typename Selected, typename Arguments, typename Check>
+void CheckFamiliesAgainstAReference(Client& client, Selected selected, Arguments arguments,
+                                    Check check) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (!family.solves) continue;
+    if (!selected(family)) continue;
     const std::string text = family.program.Text();
     Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
     ASSERT_TRUE(module.ok()) << module.status().ToString();
     const stablehlo::Block& block = module->entry_function()->entry_block();
-    std::vector<berth::testing::Literal> args = testing::SolveArguments(block, 20261207);
+    std::vector<berth::testing::Literal> args = arguments(block, 20261208);
     Result<std::vector<std::vector<berth::testing::Literal>>> got =
-        berth::testing::RunOnClient(*client_, text, {args});
+        berth::testing::RunOnClient(client, text, {args});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     std::vector<std::vector<std::byte>> results;
     for (const berth::testing::Literal& literal : got->at(0)) results.push_back(literal.bytes);
-    EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
+    EXPECT_EQ(check(family.name, block, args, results), 0);
   }
+}
+
+// As the host test of the same name: each solution against the system
+// solved again in long double.
+TEST_F(CudaExecuteTest, TriangularSolveKernelsSolveTheirSystems) {
+  CheckFamiliesAgainstAReference(
+      *client_, [](const testing::KernelFamily& f) { return f.solves; }, testing::SolveArguments,
+      testing::CheckSolutions);
 }
 
 // As the host test of the same name: each result against the transform
 // computed in long double.
 TEST_F(CudaExecuteTest, FftKernelsGiveTheTransformsOfTheirOperands) {
-  for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (!family.transforms) continue;
-    const std::string text = family.program.Text();
-    Result<stablehlo::Module> module = stablehlo::ParseModule(text, family.name);
-    ASSERT_TRUE(module.ok()) << module.status().ToString();
-    const stablehlo::Block& block = module->entry_function()->entry_block();
-    std::vector<berth::testing::Literal> args = testing::TransformArguments(block, 20261208);
-    Result<std::vector<std::vector<berth::testing::Literal>>> got =
-        berth::testing::RunOnClient(*client_, text, {args});
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    std::vector<std::vector<std::byte>> results;
-    for (const berth::testing::Literal& literal : got->at(0)) results.push_back(literal.bytes);
-    EXPECT_EQ(testing::CheckTransforms(family.name, block, args, results), 0);
-  }
+  CheckFamiliesAgainstAReference(
+      *client_, [](const testing::KernelFamily& f) { return f.transforms; },
+      testing::TransformArguments, testing::CheckTransforms);
 }
 
 TEST_F(CudaExecuteTest, ChainOverMoreElementsThanOneGridWithAConstant) {

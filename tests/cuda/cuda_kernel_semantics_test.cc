@@ -347,53 +347,46 @@ INSTANTIATE_TEST_SUITE_P(Families, CudaKernelSemanticsTest, ::testing::ValuesIn(
                            return info.param;
                          });
 
-// The triangular_solve kernels (every side, triangle, unit diagonal and
-// transpose, f32 and f64, 1 to 33 rows, batched, through a transposed view)
-// on seeded well-conditioned systems: each solution as the same system
-// solved again in long double by Gaussian elimination.
-TEST(CudaKernelSemanticsTest, TriangularSolveKernelsSolveTheirSystems) {
+// Runs each family `selected` picks on the host, for seeds 20261207, 7 and
+// 99, with the arguments `arguments(block, seed)` makes, and checks what it
+// returns with `check(name, block, args, results)` (a count of mismatches).
+template <typename Selected, typename Arguments, typename Check>
+void CheckFamiliesAgainstAReference(Selected selected, Arguments arguments, Check check) {
   for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (!family.solves) continue;
+    if (!selected(family)) continue;
     std::optional<PlannedFamily> planned;
     ASSERT_NO_FATAL_FAILURE(PlanFamily(family, planned));
     const CudaPlan* plan = &planned->plan;
     const stablehlo::Block& block = plan->entry->entry_block();
     for (uint64_t seed : {20261207u, 7u, 99u}) {
       SCOPED_TRACE("seed " + std::to_string(seed));
-      std::vector<berth::testing::Literal> args = testing::SolveArguments(block, seed);
+      std::vector<berth::testing::Literal> args = arguments(block, seed);
       HostRun run;
       ASSERT_NO_FATAL_FAILURE(RunOnHost(*plan, family.name, args, run));
       std::vector<std::vector<std::byte>> results;
       for (const stablehlo::Value* returned : block.terminator()->operands()) {
         results.push_back(run.memory[returned]);
       }
-      EXPECT_EQ(testing::CheckSolutions(family.name, block, args, results), 0);
+      EXPECT_EQ(check(family.name, block, args, results), 0);
     }
   }
+}
+
+// The triangular_solve kernels (every side, triangle, unit diagonal and
+// transpose, f32 and f64, 1 to 33 rows, batched, through a transposed view)
+// on seeded well-conditioned systems: each solution as the same system
+// solved again in long double by Gaussian elimination.
+TEST(CudaKernelSemanticsTest, TriangularSolveKernelsSolveTheirSystems) {
+  CheckFamiliesAgainstAReference([](const testing::KernelFamily& f) { return f.solves; },
+                                 testing::SolveArguments, testing::CheckSolutions);
 }
 
 // The fft kernels (FFT, IFFT, RFFT, IRFFT; lengths 1, odd, even, prime; 1 to
 // 3 dimensions; batched) on seeded values in [-1, 1]: each result against
 // the transform computed in long double.
 TEST(CudaKernelSemanticsTest, FftKernelsGiveTheTransformsOfTheirOperands) {
-  for (const testing::KernelFamily& family : testing::KernelFamilies()) {
-    if (!family.transforms) continue;
-    std::optional<PlannedFamily> planned;
-    ASSERT_NO_FATAL_FAILURE(PlanFamily(family, planned));
-    const CudaPlan* plan = &planned->plan;
-    const stablehlo::Block& block = plan->entry->entry_block();
-    for (uint64_t seed : {20261208u, 7u, 99u}) {
-      SCOPED_TRACE("seed " + std::to_string(seed));
-      std::vector<berth::testing::Literal> args = testing::TransformArguments(block, seed);
-      HostRun run;
-      ASSERT_NO_FATAL_FAILURE(RunOnHost(*plan, family.name, args, run));
-      std::vector<std::vector<std::byte>> results;
-      for (const stablehlo::Value* returned : block.terminator()->operands()) {
-        results.push_back(run.memory[returned]);
-      }
-      EXPECT_EQ(testing::CheckTransforms(family.name, block, args, results), 0);
-    }
-  }
+  CheckFamiliesAgainstAReference([](const testing::KernelFamily& f) { return f.transforms; },
+                                 testing::TransformArguments, testing::CheckTransforms);
 }
 
 // The generated code's cexp, csin, ccos, ctan, csinh, ccosh, ctanh, csqrt

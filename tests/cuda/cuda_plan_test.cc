@@ -90,16 +90,16 @@ TEST(CudaPlanTest, ADifferentElementCountStartsANewKernelThatReadsTheFirstOnesOu
 }
 
 TEST(CudaPlanTest, OpWithoutAKernelIsUnimplementedNamingItAndItsLine) {
-  stablehlo::Module module = Parse(R"(func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0 = stablehlo.abs %a : tensor<4x4xf32>
-  %1 = stablehlo.cholesky %0, lower = true : tensor<4x4xf32>
+  stablehlo::Module module =
+      Parse(R"(func.func @main(%a: tensor<f32>, %b: tensor<f32>) -> tensor<4x4xf32> {
+  %s = stablehlo.constant dense<[4, 4]> : tensor<2xi64>
+  %1 = "stablehlo.rng"(%a, %b, %s) {rng_distribution = #stablehlo<rng_distribution UNIFORM>} : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<4x4xf32>
   return %1 : tensor<4x4xf32>
 })");
   Result<CudaPlan> plan = Plan(module);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(plan.status().message(),
-              HasSubstr("no kernel for stablehlo.cholesky (at plan.mlir:3:"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("no kernel for stablehlo.rng (at plan.mlir:3:"));
 }
 
 TEST(CudaPlanTest, DataMovementFoldsIntoTheLoadsOfItsReaders) {

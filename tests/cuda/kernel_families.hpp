@@ -14,6 +14,7 @@
 
 #include "collective_families.hpp"
 #include "elementwise_families.hpp"
+#include "linalg_families.hpp"
 #include "program_builder.hpp"
 
 namespace berth::cuda::testing {
@@ -941,47 +942,6 @@ inline std::vector<KernelFamily> KernelFamilies() {
     families.push_back({"random_bits", program, 0, 0, false});
   }
   {
-    // Transforms of every type and direction: lengths 1, odd, even, prime
-    // and composite; batched; 1 to 3 dimensions.
-    ProgramBuilder program("");
-    struct Fft {
-      const char* type;
-      const char* length;
-      const char* in;
-      const char* out;
-    };
-    const Fft ffts[] = {
-        {"FFT", "[1]", "tensor<1xcomplex<f32>>", "tensor<1xcomplex<f32>>"},
-        {"FFT", "[37]", "tensor<3x37xcomplex<f32>>", "tensor<3x37xcomplex<f32>>"},
-        {"FFT", "[16]", "tensor<16xcomplex<f64>>", "tensor<16xcomplex<f64>>"},
-        {"FFT", "[6, 10]", "tensor<2x6x10xcomplex<f32>>", "tensor<2x6x10xcomplex<f32>>"},
-        {"FFT", "[2, 3, 4]", "tensor<2x3x4xcomplex<f64>>", "tensor<2x3x4xcomplex<f64>>"},
-        {"IFFT", "[33]", "tensor<2x33xcomplex<f64>>", "tensor<2x33xcomplex<f64>>"},
-        {"IFFT", "[4, 8]", "tensor<4x8xcomplex<f32>>", "tensor<4x8xcomplex<f32>>"},
-        {"RFFT", "[1]", "tensor<3x1xf32>", "tensor<3x1xcomplex<f32>>"},
-        {"RFFT", "[8]", "tensor<8xf32>", "tensor<5xcomplex<f32>>"},
-        {"RFFT", "[9]", "tensor<2x9xf64>", "tensor<2x5xcomplex<f64>>"},
-        {"RFFT", "[5, 12]", "tensor<5x12xf32>", "tensor<5x7xcomplex<f32>>"},
-        {"RFFT", "[3, 4, 6]", "tensor<3x4x6xf64>", "tensor<3x4x4xcomplex<f64>>"},
-        {"IRFFT", "[10]", "tensor<2x6xcomplex<f32>>", "tensor<2x10xf32>"},
-        {"IRFFT", "[7]", "tensor<4xcomplex<f64>>", "tensor<7xf64>"},
-        {"IRFFT", "[4, 9]", "tensor<4x5xcomplex<f32>>", "tensor<4x9xf32>"},
-        {"IRFFT", "[2, 3, 8]", "tensor<2x3x5xcomplex<f64>>", "tensor<2x3x8xf64>"},
-    };
-    int index = 0;
-    for (const Fft& fft : ffts) {
-      const std::string arg = "%x" + std::to_string(index), result = "%f" + std::to_string(index);
-      ++index;
-      program.NamedArg(arg, fft.in);
-      program.Returned("  " + result + " = stablehlo.fft " + arg + ", type = " + fft.type +
-                           ", length = " + fft.length + " : (" + fft.in + ") -> " + fft.out + "\n",
-                       result, fft.out);
-    }
-    KernelFamily family{"fft", program, 0, 0, false};
-    family.transforms = true;
-    families.push_back(family);
-  }
-  {
     // chlo.scan: prefix sums in order along either dimension (floats, so
     // the order shows in the bits), from the end, over a view, a running
     // maximum with its index, two carries that swap, and a scan of carries
@@ -1036,64 +996,7 @@ inline std::vector<KernelFamily> KernelFamilies() {
     for (const auto& [name, type] : returned) program.Returned("", name, type);
     families.push_back({"scan", program, 0, 0, false});
   }
-  {
-    // chlo.ragged_dot in each mode, on ordinary finite values (sums show
-    // their order) and random group sizes (negative, zero, past the ragged
-    // dimension): a ragged row dimension with and without batches and
-    // sizes per batch element, a ragged contracting dimension alone and
-    // beside another, a ragged batch dimension, integers, bf16, f64.
-    ProgramBuilder program("");
-    struct Ragged {
-      const char* lhs;
-      const char* rhs;
-      const char* sizes;
-      const char* numbers;  // lb, rb, lc, rc, lr, rg
-      const char* result;
-    };
-    const Ragged cases[] = {
-        {"tensor<11x5xf32>", "tensor<3x5x7xf32>", "tensor<3xi32>", "[], [], [1], [1], [0], [0]",
-         "tensor<11x7xf32>"},
-        {"tensor<2x6x4xf32>", "tensor<3x2x4x5xf32>", "tensor<2x3xi32>",
-         "[0], [1], [2], [2], [1], [0]", "tensor<2x6x5xf32>"},
-        {"tensor<4x9xf32>", "tensor<9x3xf32>", "tensor<3xi32>", "[], [], [1], [0], [1], []",
-         "tensor<3x4x3xf32>"},
-        {"tensor<4x6x2xf64>", "tensor<6x2x3xf64>", "tensor<2xi32>",
-         "[], [], [1, 2], [0, 1], [1], []", "tensor<2x4x3xf64>"},
-        {"tensor<5x2x3xf32>", "tensor<5x3x4xf32>", "tensor<2xi32>", "[0], [0], [2], [1], [0], []",
-         "tensor<5x2x4xf32>"},
-        {"tensor<7x3xi8>", "tensor<2x3x4xi8>", "tensor<2xi32>", "[], [], [1], [1], [0], [0]",
-         "tensor<7x4xi32>"},
-        {"tensor<6x5xbf16>", "tensor<2x5x3xbf16>", "tensor<2xi32>", "[], [], [1], [1], [0], [0]",
-         "tensor<6x3xbf16>"},
-    };
-    int index = 0;
-    for (const Ragged& c : cases) {
-      const std::string n = std::to_string(index++);
-      program.NamedArg("%l" + n, c.lhs);
-      program.NamedArg("%r" + n, c.rhs);
-      program.NamedArg("%g" + n, c.sizes);
-      std::string numbers = c.numbers;
-      const char* fields[] = {"lhs_batching_dimensions",    "rhs_batching_dimensions",
-                              "lhs_contracting_dimensions", "rhs_contracting_dimensions",
-                              "lhs_ragged_dimensions",      "rhs_group_dimensions"};
-      std::string spelled;
-      size_t at = 0;
-      for (const char* field : fields) {
-        const size_t close = numbers.find(']', at);
-        spelled += std::string(spelled.empty() ? "" : ", ") + field + " = " +
-                   numbers.substr(numbers.find('[', at), close + 1 - numbers.find('[', at));
-        at = close + 1;
-      }
-      program.Returned("  %d" + n + " = \"chlo.ragged_dot\"(%l" + n + ", %r" + n + ", %g" + n +
-                           ") {ragged_dot_dimension_numbers = #chlo.ragged_dot<" + spelled +
-                           ">} : (" + c.lhs + ", " + c.rhs + ", " + c.sizes + ") -> " + c.result +
-                           "\n",
-                       "%d" + n, c.result);
-    }
-    KernelFamily family{"ragged_dot", program, 0, 0, false};
-    family.finite_values = true;
-    families.push_back(family);
-  }
+  AddLinalgFamilies(families);
   AddCollectiveFamilies(families);
   AddTransferFamilies(families);
   return families;

@@ -94,7 +94,9 @@ bool IsViewKind(OpKind kind) {
     case OpKind::kIota:
     case OpKind::kDynamicIota:
     case OpKind::kDynamicReshape:
-    case OpKind::kDynamicBroadcastInDim: return true;
+    case OpKind::kDynamicBroadcastInDim:
+    case OpKind::kBroadcast:
+    case OpKind::kRealDynamicSlice: return true;
     default: return false;
   }
 }
@@ -159,6 +161,36 @@ Status CheckView(const Operation& op) {
       return needs("broadcast_dimensions", operand_rank);
     case OpKind::kDynamicReshape: return CheckStaticShapeOperand(op, 1);
     case OpKind::kSlice: return needs("start_indices", operand_rank);
+    case OpKind::kBroadcast: {
+      const std::span<const int64_t> sizes = op.GetI64Array("broadcast_sizes");
+      if (result.rank() != static_cast<int64_t>(sizes.size() + operand_rank))
+        return Unsupported(op, "its result must be broadcast_sizes then the operand's dimensions");
+      return OkStatus();
+    }
+    case OpKind::kRealDynamicSlice: {
+      // start_indices, limit_indices and strides: constants that give the result.
+      const stablehlo::Type operand = op.operand(0)->type();
+      std::vector<std::vector<int64_t>> bounds;
+      for (const char* name : {"start_indices", "limit_indices", "strides"}) {
+        std::optional<std::vector<int64_t>> values = StaticArray(op, name);
+        if (!values)
+          return Unsupported(op, std::string(name) +
+                                     " is not a constant (dynamic shapes are not generated)");
+        if (values->size() != operand_rank)
+          return Unsupported(op, std::string(name) + " must hold one value per dimension");
+        bounds.push_back(std::move(*values));
+      }
+      for (size_t d = 0; d < operand_rank; ++d) {
+        const int64_t start = bounds[0][d], limit = bounds[1][d], stride = bounds[2][d];
+        if (start < 0 || limit < start || limit > operand.dim(static_cast<int64_t>(d)) ||
+            stride <= 0 ||
+            (limit - start + stride - 1) / stride != result.dim(static_cast<int64_t>(d))) {
+          return InvalidArgumentError(Where(op) + ": its slice of dimension " + std::to_string(d) +
+                                      " does not fit its operand and result");
+        }
+      }
+      return OkStatus();
+    }
     case OpKind::kDynamicIota:
       BERTH_RETURN_IF_ERROR(CheckStaticShapeOperand(op, 0));
       [[fallthrough]];
@@ -251,6 +283,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kFft: return EmitFftKernel(kernel);
     case Family::kScan: return EmitScanKernel(kernel);
     case Family::kRaggedDot: return EmitRaggedDotKernel(kernel);
+    case Family::kCholesky: return EmitCholeskyKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

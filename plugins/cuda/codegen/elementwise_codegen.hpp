@@ -90,6 +90,8 @@ struct FusedKernel {
   //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
   //     dimension, each a direct transform along it, one output element
   //     per thread (FftThreads), through two buffers in the scratch.
+  //   kCholesky: cholesky (CheckCholesky); each thread factors one matrix
+  //     in its part of the scratch (CholeskyThreads), one launch.
   //   kRaggedDot: chlo.ragged_dot (CheckRaggedDot); each thread one
   //     output element, its group found from the group sizes.
   //   kScan: chlo.scan (CheckScan); each thread one element of the slices,
@@ -114,7 +116,8 @@ struct FusedKernel {
     kCollective,
     kFft,
     kScan,
-    kRaggedDot
+    kRaggedDot,
+    kCholesky
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -191,6 +194,15 @@ Status CheckConvolution(const stablehlo::Operation& op);
 // shapes of f32 or f64, a batch of square matrices matching b. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckTriangularSolve(const stablehlo::Operation& op);
+
+// OK when `op` is a cholesky the code generator can run: a batch of square
+// matrices of f16, bf16, f32, f64 or complex numbers. Otherwise
+// UNIMPLEMENTED.
+Status CheckCholesky(const stablehlo::Operation& op);
+
+// The threads of a cholesky kernel (one per matrix) and, in
+// `scratch_bytes`, their work matrices in double (complex<double>).
+int64_t CholeskyThreads(const stablehlo::Operation& op, int64_t& scratch_bytes);
 
 // OK when `op` is a scatter the code generator can run: static shapes of
 // supported types, integer indices, dimension numbers fitting its operands,

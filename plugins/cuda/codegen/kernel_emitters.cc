@@ -667,9 +667,15 @@ std::string EmitViewIndex(const ViewRead& view, const std::string& at, const std
         }
         break;
       }
-      case OpKind::kSlice: {
-        std::span<const int64_t> start = op->GetI64Array("start_indices");
-        std::span<const int64_t> strides = op->GetI64Array("strides");
+      case OpKind::kBroadcast: {
+        const size_t sizes = op->GetI64Array("broadcast_sizes").size();
+        for (size_t d = 0; d < exprs.size(); ++d) exprs[d] = current[sizes + d];
+        break;
+      }
+      case OpKind::kSlice:
+      case OpKind::kRealDynamicSlice: {
+        const std::vector<int64_t> start = StaticArray(*op, "start_indices").value();
+        const std::vector<int64_t> strides = StaticArray(*op, "strides").value();
         for (size_t d = 0; d < exprs.size(); ++d) {
           const int64_t stride = d < strides.size() ? strides[d] : 1;
           exprs[d] = std::to_string(start[d]) + "LL + " + current[d] + " * " +
@@ -863,6 +869,11 @@ std::optional<std::vector<int64_t>> ConstantIntegers(const stablehlo::Value* val
 std::optional<std::vector<int64_t>> StaticArray(const Operation& op, std::string_view name) {
   size_t operand = 0;
   if (op.kind() == OpKind::kDynamicGather && name == "slice_sizes") operand = 2;
+  if (op.kind() == OpKind::kRealDynamicSlice) {
+    if (name == "start_indices") operand = 1;
+    if (name == "limit_indices") operand = 2;
+    if (name == "strides") operand = 3;
+  }
   if (op.kind() == OpKind::kDynamicConv && name == "padding") operand = 2;
   if (op.kind() == OpKind::kDynamicPad) {
     if (name == "edge_padding_low") operand = 2;

@@ -157,7 +157,8 @@ std::optional<std::vector<int64_t>> ConstantIntegers(const stablehlo::Value* val
 
 // `op`'s integer array attribute `name`, or - for the dynamic forms of
 // gather, pad and convolution - the constant operand standing for it:
-// dynamic_gather's slice_sizes (operand 2), dynamic_pad's
+// real_dynamic_slice's start_indices, limit_indices and strides (operands
+// 1 to 3), dynamic_gather's slice_sizes (operand 2), dynamic_pad's
 // edge_padding_low, edge_padding_high and interior_padding (operands 2 to
 // 4), dynamic_conv's padding (operand 2, its pairs flattened). nullopt when
 // that operand is not a constant.
@@ -184,7 +185,8 @@ Result<std::string> EmitSelectAndScatterKernel(const FusedKernel& kernel);
 Result<std::string> EmitDotKernel(const FusedKernel& kernel);
 Result<std::string> EmitRaggedDotKernel(const FusedKernel& kernel);
 Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel);
-Result<std::string> EmitSolveKernel(const FusedKernel& kernel);
+Result<std::string> EmitSolveKernel(const FusedKernel& kernel);       // solver_codegen.cc
+Result<std::string> EmitCholeskyKernel(const FusedKernel& kernel);    // solver_codegen.cc
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel);        // sort_codegen.cc

@@ -10,14 +10,31 @@ namespace berth::cuda {
 
 using namespace codegen;  // kernel_emitters.hpp
 
+namespace {
+
+// dot_general's dimension numbers; the legacy stablehlo.dot's (ranks 1 or
+// 2): lhs's last dimension against rhs's first, as the cpu plugin reads it.
+stablehlo::DotDimensionNumbers DotNumbersOf(const Operation& op) {
+  if (op.kind() == OpKind::kDot) return {{}, {}, {op.operand(0)->type().rank() - 1}, {0}};
+  return *op.dot_dimension_numbers();
+}
+
+}  // namespace
+
 Status CheckDot(const Operation& op) {
-  if (op.kind() != OpKind::kDotGeneral || op.num_operands() != 2)
+  if ((op.kind() != OpKind::kDotGeneral && op.kind() != OpKind::kDot) || op.num_operands() != 2)
     return Unsupported(op, "not a dot_general");
   for (stablehlo::Type type :
        {op.operand(0)->type(), op.operand(1)->type(), op.result(0)->type()}) {
     BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
   }
-  if (op.dot_dimension_numbers() == nullptr) return Unsupported(op, "no dot_dimension_numbers");
+  if (op.kind() == OpKind::kDot) {
+    const int64_t lhs = op.operand(0)->type().rank(), rhs = op.operand(1)->type().rank();
+    if (lhs < 1 || lhs > 2 || rhs < 1 || rhs > 2)
+      return InvalidArgumentError(Where(op) + ": dot operands must have rank 1 or 2");
+  } else if (op.dot_dimension_numbers() == nullptr) {
+    return Unsupported(op, "no dot_dimension_numbers");
+  }
   // precision_config and a dot algorithm are accepted and ignored, as the
   // cpu plugin ignores them: the kernel computes in the cpu plugin's
   // arithmetic (never TF32 or fewer bits).
@@ -67,30 +84,6 @@ Status CheckConvolution(const Operation& op) {
       !names_each_once(numbers->output_batch_dimension, numbers->output_feature_dimension,
                        numbers->output_spatial_dimensions)) {
     return Unsupported(op, "dimension_numbers that do not name each dimension once");
-  }
-  return OkStatus();
-}
-
-Status CheckTriangularSolve(const Operation& op) {
-  if (op.kind() != OpKind::kTriangularSolve || op.num_operands() != 2)
-    return Unsupported(op, "not a triangular_solve");
-  const stablehlo::Type a = op.operand(0)->type(), b = op.operand(1)->type();
-  for (stablehlo::Type type : {a, b, op.result(0)->type()}) {
-    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, type));
-  }
-  const ElementType type = a.element_type();
-  if (type != ElementType::kF32 && type != ElementType::kF64 && type != ElementType::kComplex64 &&
-      type != ElementType::kComplex128) {
-    // f16/bf16 would need the solution's elements in float until the end.
-    return Unsupported(op, "a triangular_solve of " +
-                               std::string(stablehlo::ElementTypeName(type)) +
-                               " is not generated yet (f32, f64 and complex are)");
-  }
-  const int64_t rank = a.rank();
-  if (rank < 2 || b.rank() != rank || b.element_type() != type ||
-      a.dim(rank - 1) != a.dim(rank - 2) ||
-      (op.GetBool("left_side") ? b.dim(rank - 2) : b.dim(rank - 1)) != a.dim(rank - 1)) {
-    return Unsupported(op, "a must be a batch of square matrices matching b");
   }
   return OkStatus();
 }
@@ -168,6 +161,22 @@ ElementType ProductComputeType(const Operation& op) {
   return result;
 }
 
+// Declares `a` and `b` (in their compute types) and loads into them the
+// elements of the root's operands 0 and 1 at `lhs_index` and `rhs_index`.
+Status EmitOperandPair(const FusedKernel& kernel, const std::vector<std::string>& lhs_index,
+                       const std::vector<std::string>& rhs_index, const std::string& indent,
+                       std::string& body) {
+  const Operation& op = *kernel.root;
+  int reads = 0;
+  const ElementType lhs_type = op.operand(0)->type().element_type(),
+                    rhs_type = op.operand(1)->type().element_type();
+  body += indent + std::string(ComputeType(lhs_type)) + " a;\n";
+  body += indent + std::string(ComputeType(rhs_type)) + " b;\n";
+  BERTH_RETURN_IF_ERROR(
+      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, indent, reads, body));
+  return EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, indent, reads, body);
+}
+
 // The zero of a compute type, as CUDA C.
 std::string ZeroOf(ElementType compute) {
   const Class c = ClassOf(compute);
@@ -186,7 +195,7 @@ std::string ZeroOf(ElementType compute) {
 Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
   const Operation& op = *kernel.root;
   BERTH_RETURN_IF_ERROR(CheckDot(op));
-  const stablehlo::DotDimensionNumbers& numbers = *op.dot_dimension_numbers();
+  const stablehlo::DotDimensionNumbers numbers = DotNumbersOf(op);
   const stablehlo::Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(),
                         result = op.result(0)->type();
   const ElementType type = result.element_type();
@@ -232,14 +241,8 @@ Result<std::string> EmitDotKernel(const FusedKernel& kernel) {
     lhs_index[static_cast<size_t>(numbers.lhs_contracting_dimensions[k])] = name;
     rhs_index[static_cast<size_t>(numbers.rhs_contracting_dimensions[k])] = name;
   }
-  int reads = 0;
   const ElementType lhs_type = lhs.element_type(), rhs_type = rhs.element_type();
-  body += "      " + std::string(ComputeType(lhs_type)) + " a;\n";
-  body += "      " + std::string(ComputeType(rhs_type)) + " b;\n";
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "      ", reads, body));
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "      ", reads, body));
+  BERTH_RETURN_IF_ERROR(EmitOperandPair(kernel, lhs_index, rhs_index, "      ", body));
   // Each operand in the compute type, then the cpu plugin's step: floats one
   // fma, complex numbers (ar br - ai bi) + i (ar bi + ai br) each product and
   // sum rounded, integers wrapping, i1 or over and.
@@ -370,13 +373,7 @@ Result<std::string> EmitRaggedDotKernel(const FusedKernel& kernel) {
     lhs_index[static_cast<size_t>(lc[k])] = contracted[static_cast<size_t>(lc[k])];
     rhs_index[static_cast<size_t>(rc[k])] = contracted[static_cast<size_t>(lc[k])];
   }
-  int reads = 0;
-  body += "        " + std::string(ComputeType(lhs_type)) + " a;\n";
-  body += "        " + std::string(ComputeType(rhs_type)) + " b;\n";
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(0), lhs_index, "a", lhs_type, "        ", reads, body));
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(1), rhs_index, "b", rhs_type, "        ", reads, body));
+  BERTH_RETURN_IF_ERROR(EmitOperandPair(kernel, lhs_index, rhs_index, "        ", body));
   const std::string x = ConvertExpression(lhs_type, compute, "a"),
                     y = ConvertExpression(rhs_type, compute, "b");
   if (compute == ElementType::kSI64) {
@@ -530,92 +527,6 @@ Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel) {
   body += "    out0[i] = " +
           Store(result.element_type(), ConvertExpression(compute, result.element_type(), "acc")) +
           ";\n";
-  return WrapKernel(kernel.name, params, body);
-}
-
-// One vector of the solution per thread - a column of x (left_side:
-// op(a) x = b) or a row (x op(a) = b) of one batch element - by forward or
-// backward substitution with the matrix M that system is M y = c for: op(a)
-// for the left side, its transpose for the right. The elements of y are
-// written to the output as they are found and read back from it; only the
-// triangle `lower` names is read (with unit_diagonal, not the diagonal).
-Result<std::string> EmitSolveKernel(const FusedKernel& kernel) {
-  const Operation& op = *kernel.root;
-  BERTH_RETURN_IF_ERROR(CheckTriangularSolve(op));
-  const stablehlo::Type b = op.operand(1)->type();
-  const ElementType type = b.element_type();
-  const int64_t rank = b.rank();
-  const bool left = op.GetBool("left_side"), lower = op.GetBool("lower"),
-             unit = op.GetBool("unit_diagonal");
-  const stablehlo::Transpose transpose =
-      op.transpose_a().value_or(stablehlo::Transpose::kNoTranspose);
-  const bool transposed = transpose != stablehlo::Transpose::kNoTranspose;
-  // Complex numbers: products and quotients as complex operations, a's
-  // elements conjugated for ADJOINT.
-  const bool complex = ClassOf(type) == Class::kComplex;
-  auto of_a = [&](const std::string& name) {
-    return complex && transpose == stablehlo::Transpose::kAdjoint
-               ? "berth_complex(" + name + ".re, -" + name + ".im)"
-               : name;
-  };
-  // M[r][k] is a[r][k], or a[k][r] when exactly one of "right side" and
-  // "transposed" holds; M is lower triangular when a is, unless swapped.
-  const bool swap = left == transposed;
-  const bool forward = swap ? !lower : lower;
-  const int64_t m = b.dim(left ? rank - 2 : rank - 1);
-  const int64_t vectors = b.dim(left ? rank - 1 : rank - 2);
-  std::string params = KernelParams(kernel), body;
-  // The thread's batch indices and vector.
-  std::vector<int64_t> shape(b.shape().begin(), b.shape().end() - 2), dims(shape.size() + 1);
-  shape.push_back(vectors);
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
-  std::vector<std::string> at(dims.size());
-  EmitDecompose("i", dims, shape, "s", "    ", body, at);
-  const std::string v = at.back();
-  at.pop_back();
-  auto b_index = [&](const std::string& r) {
-    std::vector<std::string> index = at;
-    index.push_back(left ? r : v);
-    index.push_back(left ? v : r);
-    return index;
-  };
-  auto a_index = [&](const std::string& r, const std::string& k) {
-    std::vector<std::string> index = at;
-    index.push_back(swap ? k : r);
-    index.push_back(swap ? r : k);
-    return index;
-  };
-  auto out_at = [&](const std::string& r) {
-    return "out0[" + LinearIndex(b_index(r), b.shape()) + "]";
-  };
-  const std::string t = ComputeType(type), count = std::to_string(m) + "LL";
-  int reads = 0;
-  body += "    for (berth_s64 step = 0; step < " + count + "; ++step) {\n";
-  body +=
-      "      const berth_s64 r = " + std::string(forward ? "step" : count + " - 1 - step") + ";\n";
-  body += "      " + t + " acc;\n";
-  BERTH_RETURN_IF_ERROR(
-      EmitElementLoad(kernel, op.operand(1), b_index("r"), "acc", type, "      ", reads, body));
-  body += forward ? "      for (berth_s64 k = 0; k < r; ++k) {\n"
-                  : "      for (berth_s64 k = r + 1; k < " + count + "; ++k) {\n";
-  body += "        " + t + " mk;\n";
-  BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "k"), "mk", type,
-                                        "        ", reads, body));
-  if (complex) {
-    body += "        acc = berth_csub(acc, berth_cmul(" + of_a("mk") + ", " + out_at("k") + "));\n";
-  } else {
-    body += "        acc = acc - mk * " + out_at("k") + ";\n";
-  }
-  body += "      }\n";
-  if (!unit) {
-    body += "      " + t + " diagonal;\n";
-    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(0), a_index("r", "r"), "diagonal",
-                                          type, "      ", reads, body));
-    body += complex ? "      acc = berth_cdiv(acc, " + of_a("diagonal") + ");\n"
-                    : "      acc = acc / diagonal;\n";
-  }
-  body += "      " + out_at("r") + " = acc;\n";
-  body += "    }\n";
   return WrapKernel(kernel.name, params, body);
 }
 

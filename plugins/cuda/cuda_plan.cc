@@ -324,6 +324,17 @@ class Planner {
       EmitOpKernel(op, Family::kConvolution, op.result(0)->type().NumElements());
       return OkStatus();
     }
+    if (op.kind() == OpKind::kBatchNormInference || op.kind() == OpKind::kBatchNormTraining ||
+        op.kind() == OpKind::kBatchNormGrad) {
+      BERTH_RETURN_IF_ERROR(CheckBatchNorm(op));
+      WriteOutViews(op.operands());  // read per feature and per element
+      std::vector<int64_t> launches;
+      int64_t scratch_bytes = 0;
+      EmitOpKernel(op, Family::kBatchNorm, BatchNormThreads(op, launches, scratch_bytes));
+      steps_.back().fused.launches = std::move(launches);
+      steps_.back().fused.scratch_bytes = scratch_bytes;
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kCholesky) {
       BERTH_RETURN_IF_ERROR(CheckCholesky(op));
       int64_t scratch_bytes = 0;

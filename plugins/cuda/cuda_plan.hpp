@@ -58,7 +58,8 @@ struct PlanStep {
   Kind kind = Kind::kConstant;
   const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
   // kConstant: when set, the value's bytes (replica_id and partition_id of
-  // a run_parallel instance); otherwise the constant op's dense value.
+  // a run_parallel instance, get_dimension_size, chlo.constant_like);
+  // otherwise the constant op's dense value.
   std::shared_ptr<const std::vector<uint8_t>> literal;
   FusedKernel fused;   // kFused
   std::string source;  // kFused: the kernel's CUDA C

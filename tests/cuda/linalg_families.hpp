@@ -240,6 +240,73 @@ inline void AddLinalgFamilies(std::vector<KernelFamily>& families) {
     family.finite_values = true;
     families.push_back(family);
   }
+  {
+    // batch_norm_training, _inference and _grad on ordinary finite values
+    // (so the sums' order shows in the bits): f32 and f64 over several
+    // segments of the cpu plugin's sums (up to 30000 elements), features first,
+    // innermost and in the middle, f16, bf16 and f64, inference with given
+    // statistics, grad with them.
+    ProgramBuilder program("");
+    struct Norm {
+      const char* kind;  // training, inference, grad
+      const char* type;  // the operand's
+      const char* feature_type;
+      int feature;
+    };
+    const Norm norms[] = {
+        {"training", "tensor<3x8x1000xf32>", "tensor<8xf32>", 1},
+        {"training", "tensor<4x5x6x3xf32>", "tensor<5xf32>", 1},
+        {"training", "tensor<7x6xf16>", "tensor<6xf16>", 1},
+        {"training", "tensor<5x9xf64>", "tensor<5xf64>", 0},
+        {"training", "tensor<2x3x5000xf64>", "tensor<3xf64>", 1},
+        {"inference", "tensor<2x4x5xbf16>", "tensor<4xbf16>", 1},
+        {"inference", "tensor<3x7xf32>", "tensor<7xf32>", 1},
+        {"grad", "tensor<4x6x5xf32>", "tensor<6xf32>", 1},
+        {"grad", "tensor<5x3xf64>", "tensor<5xf64>", 0},
+        {"grad", "tensor<3x4x1000xf64>", "tensor<4xf64>", 1},
+    };
+    int index = 0;
+    for (const Norm& n : norms) {
+      const std::string k = std::to_string(index++);
+      const std::string x = "%x" + k, a = "%a" + k, b = "%b" + k, c = "%c" + k, d = "%d" + k;
+      const std::string attrs =
+          "{epsilon = 1.000000e-03 : f32, feature_index = " + std::to_string(n.feature) + " : i64}";
+      const std::string v = n.feature_type, t = n.type;
+      program.NamedArg(x, t);
+      program.NamedArg(a, v);
+      program.NamedArg(b, v);
+      if (std::string(n.kind) == "training") {
+        program.Lines("  %n" + k + ":3 = \"stablehlo.batch_norm_training\"(" + x + ", " + a + ", " +
+                      b + ") " + attrs + " : (" + t + ", " + v + ", " + v + ") -> (" + t + ", " +
+                      v + ", " + v + ")\n");
+        program.Returned("", "%n" + k + "#0", t);
+        program.Returned("", "%n" + k + "#1", v);
+        program.Returned("", "%n" + k + "#2", v);
+        continue;
+      }
+      // Given statistics: a mean, and a positive variance made from an argument.
+      program.NamedArg(c, v);
+      program.NamedArg(d, v);
+      program.Lines("  %var" + k + " = stablehlo.multiply " + d + ", " + d + " : " + v + "\n");
+      if (std::string(n.kind) == "inference") {
+        program.Returned("  %n" + k + " = \"stablehlo.batch_norm_inference\"(" + x + ", " + a +
+                             ", " + b + ", " + c + ", %var" + k + ") " + attrs + " : (" + t + ", " +
+                             v + ", " + v + ", " + v + ", " + v + ") -> " + t + "\n",
+                         "%n" + k, t);
+        continue;
+      }
+      program.NamedArg("%dy" + k, t);
+      program.Lines("  %n" + k + ":3 = \"stablehlo.batch_norm_grad\"(" + x + ", " + a + ", " + c +
+                    ", %var" + k + ", %dy" + k + ") " + attrs + " : (" + t + ", " + v + ", " + v +
+                    ", " + v + ", " + t + ") -> (" + t + ", " + v + ", " + v + ")\n");
+      program.Returned("", "%n" + k + "#0", t);
+      program.Returned("", "%n" + k + "#1", v);
+      program.Returned("", "%n" + k + "#2", v);
+    }
+    KernelFamily family{"batch_norm", program, 0, 0, false};
+    family.finite_values = true;
+    families.push_back(family);
+  }
 }
 
 }  // namespace berth::cuda::testing

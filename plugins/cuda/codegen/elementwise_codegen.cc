@@ -284,6 +284,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kScan: return EmitScanKernel(kernel);
     case Family::kRaggedDot: return EmitRaggedDotKernel(kernel);
     case Family::kCholesky: return EmitCholeskyKernel(kernel);
+    case Family::kBatchNorm: return EmitBatchNormKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -90,6 +90,8 @@ struct FusedKernel {
   //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
   //     dimension, each a direct transform along it, one output element
   //     per thread (FftThreads), through two buffers in the scratch.
+  //   kBatchNorm: batch_norm_inference, _training, _grad (CheckBatchNorm);
+  //     per feature and per element launches (BatchNormThreads).
   //   kCholesky: cholesky (CheckCholesky); each thread factors one matrix
   //     in its part of the scratch (CholeskyThreads), one launch.
   //   kRaggedDot: chlo.ragged_dot (CheckRaggedDot); each thread one
@@ -117,7 +119,8 @@ struct FusedKernel {
     kFft,
     kScan,
     kRaggedDot,
-    kCholesky
+    kCholesky,
+    kBatchNorm
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -194,6 +197,16 @@ Status CheckConvolution(const stablehlo::Operation& op);
 // shapes of f32 or f64, a batch of square matrices matching b. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckTriangularSolve(const stablehlo::Operation& op);
+
+// OK when `op` is a batch_norm_inference, batch_norm_training or
+// batch_norm_grad the code generator can run: float operands of the shapes
+// its kind takes, a feature_index and an epsilon. Otherwise UNIMPLEMENTED.
+Status CheckBatchNorm(const stablehlo::Operation& op);
+
+// The threads of a batch_norm kernel's launches (`launches`: training 0 to
+// 2, grad 0 and 1, inference one) and its scratch of per-feature doubles.
+int64_t BatchNormThreads(const stablehlo::Operation& op, std::vector<int64_t>& launches,
+                         int64_t& scratch_bytes);
 
 // OK when `op` is a cholesky the code generator can run: a batch of square
 // matrices of f16, bf16, f32, f64 or complex numbers. Otherwise

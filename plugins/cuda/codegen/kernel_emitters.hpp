@@ -187,6 +187,7 @@ Result<std::string> EmitRaggedDotKernel(const FusedKernel& kernel);
 Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel);
 Result<std::string> EmitSolveKernel(const FusedKernel& kernel);       // solver_codegen.cc
 Result<std::string> EmitCholeskyKernel(const FusedKernel& kernel);    // solver_codegen.cc
+Result<std::string> EmitBatchNormKernel(const FusedKernel& kernel);   // batch_norm_codegen.cc
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel);        // sort_codegen.cc

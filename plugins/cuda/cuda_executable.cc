@@ -1,6 +1,7 @@
 #include "cuda_executable.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "codegen/nvrtc_compiler.hpp"
 #include "cuda_buffer.hpp"
@@ -313,6 +314,11 @@ Status CudaExecutable::RunStep(OnDevice& on, const PlanStep& step, Frame& frame,
     case PlanStep::Kind::kFused: return LaunchKernel(on, step, {&frame});
     case PlanStep::Kind::kCollective:
       return InternalError("a collective step runs only as part of its group's meeting");
+    case PlanStep::Kind::kPrint: {
+      BERTH_ASSIGN_OR_RETURN(std::shared_ptr<PinnedHostMemory> host, to_host(step.op->operand(0)));
+      enqueued.prints.emplace_back(step.op, std::move(host));
+      return OkStatus();
+    }
     case PlanStep::Kind::kProbe: {
       ProbedValue probed;
       probed.type = step.op->operand(0)->type();
@@ -457,9 +463,18 @@ Result<plugin::ExecuteResult> CudaExecutable::Execute(
     BERTH_ASSIGN_OR_RETURN(Enqueued enqueued, Enqueue(*targets[d], argument_lists[d], done));
     CudaDevice& device = *targets[d]->device;
     auto checks = std::make_shared<const std::vector<PendingCheck>>(std::move(enqueued.checks));
+    auto prints = std::make_shared<const decltype(enqueued.prints)>(std::move(enqueued.prints));
     device.completions()
         .Enqueue(device.stream(),
-                 [done, checks](const Status& status) {
+                 [done, checks, prints](const Status& status) {
+                   if (status.ok()) {
+                     // Each print whole, as the cpu plugin writes them.
+                     for (const auto& [op, host] : *prints) {
+                       const std::string text = PrintText(*op, host->data());
+                       std::fwrite(text.data(), 1, text.size(), stdout);
+                     }
+                     std::fflush(stdout);
+                   }
                    done.Set(status.ok() ? CompareChecks(*checks) : status);
                  })
         .IgnoreError();

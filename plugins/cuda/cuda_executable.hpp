@@ -69,6 +69,8 @@ class CudaExecutable final : public plugin::LoadedExecutable {
     std::vector<PendingCheck> checks;
     // By probe scope and id, in the order they were probed.
     std::map<std::string, std::vector<ProbedValue>> probes;
+    // interpreter.print's values, in program order.
+    std::vector<std::pair<const stablehlo::Operation*, std::shared_ptr<PinnedHostMemory>>> prints;
   };
   // The first check that does not hold; OK when all do.
   static Status CompareChecks(const std::vector<PendingCheck>& checks);

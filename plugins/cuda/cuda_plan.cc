@@ -1,5 +1,6 @@
 #include "cuda_plan.hpp"
 
+#include "berth/stablehlo/interpreter_output.hpp"
 #include "parallel_schedule.hpp"
 
 #include <algorithm>
@@ -355,9 +356,21 @@ class Planner {
     if (op.kind() == OpKind::kConcatenate || op.kind() == OpKind::kPad ||
         op.kind() == OpKind::kDynamicSlice || op.kind() == OpKind::kDynamicUpdateSlice ||
         op.kind() == OpKind::kGather || op.kind() == OpKind::kDynamicGather ||
-        op.kind() == OpKind::kDynamicPad) {
+        op.kind() == OpKind::kTorchIndexSelect || op.kind() == OpKind::kDynamicPad) {
       BERTH_RETURN_IF_ERROR(CheckMove(op));
       EmitOpKernel(op, Family::kMove, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
+    if (op.kind() == OpKind::kInterpreterPrint) {
+      if (op.num_operands() != 1)
+        return InvalidArgumentError(std::string(op.name()) + " at " + op.location().ToString() +
+                                    ": not one operand");
+      BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, op.operand(0)->type()));
+      WriteOutViews(op.operands());
+      PlanStep step;
+      step.kind = PlanStep::Kind::kPrint;
+      step.op = &op;
+      steps_.push_back(std::move(step));
       return OkStatus();
     }
     if (op.kind() == OpKind::kInterpreterProbe || op.kind() == OpKind::kCheckExpectSerializedEq) {
@@ -857,6 +870,17 @@ int64_t ScalarIndex(stablehlo::ElementType type, const void* data) {
   if (stablehlo::IsSignedInteger(type)) return static_cast<int64_t>(raw << unused) >> unused;
   raw = (raw << unused) >> unused;
   return raw > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(raw);
+}
+
+std::string PrintText(const stablehlo::Operation& print, const void* data) {
+  const stablehlo::Value* value = print.operand(0);
+  const std::string_view name = value->name();
+  const stablehlo::Type type = value->type();
+  std::string text = "%" + std::string(name.empty() ? std::string_view("value") : name) + " = ";
+  text += stablehlo::FormatInterpreterValue(type.ToString(), type.shape(), [&](int64_t i) {
+    return stablehlo::InterpreterElementText(type.element_type(), data, i);
+  });
+  return text + "\n";
 }
 
 size_t BranchOf(const stablehlo::Operation& op, int64_t selector) {

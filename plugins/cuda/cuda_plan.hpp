@@ -54,7 +54,16 @@ struct BlockPlan {
 };
 
 struct PlanStep {
-  enum class Kind { kConstant, kFused, kCheck, kControlFlow, kParallel, kCollective, kProbe };
+  enum class Kind {
+    kConstant,
+    kFused,
+    kCheck,
+    kControlFlow,
+    kParallel,
+    kCollective,
+    kProbe,
+    kPrint
+  };
   Kind kind = Kind::kConstant;
   const stablehlo::Operation* op = nullptr;  // kConstant: the constant; kCheck: the check
   // kConstant: when set, the value's bytes (replica_id and partition_id of
@@ -72,6 +81,9 @@ struct PlanStep {
   // executable is gone). The checked values are the op's operands.
   stablehlo::CheckSpec check;
   std::shared_ptr<const std::vector<uint8_t>> expected;
+  // kPrint: `op` is an interpreter.print, whose operand is copied to the
+  // host and written to standard output (PrintText) when the execution's
+  // work is done, in program order.
   // kProbe: `op` is an interpreter.probe, whose operand is copied to the
   // host and kept as the next iteration of `probe_id` (its result reads as
   // its operand). kCheck of a check.expect_serialized_eq: its operand is
@@ -124,6 +136,11 @@ int64_t ScalarIndex(stablehlo::ElementType type, const void* data);
 // if, the first (true) or second; case, branch `selector`, the last one
 // when out of range.
 size_t BranchOf(const stablehlo::Operation& op, int64_t selector);
+
+// What interpreter.print `print` writes for its operand's dense storage
+// `data`: "%NAME = " and the value as the reference interpreter prints it
+// (berth/stablehlo/interpreter_output.hpp), then a newline.
+std::string PrintText(const stablehlo::Operation& print, const void* data);
 
 // Plans function `entry_name` of `module` (empty: Module::entry_function). The module must have been verified.
 Result<CudaPlan> PlanCudaProgram(const stablehlo::Module& module, std::string_view entry_name);

@@ -221,6 +221,12 @@ void RunStep(const PlanStep& step, const std::string& program, HostMemory& memor
     case PlanStep::Kind::kParallel: return RunParallel(step, program, memory, verdict);
     case PlanStep::Kind::kFused: return InvokeKernel(step, program, {&memory});
     case PlanStep::Kind::kCollective: FAIL() << where << ": a collective step run by itself";
+    case PlanStep::Kind::kPrint: {
+      ASSERT_TRUE(memory.contains(step.op->operand(0))) << where << " prints a value not in memory";
+      const std::string text = PrintText(*step.op, memory[step.op->operand(0)].data());
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return;
+    }
     case PlanStep::Kind::kProbe:
       ASSERT_TRUE(memory.contains(step.op->operand(0))) << where << " probes a value not in memory";
       verdict.probes[step.probe_scope + step.probe_id].emplace_back(step.op->operand(0)->type(),

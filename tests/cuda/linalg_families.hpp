@@ -119,7 +119,9 @@ inline void AddLinalgFamilies(std::vector<KernelFamily>& families) {
     // Legacy and CHLO forms the cpu plugin runs: stablehlo.dot of ranks 1
     // and 2 (an fma chain: ordinary finite values), stablehlo.broadcast,
     // real_dynamic_slice with constant bounds, chlo.constant and
-    // chlo.constant_like of a number, an integer, a boolean and a splat.
+    // chlo.constant_like of a number, an integer, a boolean and a splat,
+    // torch_index_select with and without batch dimensions (random indices:
+    // clamped as gather's).
     ProgramBuilder program("");
     program.NamedArg("%m", "tensor<5x7xf32>");
     program.NamedArg("%v", "tensor<7xf32>");
@@ -127,6 +129,9 @@ inline void AddLinalgFamilies(std::vector<KernelFamily>& families) {
     program.NamedArg("%n", "tensor<7x3xf32>");
     program.NamedArg("%h", "tensor<3x4xf16>");
     program.NamedArg("%k", "tensor<9x8xi32>");
+    program.NamedArg("%j", "tensor<2x4xi32>");
+    program.NamedArg("%k3", "tensor<2x5x3xi32>");
+    program.NamedArg("%j3", "tensor<2x4xi64>");
     const std::pair<std::string, std::string> values[] = {
         {"  %d0 = stablehlo.dot %m, %v : (tensor<5x7xf32>, tensor<7xf32>) -> tensor<5xf32>\n",
          "tensor<5xf32>"},
@@ -158,6 +163,14 @@ inline void AddLinalgFamilies(std::vector<KernelFamily>& families) {
         {"  %d9 = \"chlo.constant\"() {value = dense<[1, 2, 3]> : tensor<3xi8>} : () -> "
          "tensor<3xi8>\n",
          "tensor<3xi8>"},
+        {"  %d10 = \"stablehlo.torch_index_select\"(%n, %j) {dim = 1 : i64, batch_dims = 0 : i64} "
+         ": "
+         "(tensor<7x3xf32>, tensor<2x4xi32>) -> tensor<7x2x4xf32>\n",
+         "tensor<7x2x4xf32>"},
+        {"  %d11 = \"stablehlo.torch_index_select\"(%k3, %j3) {dim = 1 : i64, batch_dims = 1 : "
+         "i64} : "
+         "(tensor<2x5x3xi32>, tensor<2x4xi64>) -> tensor<2x4x3xi32>\n",
+         "tensor<2x4x3xi32>"},
     };
     int index = 0;
     for (const auto& [lines, type] : values)

@@ -53,19 +53,75 @@ Status CheckDynamicSlice(const Operation& op) {
   return OkStatus();
 }
 
-Status CheckGather(const Operation& op) {
+// torch_index_select's `dim` and `batch_dims`, when they fit its
+// operands: 0 <= batch_dims <= dim < the input's rank, batch_dims <= the
+// index's rank.
+std::optional<std::pair<int64_t, int64_t>> IndexSelectDims(const Operation& op) {
+  const int64_t dim = op.GetInt("dim").value_or(-1), batch = op.GetInt("batch_dims").value_or(0);
+  if (op.num_operands() != 2 || dim < 0 || dim >= op.operand(0)->type().rank() || batch < 0 ||
+      batch > dim || batch > op.operand(1)->type().rank()) {
+    return std::nullopt;
+  }
+  return std::make_pair(dim, batch);
+}
+
+// A gather's dimension numbers and slice sizes: its own (dynamic_gather's
+// sizes a constant operand), or those of the gather torch_index_select is,
+// as the cpu plugin forms them: the batch dimensions batching, `dim`
+// collapsed and indexed by the whole index, the other input dimensions
+// offsets around the index's.
+struct GatherShape {
+  stablehlo::GatherDimensionNumbers numbers;
+  std::vector<int64_t> sizes;
+};
+
+std::optional<GatherShape> GatherShapeOf(const Operation& op) {
+  GatherShape shape;
+  if (op.kind() == OpKind::kTorchIndexSelect) {
+    const std::optional<std::pair<int64_t, int64_t>> dims = IndexSelectDims(op);
+    if (!dims) return std::nullopt;
+    const auto [dim, batch] = *dims;
+    const stablehlo::Type input = op.operand(0)->type(), index = op.operand(1)->type();
+    stablehlo::GatherDimensionNumbers& n = shape.numbers;
+    for (int64_t d = 0; d < batch; ++d) {
+      n.operand_batching_dims.push_back(d);
+      n.start_indices_batching_dims.push_back(d);
+    }
+    n.collapsed_slice_dims = {dim};
+    n.start_index_map = {dim};
+    n.index_vector_dim = index.rank();
+    for (int64_t d = batch; d < dim; ++d) n.offset_dims.push_back(d);
+    for (int64_t d = dim + 1; d < input.rank(); ++d)
+      n.offset_dims.push_back(d + index.rank() - batch - 1);
+    shape.sizes.assign(input.shape().begin(), input.shape().end());
+    for (int64_t d = 0; d < batch; ++d) shape.sizes[static_cast<size_t>(d)] = 1;
+    shape.sizes[static_cast<size_t>(dim)] = 1;
+    return shape;
+  }
   const stablehlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
-  if (numbers == nullptr || op.num_operands() != (op.kind() == OpKind::kDynamicGather ? 3u : 2u)) {
+  std::optional<std::vector<int64_t>> sizes = StaticArray(op, "slice_sizes");
+  if (numbers == nullptr || !sizes) return std::nullopt;
+  shape.numbers = *numbers;
+  shape.sizes = std::move(*sizes);
+  return shape;
+}
+
+Status CheckGather(const Operation& op) {
+  const size_t operands = op.kind() == OpKind::kDynamicGather ? 3 : 2;
+  if (op.num_operands() != operands ||
+      (op.kind() == OpKind::kTorchIndexSelect ? !IndexSelectDims(op)
+                                              : op.gather_dimension_numbers() == nullptr)) {
     return Unsupported(op, "it needs an operand, start indices and dimension numbers");
   }
   const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type(),
                         result = op.result(0)->type();
   if (!stablehlo::IsInteger(indices.element_type()))
     return Unsupported(op, "start indices must be integers");
-  const std::optional<std::vector<int64_t>> static_sizes = StaticArray(op, "slice_sizes");
-  if (!static_sizes)
+  const std::optional<GatherShape> gather = GatherShapeOf(op);
+  if (!gather)
     return Unsupported(op, "its slice sizes are not a constant (dynamic shapes are not generated)");
-  const std::vector<int64_t>& sizes = *static_sizes;
+  const std::vector<int64_t>& sizes = gather->sizes;
+  const stablehlo::GatherDimensionNumbers* numbers = &gather->numbers;
   const int64_t r = operand.rank(), s = indices.rank(), ivd = numbers->index_vector_dim;
   if (static_cast<int64_t>(sizes.size()) != r || ivd < 0 || ivd > s) {
     return Unsupported(op, "slice_sizes or index_vector_dim do not fit the operands");
@@ -100,7 +156,8 @@ Status CheckMove(const Operation& op) {
   const OpKind kind = op.kind();
   if (kind != OpKind::kConcatenate && kind != OpKind::kPad && kind != OpKind::kDynamicSlice &&
       kind != OpKind::kDynamicUpdateSlice && kind != OpKind::kGather &&
-      kind != OpKind::kDynamicGather && kind != OpKind::kDynamicPad) {
+      kind != OpKind::kDynamicGather && kind != OpKind::kDynamicPad &&
+      kind != OpKind::kTorchIndexSelect) {
     return Unsupported(op, "not data movement the code generator writes as a kernel");
   }
   std::vector<stablehlo::Type> types = {op.result(0)->type()};
@@ -109,7 +166,9 @@ Status CheckMove(const Operation& op) {
   if (op.num_operands() == 0) return Unsupported(op, "it has no operands");
   if (kind == OpKind::kDynamicSlice || kind == OpKind::kDynamicUpdateSlice)
     return CheckDynamicSlice(op);
-  if (kind == OpKind::kGather || kind == OpKind::kDynamicGather) return CheckGather(op);
+  if (kind == OpKind::kGather || kind == OpKind::kDynamicGather ||
+      kind == OpKind::kTorchIndexSelect)
+    return CheckGather(op);
   const int64_t rank = op.result(0)->type().rank();
   if (op.kind() == OpKind::kConcatenate) {
     std::optional<int64_t> dimension = op.GetInt("dimension");
@@ -405,13 +464,15 @@ Result<std::string> EmitMoveKernel(const FusedKernel& kernel) {
       BERTH_RETURN_IF_ERROR(load(0, m, "      "));
       body += "    }\n";
     }
-  } else if (op.kind() == OpKind::kGather || op.kind() == OpKind::kDynamicGather) {
+  } else if (op.kind() == OpKind::kGather || op.kind() == OpKind::kDynamicGather ||
+             op.kind() == OpKind::kTorchIndexSelect) {
     // The result's batch dimensions index start_indices (all of its
     // dimensions but index_vector_dim, in order), its offset dimensions the
     // operand's window dimensions (neither collapsed nor batching).
-    const stablehlo::GatherDimensionNumbers& numbers = *op.gather_dimension_numbers();
+    const GatherShape gather = GatherShapeOf(op).value();
+    const stablehlo::GatherDimensionNumbers& numbers = gather.numbers;
     const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type();
-    const std::vector<int64_t> sizes = StaticArray(op, "slice_sizes").value();
+    const std::vector<int64_t>& sizes = gather.sizes;
     const int64_t s = indices.rank(), ivd = numbers.index_vector_dim;
     auto contains = [](const std::vector<int64_t>& list, int64_t d) {
       return std::find(list.begin(), list.end(), d) != list.end();

@@ -1,6 +1,8 @@
 // Values in the reference interpreter's output format (interpreter_output.hpp).
 #include "berth/stablehlo/interpreter_output.hpp"
 
+#include <cstring>
+
 #include <cmath>
 #include <cstdio>
 
@@ -40,6 +42,26 @@ std::string InterpreterFloatText(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.6e", value);
   return buffer;
+}
+
+std::string InterpreterElementText(ElementType type, const void* data, int64_t i) {
+  const size_t size = StorageBytes(type);
+  const auto* bytes = static_cast<const unsigned char*>(data) + static_cast<size_t>(i) * size;
+  if (IsComplex(type)) {
+    const ElementType part = ComplexComponentType(type);
+    const size_t half = StorageBytes(part);
+    const unsigned char* re = bytes;
+    return "[" + InterpreterElementText(part, re, 0) + ", " +
+           InterpreterElementText(part, re + half, 0) + "]";
+  }
+  uint64_t raw = 0;
+  std::memcpy(&raw, bytes, size);
+  if (type == ElementType::kI1) return raw & 0xff ? "true" : "false";
+  if (IsFloat(type)) return InterpreterFloatText(DecodeFloat(type, raw));
+  const int bits = BitWidth(type);
+  const int unused = 64 - bits;
+  if (IsSignedInteger(type)) return std::to_string(static_cast<int64_t>(raw << unused) >> unused);
+  return std::to_string((raw << unused) >> unused);
 }
 
 std::string FormatInterpreterValue(std::string_view type, std::span<const int64_t> dims,

@@ -23,10 +23,18 @@
 #include <string>
 #include <string_view>
 
+#include "berth/stablehlo/types.hpp"
+
 namespace berth::stablehlo {
 
 // "1.000000e+00", "nan", "inf", "-inf".
 std::string InterpreterFloatText(double value);
+
+// Element `i` of the dense row-major storage `data` of `type` as the
+// reference interpreter spells it: i1 `true`/`false`, integers in decimal
+// (narrow ones, one per byte, as the values they stand for), floats of
+// every format as InterpreterFloatText, complex numbers `[re, im]`.
+std::string InterpreterElementText(ElementType type, const void* data, int64_t i);
 
 // The value of `type` (its text, e.g. "tensor<2x2xi8>") and `dims`, whose
 // element i (row-major) `element(i)` spells.

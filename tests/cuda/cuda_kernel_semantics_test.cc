@@ -552,7 +552,8 @@ TEST(CudaConformanceOnHostTest, EveryPlannedCaseGivesTheCpuPluginsVerdict) {
       "cuda kernels on the host: %d planned interpreter-suite cases, %d pass as on the cpu plugin, "
       "%d fail alike\n",
       planned, passed, failed_alike);
-  EXPECT_GT(planned, 0);
+  // What planned and passed on 2026-12-08: fewer is a regression.
+  EXPECT_GE(planned, 520);
 }
 
 }  // namespace

@@ -562,6 +562,8 @@ TEST(CudaPlanTest, PlansEveryConformanceCaseOrSaysWhatIsMissing) {
               "inside interpreter.run_parallel); first missing:%s\n",
               planned, cases, unparsed, need_grid, top.c_str());
   EXPECT_GT(cases, 400);
+  // What planned on 2026-12-08: fewer is a regression (more: raise it).
+  EXPECT_GE(planned, 529);
 }
 
 TEST(CudaPlanTest, DynamicShapesMustBeConstantsHoldingTheStaticShape) {

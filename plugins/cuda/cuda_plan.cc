@@ -315,6 +315,11 @@ class Planner {
         kernel.launches.push_back(static_cast<int64_t>(pass));
       return OkStatus();
     }
+    if (IsChloBroadcastKind(op.kind())) {
+      BERTH_RETURN_IF_ERROR(CheckChloBroadcast(op));
+      EmitOpKernel(op, Family::kChloBroadcast, op.result(0)->type().NumElements());
+      return OkStatus();
+    }
     if (op.kind() == OpKind::kChloRaggedDot) {
       BERTH_RETURN_IF_ERROR(CheckRaggedDot(op));
       EmitOpKernel(op, Family::kRaggedDot, op.result(0)->type().NumElements());

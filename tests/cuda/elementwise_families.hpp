@@ -466,6 +466,68 @@ inline void AddElementwiseFamilies(std::vector<KernelFamily>& families) {
     program.Op("abs", {"%m2"}, {f}, f);
     families.push_back({"map", program, 4, 1});
   }
+  {
+    // CHLO's implicitly broadcasting ops: trailing dimensions (numpy),
+    // broadcast_dimensions for a lower rank, size-1 dimensions on both
+    // sides, a rank-0 operand; add, subtract, multiply, divide, remainder,
+    // power, max, min, and, or, xor, shifts, atan2, next_after, compare
+    // (direction and type), select, complex; f32, f16, i32, ui8, i1.
+    ProgramBuilder program("");
+    struct Case {
+      const char* op;
+      const char* a;
+      const char* b;
+      const char* result;
+      const char* attrs;
+    };
+    const Case cases[] = {
+        {"add", "tensor<4x5xf32>", "tensor<5xf32>", "tensor<4x5xf32>", ""},
+        {"subtract", "tensor<4x1xf16>", "tensor<1x6xf16>", "tensor<4x6xf16>", ""},
+        {"multiply", "tensor<7x3xf32>", "tensor<7xf32>", "tensor<7x3xf32>",
+         "broadcast_dimensions = array<i64: 0>"},
+        {"divide", "tensor<3x1xi32>", "tensor<4xi32>", "tensor<3x4xi32>", ""},
+        {"remainder", "tensor<f32>", "tensor<2x3xf32>", "tensor<2x3xf32>", ""},
+        {"power", "tensor<5x2xi32>", "tensor<2xi32>", "tensor<5x2xi32>", ""},
+        {"maximum", "tensor<2x1x3xf32>", "tensor<4x1xf32>", "tensor<2x4x3xf32>", ""},
+        {"minimum", "tensor<6xui8>", "tensor<3x6xui8>", "tensor<3x6xui8>", ""},
+        {"and", "tensor<3x4xi1>", "tensor<4xi1>", "tensor<3x4xi1>", ""},
+        {"or", "tensor<3x1xi32>", "tensor<3x5xi32>", "tensor<3x5xi32>", ""},
+        {"xor", "tensor<ui8>", "tensor<7xui8>", "tensor<7xui8>", ""},
+        {"shift_left", "tensor<3x8xui8>", "tensor<8xui8>", "tensor<3x8xui8>", ""},
+        {"shift_right_arithmetic", "tensor<4x1xi32>", "tensor<4x9xi32>", "tensor<4x9xi32>", ""},
+        {"shift_right_logical", "tensor<2x6xi32>", "tensor<6xi32>", "tensor<2x6xi32>", ""},
+        {"atan2", "tensor<3x4xf32>", "tensor<4xf32>", "tensor<3x4xf32>", ""},
+        {"next_after", "tensor<5xf32>", "tensor<2x5xf32>", "tensor<2x5xf32>", ""},
+        {"compare", "tensor<6x1xi32>", "tensor<5xi32>", "tensor<6x5xi1>",
+         "comparison_direction = #chlo<comparison_direction GT>"},
+        {"compare", "tensor<4xf16>", "tensor<3x4xf16>", "tensor<3x4xi1>",
+         "comparison_direction = #chlo<comparison_direction LE>, compare_type = "
+         "#chlo<comparison_type TOTALORDER>"},
+        {"complex", "tensor<2x3xf32>", "tensor<3xf32>", "tensor<2x3xcomplex<f32>>",
+         "broadcast_dimensions = array<i64: 1>"},
+    };
+    int index = 0;
+    for (const Case& c : cases) {
+      const std::string n = std::to_string(index++);
+      program.NamedArg("%a" + n, c.a);
+      program.NamedArg("%b" + n, c.b);
+      const std::string attrs =
+          std::string(c.attrs).empty() ? "" : std::string(" {") + c.attrs + "}";
+      program.Returned("  %c" + n + " = \"chlo.broadcast_" + c.op + "\"(%a" + n + ", %b" + n + ")" +
+                           attrs + " : (" + c.a + ", " + c.b + ") -> " + c.result + "\n",
+                       "%c" + n, c.result);
+    }
+    program.NamedArg("%p", "tensor<2x1xi1>");
+    program.NamedArg("%t", "tensor<3xf32>");
+    program.NamedArg("%f", "tensor<f32>");
+    program.Returned(
+        "  %s = \"chlo.broadcast_select\"(%p, %t, %f) : (tensor<2x1xi1>, tensor<3xf32>, "
+        "tensor<f32>) -> tensor<2x3xf32>\n",
+        "%s", "tensor<2x3xf32>");
+    KernelFamily family{"chlo_broadcast", program, 4, 1};
+    family.one_kernel = false;
+    families.push_back(family);
+  }
 }
 
 }  // namespace berth::cuda::testing

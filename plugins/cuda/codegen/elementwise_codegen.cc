@@ -260,6 +260,63 @@ Status CheckFusible(const Operation& op) {
   return OpExpression(op, args).status();
 }
 
+bool IsChloBroadcastKind(OpKind kind) { return ElementwiseKindOf(kind) != kind; }
+
+Status CheckChloBroadcast(const Operation& op) {
+  if (!IsChloBroadcastKind(op.kind()) || op.num_results() != 1)
+    return Unsupported(op, "not a chlo.broadcast_* op");
+  const stablehlo::Type result = op.result(0)->type();
+  BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, result));
+  for (size_t k = 0; k < op.num_operands(); ++k) {
+    const stablehlo::Type operand = op.operand(k)->type();
+    BERTH_RETURN_IF_ERROR(CheckGeneratedType(op, operand));
+    const std::vector<int64_t> map = op.chlo_broadcast_dimensions(k);
+    bool fits = map.size() == static_cast<size_t>(operand.rank());
+    for (size_t d = 0; fits && d < map.size(); ++d) {
+      const int64_t size = operand.dim(static_cast<int64_t>(d));
+      fits = map[d] >= 0 && map[d] < result.rank() && (size == 1 || size == result.dim(map[d]));
+    }
+    if (!fits) {
+      return InvalidArgumentError(Where(op) + ": operand #" + std::to_string(k) + " " +
+                                  operand.ToString() + " does not broadcast to the result " +
+                                  result.ToString());
+    }
+  }
+  // The expression must exist for the operand type (as CheckFusible).
+  std::vector<std::string> args(op.num_operands(), "x");
+  return OpExpression(op, args).status();
+}
+
+// chlo.broadcast_*: each thread one result element; each operand's element
+// where the broadcast maps it (dimensions of size 1 at 0), then the
+// elementwise kind's expression, rounded to the result type as any op.
+Result<std::string> codegen::EmitChloBroadcastKernel(const FusedKernel& kernel) {
+  const Operation& op = *kernel.root;
+  BERTH_RETURN_IF_ERROR(CheckChloBroadcast(op));
+  const stablehlo::Type result = op.result(0)->type();
+  std::string body;
+  const std::vector<std::string> r = EmitResultIndex(result.shape(), "r", body);
+  std::vector<std::string> args;
+  int reads = 0;
+  for (size_t k = 0; k < op.num_operands(); ++k) {
+    const stablehlo::Type operand = op.operand(k)->type();
+    const std::vector<int64_t> map = op.chlo_broadcast_dimensions(k);
+    std::vector<std::string> index(map.size());
+    for (size_t d = 0; d < map.size(); ++d)
+      index[d] = operand.dim(static_cast<int64_t>(d)) == 1 ? "0LL" : r[static_cast<size_t>(map[d])];
+    const std::string x = "x" + std::to_string(k);
+    body += "    " + std::string(ComputeType(operand.element_type())) + " " + x + ";\n";
+    BERTH_RETURN_IF_ERROR(EmitElementLoad(kernel, op.operand(k), index, x, operand.element_type(),
+                                          "    ", reads, body));
+    args.push_back(x);
+  }
+  BERTH_ASSIGN_OR_RETURN(std::string expression, OpExpression(op, args));
+  const ElementType type = result.element_type();
+  if (RoundsAfterEachOp(type)) expression = RoundTo(type, expression);
+  body += "    out0[i] = " + Store(type, expression) + ";\n";
+  return WrapKernel(kernel.name, KernelParams(kernel), body);
+}
+
 Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
   using Family = FusedKernel::Family;
   if (kernel.family != Family::kElementwise && kernel.root == nullptr) {
@@ -285,6 +342,7 @@ Result<std::string> EmitFusedKernel(const FusedKernel& kernel) {
     case Family::kRaggedDot: return EmitRaggedDotKernel(kernel);
     case Family::kCholesky: return EmitCholeskyKernel(kernel);
     case Family::kBatchNorm: return EmitBatchNormKernel(kernel);
+    case Family::kChloBroadcast: return EmitChloBroadcastKernel(kernel);
     case Family::kElementwise: break;
   }
   if ((kernel.ops.empty() && kernel.views.empty()) || kernel.outputs.empty()) {

@@ -90,6 +90,9 @@ struct FusedKernel {
   //   kFft: stablehlo.fft (CheckFft); `launches` one per transformed
   //     dimension, each a direct transform along it, one output element
   //     per thread (FftThreads), through two buffers in the scratch.
+  //   kChloBroadcast: a chlo.broadcast_* op (CheckChloBroadcast); each
+  //     thread one result element, its operands' elements loaded where the
+  //     implicit broadcast maps it.
   //   kBatchNorm: batch_norm_inference, _training, _grad (CheckBatchNorm);
   //     per feature and per element launches (BatchNormThreads).
   //   kCholesky: cholesky (CheckCholesky); each thread factors one matrix
@@ -120,7 +123,8 @@ struct FusedKernel {
     kScan,
     kRaggedDot,
     kCholesky,
-    kBatchNorm
+    kBatchNorm,
+    kChloBroadcast
   };
   Family family = Family::kElementwise;
   const stablehlo::Operation* root = nullptr;
@@ -197,6 +201,17 @@ Status CheckConvolution(const stablehlo::Operation& op);
 // shapes of f32 or f64, a batch of square matrices matching b. Otherwise
 // UNIMPLEMENTED naming it.
 Status CheckTriangularSolve(const stablehlo::Operation& op);
+
+// Whether `kind` is one of CHLO's implicitly broadcasting elementwise ops
+// (chlo.broadcast_add ... chlo.broadcast_zeta).
+bool IsChloBroadcastKind(stablehlo::OpKind kind);
+
+// OK when `op` is a chlo.broadcast_* op the code generator can run: types
+// it holds, each operand's dimensions mapping to the result's
+// (chlo_broadcast_dimensions) with sizes 1 or the result's, and its
+// elementwise kind defined on them. Otherwise UNIMPLEMENTED (INVALID_ARGUMENT
+// for operands that do not broadcast to the result).
+Status CheckChloBroadcast(const stablehlo::Operation& op);
 
 // OK when `op` is a batch_norm_inference, batch_norm_training or
 // batch_norm_grad the code generator can run: float operands of the shapes

@@ -346,7 +346,36 @@ const char* FloatFunctionOf(OpKind kind) {
   }
 }
 
+OpKind ElementwiseKindOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kChloBroadcastAdd: return OpKind::kAdd;
+    case OpKind::kChloBroadcastAnd: return OpKind::kAnd;
+    case OpKind::kChloBroadcastAtan2: return OpKind::kAtan2;
+    case OpKind::kChloBroadcastCompare: return OpKind::kCompare;
+    case OpKind::kChloBroadcastComplex: return OpKind::kComplex;
+    case OpKind::kChloBroadcastDivide: return OpKind::kDivide;
+    case OpKind::kChloBroadcastMax: return OpKind::kMaximum;
+    case OpKind::kChloBroadcastMin: return OpKind::kMinimum;
+    case OpKind::kChloBroadcastMultiply: return OpKind::kMultiply;
+    case OpKind::kChloBroadcastNextAfter: return OpKind::kChloNextAfter;
+    case OpKind::kChloBroadcastOr: return OpKind::kOr;
+    case OpKind::kChloBroadcastPolygamma: return OpKind::kChloPolygamma;
+    case OpKind::kChloBroadcastPower: return OpKind::kPower;
+    case OpKind::kChloBroadcastRemainder: return OpKind::kRemainder;
+    case OpKind::kChloBroadcastSelect: return OpKind::kSelect;
+    case OpKind::kChloBroadcastShiftLeft: return OpKind::kShiftLeft;
+    case OpKind::kChloBroadcastShiftRightArithmetic: return OpKind::kShiftRightArithmetic;
+    case OpKind::kChloBroadcastShiftRightLogical: return OpKind::kShiftRightLogical;
+    case OpKind::kChloBroadcastSubtract: return OpKind::kSubtract;
+    case OpKind::kChloBroadcastXor: return OpKind::kXor;
+    case OpKind::kChloBroadcastZeta: return OpKind::kChloZeta;
+    default: return kind;
+  }
+}
+
 Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args) {
+  // A chlo.broadcast_* op computes as its elementwise kind.
+  const OpKind kind = ElementwiseKindOf(op.kind());
   const ElementType operand = op.num_operands() > 0
                                   ? op.operand(op.num_operands() - 1)->type().element_type()
                                   : ElementType::kF32;
@@ -382,7 +411,7 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     // csqrt, clog; its own expm1, log1p, logistic and rsqrt; power and
     // atan2 below).
     const char* function = nullptr;
-    switch (op.kind()) {
+    switch (kind) {
       case OpKind::kExponential: function = "berth_cexp"; break;
       case OpKind::kExponentialMinusOne: function = "berth_cexpm1"; break;
       case OpKind::kLogPlusOne: function = "berth_clog1p"; break;
@@ -402,9 +431,8 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
     }
     if (function != nullptr) return Call(function, a());
   }
-  if (const char* function = FloatFunctionOf(op.kind()))
-    return by_class("", "", Call(function, a()));
-  switch (op.kind()) {
+  if (const char* function = FloatFunctionOf(kind)) return by_class("", "", Call(function, a()));
+  switch (kind) {
     case OpKind::kComplex: return Call("berth_complex", a(), b());
     case OpKind::kReal: return c == Class::kComplex ? a() + ".re" : a();
     case OpKind::kImag: return c == Class::kComplex ? a() + ".im" : "(" + t + ")0";
@@ -529,17 +557,17 @@ Result<std::string> OpExpression(const Operation& op, const std::vector<std::str
       // erf_inv, lgamma and bessel_i1e lose at most a few ulps in double,
       // digamma, polygamma and zeta many near their zeros and poles.
       if (operand == ElementType::kF64 &&
-          (op.kind() == OpKind::kChloDigamma || op.kind() == OpKind::kChloPolygamma ||
-           op.kind() == OpKind::kChloZeta)) {
+          (kind == OpKind::kChloDigamma || kind == OpKind::kChloPolygamma ||
+           kind == OpKind::kChloZeta)) {
         return Unsupported(op, "of f64 is not generated yet (the cpu plugin computes it in long "
                                "double; in double it loses many bits near its zeros)");
       }
-      const char* function = op.kind() == OpKind::kChloErfInv      ? "berth_erf_inv"
-                             : op.kind() == OpKind::kChloLgamma    ? "lgamma"
-                             : op.kind() == OpKind::kChloDigamma   ? "berth_digamma"
-                             : op.kind() == OpKind::kChloBesselI1e ? "berth_bessel_i1e"
-                             : op.kind() == OpKind::kChloPolygamma ? "berth_polygamma"
-                                                                   : "berth_zeta";
+      const char* function = kind == OpKind::kChloErfInv      ? "berth_erf_inv"
+                             : kind == OpKind::kChloLgamma    ? "lgamma"
+                             : kind == OpKind::kChloDigamma   ? "berth_digamma"
+                             : kind == OpKind::kChloBesselI1e ? "berth_bessel_i1e"
+                             : kind == OpKind::kChloPolygamma ? "berth_polygamma"
+                                                              : "berth_zeta";
       const std::string value = args.size() == 2
                                     ? Call(function, "(double)" + a(), "(double)" + b())
                                     : Call(function, "(double)" + a());

@@ -83,6 +83,10 @@ std::string ConvertExpression(ElementType from, ElementType to, const std::strin
 // Float-only ops that are one function of the operand.
 const char* FloatFunctionOf(OpKind kind);
 
+// The elementwise kind a chlo.broadcast_* kind computes as (chlo.broadcast_add:
+// add, ...); every other kind itself.
+OpKind ElementwiseKindOf(OpKind kind);
+
 // The expression of `op` over its operands' compute values, in the
 // result's compute type (before rounding to a half type).
 Result<std::string> OpExpression(const Operation& op, const std::vector<std::string>& args);
@@ -188,6 +192,7 @@ Result<std::string> EmitConvolutionKernel(const FusedKernel& kernel);
 Result<std::string> EmitSolveKernel(const FusedKernel& kernel);       // solver_codegen.cc
 Result<std::string> EmitCholeskyKernel(const FusedKernel& kernel);    // solver_codegen.cc
 Result<std::string> EmitBatchNormKernel(const FusedKernel& kernel);   // batch_norm_codegen.cc
+Result<std::string> EmitChloBroadcastKernel(const FusedKernel& kernel);  // elementwise_codegen.cc
 Result<std::string> EmitRandomBitsKernel(const FusedKernel& kernel);  // random_codegen.cc
 Result<std::string> EmitSortKernel(const FusedKernel& kernel);        // sort_codegen.cc
 Result<std::string> EmitTopKKernel(const FusedKernel& kernel);        // sort_codegen.cc

@@ -220,29 +220,18 @@ Status DynamicGather(KernelCall& call) {
 // input[b, p, index[b, i], q], the first batch_dims dimensions shared by
 // input and index. Out-of-range indices clamp as in gather.
 Status TorchIndexSelect(KernelCall& call) {
-  const Tensor& input = call.operands[0];
-  const Tensor& index = call.operands[1];
-  const int64_t dim = call.op.GetInt("dim").value_or(-1);
-  const int64_t batch = call.op.GetInt("batch_dims").value_or(0);
-  if (dim < 0 || dim >= input.rank() || batch < 0 || batch > dim || batch > index.rank()) {
+  GatherDimensionNumbers dn;
+  std::vector<int64_t> sizes;
+  if (!call.op.torch_index_select_as_gather(dn, sizes)) {
     return InvalidArgumentError("dim and batch_dims must satisfy 0 <= batch_dims <= dim < rank "
                                 "and batch_dims <= the index rank");
   }
-  GatherDimensionNumbers dn;
-  const int64_t index_dims = index.rank() - batch;
-  for (int64_t d = 0; d < batch; ++d) {
-    dn.operand_batching_dims.push_back(d);
-    dn.start_indices_batching_dims.push_back(d);
-  }
-  dn.collapsed_slice_dims = {dim};
-  dn.start_index_map = {dim};
-  dn.index_vector_dim = index.rank();
-  for (int64_t d = batch; d < dim; ++d) dn.offset_dims.push_back(d);
-  for (int64_t d = dim + 1; d < input.rank(); ++d) dn.offset_dims.push_back(d + index_dims - 1);
-  std::vector<int64_t> sizes = input.dims();
-  for (int64_t d = 0; d < batch; ++d) sizes[d] = 1;
-  sizes[dim] = 1;
-  return RunGather(call, input, index, dn, sizes);
+  // The slice sizes of the input as it is (its type's dims may be dynamic).
+  const Tensor& input = call.operands[0];
+  sizes = input.dims();
+  for (int64_t d : dn.operand_batching_dims) sizes[static_cast<size_t>(d)] = 1;
+  sizes[static_cast<size_t>(dn.collapsed_slice_dims[0])] = 1;
+  return RunGather(call, input, call.operands[1], dn, sizes);
 }
 
 }  // namespace

@@ -53,23 +53,9 @@ Status CheckDynamicSlice(const Operation& op) {
   return OkStatus();
 }
 
-// torch_index_select's `dim` and `batch_dims`, when they fit its
-// operands: 0 <= batch_dims <= dim < the input's rank, batch_dims <= the
-// index's rank.
-std::optional<std::pair<int64_t, int64_t>> IndexSelectDims(const Operation& op) {
-  const int64_t dim = op.GetInt("dim").value_or(-1), batch = op.GetInt("batch_dims").value_or(0);
-  if (op.num_operands() != 2 || dim < 0 || dim >= op.operand(0)->type().rank() || batch < 0 ||
-      batch > dim || batch > op.operand(1)->type().rank()) {
-    return std::nullopt;
-  }
-  return std::make_pair(dim, batch);
-}
-
 // A gather's dimension numbers and slice sizes: its own (dynamic_gather's
-// sizes a constant operand), or those of the gather torch_index_select is,
-// as the cpu plugin forms them: the batch dimensions batching, `dim`
-// collapsed and indexed by the whole index, the other input dimensions
-// offsets around the index's.
+// sizes a constant operand), or those of the gather torch_index_select is
+// (Operation::torch_index_select_as_gather, as the cpu plugin forms them).
 struct GatherShape {
   stablehlo::GatherDimensionNumbers numbers;
   std::vector<int64_t> sizes;
@@ -78,24 +64,7 @@ struct GatherShape {
 std::optional<GatherShape> GatherShapeOf(const Operation& op) {
   GatherShape shape;
   if (op.kind() == OpKind::kTorchIndexSelect) {
-    const std::optional<std::pair<int64_t, int64_t>> dims = IndexSelectDims(op);
-    if (!dims) return std::nullopt;
-    const auto [dim, batch] = *dims;
-    const stablehlo::Type input = op.operand(0)->type(), index = op.operand(1)->type();
-    stablehlo::GatherDimensionNumbers& n = shape.numbers;
-    for (int64_t d = 0; d < batch; ++d) {
-      n.operand_batching_dims.push_back(d);
-      n.start_indices_batching_dims.push_back(d);
-    }
-    n.collapsed_slice_dims = {dim};
-    n.start_index_map = {dim};
-    n.index_vector_dim = index.rank();
-    for (int64_t d = batch; d < dim; ++d) n.offset_dims.push_back(d);
-    for (int64_t d = dim + 1; d < input.rank(); ++d)
-      n.offset_dims.push_back(d + index.rank() - batch - 1);
-    shape.sizes.assign(input.shape().begin(), input.shape().end());
-    for (int64_t d = 0; d < batch; ++d) shape.sizes[static_cast<size_t>(d)] = 1;
-    shape.sizes[static_cast<size_t>(dim)] = 1;
+    if (!op.torch_index_select_as_gather(shape.numbers, shape.sizes)) return std::nullopt;
     return shape;
   }
   const stablehlo::GatherDimensionNumbers* numbers = op.gather_dimension_numbers();
@@ -109,8 +78,7 @@ std::optional<GatherShape> GatherShapeOf(const Operation& op) {
 Status CheckGather(const Operation& op) {
   const size_t operands = op.kind() == OpKind::kDynamicGather ? 3 : 2;
   if (op.num_operands() != operands ||
-      (op.kind() == OpKind::kTorchIndexSelect ? !IndexSelectDims(op)
-                                              : op.gather_dimension_numbers() == nullptr)) {
+      (op.kind() != OpKind::kTorchIndexSelect && op.gather_dimension_numbers() == nullptr)) {
     return Unsupported(op, "it needs an operand, start indices and dimension numbers");
   }
   const stablehlo::Type operand = op.operand(0)->type(), indices = op.operand(1)->type(),

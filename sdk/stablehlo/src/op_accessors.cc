@@ -157,6 +157,31 @@ std::string_view Operation::callee() const {
 
 std::string_view Operation::call_target_name() const { return GetString("call_target_name"); }
 
+bool Operation::torch_index_select_as_gather(GatherDimensionNumbers& numbers,
+                                             std::vector<int64_t>& slice_sizes) const {
+  if (num_operands() != 2) return false;
+  const Type input = operand(0)->type(), index = operand(1)->type();
+  const int64_t dim = GetInt("dim").value_or(-1), batch = GetInt("batch_dims").value_or(0);
+  if (dim < 0 || dim >= input.rank() || batch < 0 || batch > dim || batch > index.rank()) {
+    return false;
+  }
+  numbers = GatherDimensionNumbers();
+  for (int64_t d = 0; d < batch; ++d) {
+    numbers.operand_batching_dims.push_back(d);
+    numbers.start_indices_batching_dims.push_back(d);
+  }
+  numbers.collapsed_slice_dims = {dim};
+  numbers.start_index_map = {dim};
+  numbers.index_vector_dim = index.rank();
+  for (int64_t d = batch; d < dim; ++d) numbers.offset_dims.push_back(d);
+  for (int64_t d = dim + 1; d < input.rank(); ++d)
+    numbers.offset_dims.push_back(d + index.rank() - batch - 1);
+  slice_sizes.assign(input.shape().begin(), input.shape().end());
+  for (int64_t d = 0; d < batch; ++d) slice_sizes[static_cast<size_t>(d)] = 1;
+  slice_sizes[static_cast<size_t>(dim)] = 1;
+  return true;
+}
+
 std::vector<int64_t> Operation::chlo_broadcast_dimensions(size_t i) const {
   if (i >= num_operands() || num_results() == 0) return {};
   Type operand_type = operand(i)->type();

@@ -183,6 +183,14 @@ class Operation {
   // higher rank than the result or broadcast_dimensions does not fit it
   // (the verifier reports those).
   std::vector<int64_t> chlo_broadcast_dimensions(size_t i) const;
+  // stablehlo.torch_index_select as the gather it stands for: the first
+  // batch_dims dimensions batching, `dim` collapsed and indexed by the whole
+  // index, the other input dimensions offsets around the index's; the
+  // dimension numbers and slice sizes into `numbers` and `slice_sizes`.
+  // False when dim and batch_dims do not fit (0 <= batch_dims <= dim <
+  // the input's rank, batch_dims <= the index's rank).
+  bool torch_index_select_as_gather(GatherDimensionNumbers& numbers,
+                                    std::vector<int64_t>& slice_sizes) const;
 
  private:
   friend class detail::IrBuilder;
